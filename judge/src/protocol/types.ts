@@ -1,0 +1,90 @@
+// Wire types of the public System One API (POST /v1/systemone, GET /v1/models).
+
+/** Free text or any JSON value: instructions, option descriptions, score levels and the state may all be these. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export type QuestionType = 'noul' | 'choice' | 'score';
+
+export interface NoulQuestion {
+  type: 'noul';
+  instructions?: JsonValue;
+  criteria?: { true?: JsonValue; false?: JsonValue };
+}
+
+export interface ChoiceQuestion {
+  type: 'choice';
+  instructions?: JsonValue;
+  /** label → description (or null); 1..255 options, in the caller's order. */
+  criteria: Record<string, JsonValue | null>;
+}
+
+export interface ScoreQuestion {
+  type: 'score';
+  instructions?: JsonValue;
+  /** 2..10 levels, low → high. */
+  criteria: JsonValue[];
+}
+
+export type Question = NoulQuestion | ChoiceQuestion | ScoreQuestion;
+
+export interface SystemOneRequest {
+  model: string;
+  state: string | JsonValue[] | { [key: string]: JsonValue };
+  questions: Record<string, Question>;
+}
+
+export interface NoulAnswer {
+  type: 'noul';
+  noul: number;
+}
+
+export interface ChoiceAnswer {
+  type: 'choice';
+  choice: string;
+  probabilities: Record<string, number>;
+  confidence: number;
+}
+
+export interface ScoreAnswer {
+  type: 'score';
+  score: number;
+  probabilities: Record<string, number>;
+  legend: Record<string, JsonValue>;
+  confidence: number;
+}
+
+export type Answer = NoulAnswer | ChoiceAnswer | ScoreAnswer;
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface SystemOneResponse {
+  model: string;
+  answers: Record<string, Answer>;
+  usage: Usage;
+}
+
+export interface ModelInfo {
+  name: string;
+  description: string;
+  release_date: string;
+}
+
+export interface ModelList {
+  models: ModelInfo[];
+}
+
+/** One entry of a 422 `detail` list, naming the exact field. */
+export interface FieldError {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/** Jev's error envelope. */
+export interface ErrorBody {
+  detail: string | FieldError[];
+  error_type?: string;
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the project's dependencies and builds it. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# onnxruntime-node's postinstall downloads CUDA files; its CPU runtime is already inside the package.
+export ONNXRUNTIME_NODE_INSTALL=skip
+# n8n-workflow (a dev/peer dependency) pulls isolated-vm, whose native build needs Node 24; the project's own
+# code needs no install scripts, so none run here. n8n itself is installed by scripts/runtime (Node 24).
+npm install --ignore-scripts --no-audit --no-fund
+npm run build
+
+if [ -f scripts/runtime/install.sh ]; then
+  bash scripts/runtime/install.sh
+fi

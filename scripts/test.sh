@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything the tests need (idempotent; a second run reuses it), builds, and runs every test.
+# Prints a closing line "tests: N passed, N failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install.sh
+
+mkdir -p .runtime
+report=.runtime/vitest-report.json
+rm -f "$report"
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile="$report" "$@" || status=$?
+
+node -e '
+const fs = require("fs");
+const file = process.argv[1];
+if (!fs.existsSync(file)) { console.log("tests: 0 passed, 1 failed"); process.exit(0); }
+const r = JSON.parse(fs.readFileSync(file, "utf8"));
+console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
+' "$report"
+exit "$status"
