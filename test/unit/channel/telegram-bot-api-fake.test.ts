@@ -1,0 +1,72 @@
+// The fake Telegram Bot API, driven by the real `node-telegram-bot-api` client, and its webhook delivery.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const TelegramBot = require('node-telegram-bot-api');
+import { startTelegramBotApiFake, TelegramBotApiFakeControl, visibleTextOfHtml, type TelegramBotApiFake } from '../../fakes/telegram-bot-api';
+
+const TOKEN = '123456:TEST-token_abc';
+
+describe('fake Telegram Bot API', () => {
+  let fake: TelegramBotApiFake;
+  let control: TelegramBotApiFakeControl;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let bot: any;
+
+  beforeAll(async () => {
+    fake = await startTelegramBotApiFake({ token: TOKEN });
+    control = new TelegramBotApiFakeControl(fake.url);
+    bot = new TelegramBot(TOKEN, { polling: false, baseApiUrl: fake.url });
+  });
+  afterAll(() => fake.close());
+
+  it('answers getMe, and 401 for another token', async () => {
+    expect(await bot.getMe()).toMatchObject({ id: 123456, is_bot: true });
+    const stranger = new TelegramBot('999:nope', { polling: false, baseApiUrl: fake.url });
+    await expect(stranger.getMe()).rejects.toMatchObject({ response: { statusCode: 401 } });
+  });
+
+  it('records sent messages and chat actions', async () => {
+    const sent = await bot.sendMessage(42, 'Hello <b>there</b> &amp; welcome', { parse_mode: 'HTML' });
+    expect(sent.text).toBe('Hello there & welcome');
+    await bot.sendChatAction(42, 'typing');
+    const messages = await control.sent(42);
+    expect(messages.at(-1)).toMatchObject({ chat_id: '42', text: 'Hello <b>there</b> &amp; welcome', parse_mode: 'HTML' });
+  });
+
+  it('rejects what Telegram rejects: too long, empty, broken HTML', async () => {
+    await expect(bot.sendMessage(42, 'x'.repeat(4097))).rejects.toMatchObject({ response: { body: { description: 'Bad Request: message is too long' } } });
+    expect(await bot.sendMessage(42, 'x'.repeat(4096))).toBeTruthy();
+    await expect(bot.sendMessage(42, 'a < b', { parse_mode: 'HTML' })).rejects.toMatchObject({ response: { statusCode: 400 } });
+    await expect(bot.sendMessage(42, '<b>open', { parse_mode: 'HTML' })).rejects.toMatchObject({ response: { statusCode: 400 } });
+    expect(() => visibleTextOfHtml('fish & chips')).toThrow(/can't parse entities/);
+    expect(visibleTextOfHtml('<pre><code>x &lt; 1</code></pre>')).toBe('x < 1');
+  });
+
+  it('delivers updates to the registered webhook with the secret token header', async () => {
+    const received: Array<{ secret: string | undefined; update: { message: { text: string; chat: { id: number } } } }> = [];
+    const server: Server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (chunk) => (raw += chunk));
+      req.on('end', () => {
+        received.push({ secret: req.headers['x-telegram-bot-api-secret-token'] as string | undefined, update: JSON.parse(raw) });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    try {
+      expect(await bot.setWebHook(hook, { secret_token: 'S3cret_token' })).toBe(true);
+      expect(await bot.getWebHookInfo()).toMatchObject({ url: hook });
+      const delivery = await control.deliverText(77, 'hi bot');
+      expect(delivery.status).toBe(200);
+      expect(received[0]).toMatchObject({ secret: 'S3cret_token', update: { message: { text: 'hi bot', chat: { id: 77 } } } });
+      await expect(bot.getUpdates()).rejects.toMatchObject({ response: { statusCode: 409 } });
+      expect(await bot.deleteWebHook()).toBe(true);
+      expect(await control.webhook()).toBeNull();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
