@@ -1,0 +1,64 @@
+// Mode "Pass Through Webhook Request": the webhook item's Bearer key is checked against the inbound key
+// credential, its body forwarded to the judge as is, and the judge's reply emitted for Respond to Webhook:
+// the answer on output 0, or {statusCode, body: {detail…}} on output 1, so callers get the judge's own status.
+import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+
+import { checkBearerKey, type HttpFailure } from '../helpers/inboundKey';
+import { postSystemOne, readSystemOneCredential } from '../helpers/systemOneClient';
+
+export const INBOUND_KEY_CREDENTIAL = 'systemOneInboundKeyApi';
+
+interface WebhookItem {
+  headers?: Record<string, unknown>;
+  body?: unknown;
+}
+
+const NOT_CONFIGURED: HttpFailure = {
+  statusCode: 503,
+  body: { detail: 'The wrapper has no inbound key configured.' },
+};
+
+export async function passThrough(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+  const items = this.getInputData();
+  const success: INodeExecutionData[] = [];
+  const failure: INodeExecutionData[] = [];
+  const inbound = await this.getCredentials<{ apiKey?: string }>(INBOUND_KEY_CREDENTIAL);
+  const expectedKey = String(inbound.apiKey ?? '');
+  const credential = await readSystemOneCredential(this);
+  const timeout = this.getNodeParameter('requestOptions.timeout', 0, 60000) as number;
+
+  for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+    const pairedItem = { item: itemIndex };
+    const webhook = items[itemIndex].json as WebhookItem;
+    const refused = expectedKey === '' ? NOT_CONFIGURED : checkBearerKey(webhook.headers?.authorization, expectedKey);
+    if (refused) {
+      failure.push({ json: refused as unknown as JsonObject, pairedItem });
+      continue;
+    }
+    try {
+      const reply = await postSystemOne(this, credential, webhook.body ?? null, timeout);
+      if (reply.statusCode >= 200 && reply.statusCode < 300 && reply.body && typeof reply.body === 'object') {
+        success.push({ json: reply.body as JsonObject, pairedItem });
+      } else {
+        const statusCode = reply.statusCode >= 400 ? reply.statusCode : 502;
+        failure.push({ json: { statusCode, body: errorBody(reply.body) }, pairedItem });
+      }
+    } catch (error) {
+      const timedOut = /timeout|timed out/i.test((error as Error).message);
+      failure.push({
+        json: {
+          statusCode: timedOut ? 504 : 502,
+          body: { detail: `The judge did not answer: ${(error as Error).message}`, error_type: 'backend_error' },
+        },
+        pairedItem,
+      });
+    }
+  }
+  return [success, failure];
+}
+
+/** Keeps the judge's {detail…} envelope; anything else (e.g. a proxy's HTML page) is wrapped in one. */
+function errorBody(body: unknown): JsonObject {
+  if (body && typeof body === 'object' && !Array.isArray(body) && 'detail' in body) return body as JsonObject;
+  return { detail: typeof body === 'string' && body !== '' ? body.slice(0, 500) : 'The judge answered with an error.' };
+}

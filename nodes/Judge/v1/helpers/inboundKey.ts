@@ -1,0 +1,28 @@
+// Checks a caller's `Authorization: Bearer <key>` header against the configured key, in constant time,
+// and answers like the judge server does: missing key → 403, wrong key → 401 (authentication_error).
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+import type { ErrorBody } from '../../../../judge/src/protocol/types';
+
+export interface HttpFailure {
+  statusCode: number;
+  body: ErrorBody;
+}
+
+export const MISSING_KEY: HttpFailure = { statusCode: 403, body: { detail: 'Not authenticated' } };
+export const WRONG_KEY: HttpFailure = {
+  statusCode: 401,
+  body: { detail: 'Invalid API key', error_type: 'authentication_error' },
+};
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** Returns null when the header carries the expected key, else the failure to answer with. */
+export function checkBearerKey(authorization: unknown, expectedKey: string): HttpFailure | null {
+  const header = Array.isArray(authorization) ? authorization[0] : authorization;
+  if (typeof header !== 'string') return MISSING_KEY;
+  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) return MISSING_KEY;
+  // Hashing first gives equal-length buffers, so the comparison time does not depend on the key.
+  return timingSafeEqual(digest(match[1]), digest(expectedKey)) ? null : WRONG_KEY;
+}

@@ -1,0 +1,58 @@
+// One HTTP call to a System One server (POST /v1/systemone) through the "System One API" credential.
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+export const SYSTEM_ONE_CREDENTIAL = 'systemOneApi';
+
+export interface SystemOneReply {
+  statusCode: number;
+  body: unknown;
+}
+
+export interface SystemOneCredential {
+  baseUrl: string;
+  apiKey: string;
+}
+
+export async function readSystemOneCredential(context: IExecuteFunctions): Promise<SystemOneCredential> {
+  const credential = await context.getCredentials<{ baseUrl?: string; apiKey?: string }>(SYSTEM_ONE_CREDENTIAL);
+  return { baseUrl: String(credential.baseUrl ?? '').replace(/\/+$/, ''), apiKey: String(credential.apiKey ?? '') };
+}
+
+/**
+ * Posts a request and returns the status and parsed body, whatever the status.
+ * Network failures (refused, timeout) are thrown.
+ */
+export async function postSystemOne(
+  context: IExecuteFunctions,
+  credential: SystemOneCredential,
+  body: unknown,
+  timeoutMs: number,
+): Promise<SystemOneReply> {
+  const response = (await context.helpers.httpRequest({
+    method: 'POST',
+    url: `${credential.baseUrl}/v1/systemone`,
+    headers: { Authorization: `Bearer ${credential.apiKey}`, 'Content-Type': 'application/json' },
+    body: body as object,
+    json: true,
+    returnFullResponse: true,
+    ignoreHttpStatusErrors: true,
+    timeout: timeoutMs,
+  })) as { statusCode: number; body: unknown };
+  return { statusCode: response.statusCode, body: response.body };
+}
+
+/** A one-line summary of a System One error body, naming the fields of a 422. */
+export function describeErrorBody(body: unknown): string {
+  if (body && typeof body === 'object' && 'detail' in body) {
+    const detail = (body as { detail: unknown }).detail;
+    if (typeof detail === 'string') return detail;
+    if (Array.isArray(detail)) {
+      return detail
+        .map((entry: { loc?: unknown[]; msg?: unknown }) =>
+          `${Array.isArray(entry?.loc) ? entry.loc.join('.') : '?'}: ${String(entry?.msg ?? '')}`,
+        )
+        .join('; ');
+    }
+  }
+  return typeof body === 'string' ? body.slice(0, 500) : JSON.stringify(body)?.slice(0, 500) ?? '';
+}
