@@ -1,0 +1,141 @@
+// The assistant's schema, as ordered migrations. Each runs once, in its own transaction, recorded in
+// assistant.schema_migrations. Never edit a released migration: add a new one.
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const SCHEMA = 'assistant';
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'users, identities, settings, memories, knowledge graph, tasks, turns',
+    sql: `
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+
+CREATE TABLE assistant.users (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- "telegram:<chat id>" or "api:<user id>"; the prefix is chosen by the entry point, never by the caller.
+CREATE TABLE assistant.identities (
+  identity text PRIMARY KEY CHECK (identity ~ '^(telegram:-?[0-9]+|api:.+)$'),
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX identities_user_idx ON assistant.identities(user_id);
+
+-- One row: the defaults for every user, and who owns the Telegram bot.
+CREATE TABLE assistant.instance_settings (
+  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  assistant_name text NOT NULL DEFAULT 'Assistant',
+  language text NOT NULL DEFAULT 'english',
+  style text NOT NULL DEFAULT 'Friendly, concise and direct.',
+  time_zone text NOT NULL DEFAULT 'UTC',
+  owner_telegram_chat_id text CHECK (owner_telegram_chat_id ~ '^-?[0-9]+$'),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+INSERT INTO assistant.instance_settings DEFAULT VALUES;
+
+-- Per-user overrides; null means "use the instance default".
+CREATE TABLE assistant.user_settings (
+  user_id uuid PRIMARY KEY REFERENCES assistant.users(id) ON DELETE CASCADE,
+  assistant_name text,
+  language text,
+  style text,
+  time_zone text,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE assistant.memories (
+  id bigserial PRIMARY KEY,
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  content text NOT NULL,
+  kind text NOT NULL DEFAULT 'fact',
+  importance smallint NOT NULL DEFAULT 3 CHECK (importance BETWEEN 1 AND 5),
+  tags text[] NOT NULL DEFAULT '{}',
+  people text[] NOT NULL DEFAULT '{}',
+  entities text[] NOT NULL DEFAULT '{}',
+  -- people and entities, normalised, for graph look-ups; and as one text for trigram name search
+  name_keys text[] NOT NULL DEFAULT '{}',
+  names text NOT NULL DEFAULT '',
+  source text,
+  language regconfig NOT NULL,
+  search_vector tsvector NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX memories_search_idx ON assistant.memories USING gin (search_vector);
+CREATE INDEX memories_names_trgm_idx ON assistant.memories USING gin (names gin_trgm_ops);
+CREATE INDEX memories_name_keys_idx ON assistant.memories USING gin (name_keys);
+CREATE INDEX memories_user_recent_idx ON assistant.memories(user_id, created_at DESC);
+
+CREATE TABLE assistant.entities (
+  id bigserial PRIMARY KEY,
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  normalized_name text NOT NULL,
+  type text NOT NULL DEFAULT 'other',
+  summary text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (user_id, normalized_name),
+  UNIQUE (user_id, id)
+);
+CREATE INDEX entities_name_trgm_idx ON assistant.entities USING gin (normalized_name gin_trgm_ops);
+
+-- Typed, directed: "<from> <type> <to>", e.g. "Stefan Huber works_at Acme". Both ends belong to the same user.
+CREATE TABLE assistant.relations (
+  id bigserial PRIMARY KEY,
+  user_id uuid NOT NULL,
+  from_entity_id bigint NOT NULL,
+  to_entity_id bigint NOT NULL,
+  type text NOT NULL,
+  valid_from timestamptz,
+  valid_to timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  FOREIGN KEY (user_id, from_entity_id) REFERENCES assistant.entities(user_id, id) ON DELETE CASCADE,
+  FOREIGN KEY (user_id, to_entity_id) REFERENCES assistant.entities(user_id, id) ON DELETE CASCADE,
+  CHECK (valid_to IS NULL OR valid_from IS NULL OR valid_to >= valid_from)
+);
+CREATE INDEX relations_from_idx ON assistant.relations(user_id, from_entity_id);
+CREATE INDEX relations_to_idx ON assistant.relations(user_id, to_entity_id);
+
+CREATE TABLE assistant.tasks (
+  id bigserial PRIMARY KEY,
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  title text NOT NULL CHECK (title <> ''),
+  notes text,
+  status text NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'in_progress', 'done', 'cancelled')),
+  priority text NOT NULL DEFAULT 'medium' CHECK (priority IN ('low', 'medium', 'high', 'urgent')),
+  due_at timestamptz,
+  parent_id bigint,
+  tags text[] NOT NULL DEFAULT '{}',
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  completed_at timestamptz,
+  UNIQUE (user_id, id),
+  FOREIGN KEY (user_id, parent_id) REFERENCES assistant.tasks(user_id, id)
+);
+CREATE INDEX tasks_user_status_due_idx ON assistant.tasks(user_id, status, due_at);
+CREATE INDEX tasks_parent_idx ON assistant.tasks(user_id, parent_id);
+
+CREATE TABLE assistant.turns (
+  id bigserial PRIMARY KEY,
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  session_id text NOT NULL,
+  role text NOT NULL CHECK (role IN ('user', 'assistant')),
+  content text NOT NULL,
+  channel text NOT NULL,
+  metadata jsonb,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX turns_user_session_idx ON assistant.turns(user_id, session_id, id DESC);
+CREATE INDEX turns_user_idx ON assistant.turns(user_id, id DESC);
+`,
+  },
+];
