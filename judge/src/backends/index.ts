@@ -1,0 +1,25 @@
+// Backend selection: one case per kind. Each backend lives in its own folder.
+import type { Backend } from '../engine/backend';
+import { createOpenAIBackend, type OpenAIBackendOptions } from './openai';
+import { createRemoteBackend, type RemoteBackendOptions } from './remote';
+
+export type OpenAIBackendConfig = { kind: 'openai' } & OpenAIBackendOptions;
+export type RemoteBackendConfig = { kind: 'remote' } & RemoteBackendOptions;
+/** The local ONNX backend's options are defined in ./onnx; the config loader passes them through as given. */
+export type OnnxBackendConfig = { kind: 'onnx' } & Record<string, unknown>;
+
+export type BackendConfig = OpenAIBackendConfig | RemoteBackendConfig | OnnxBackendConfig;
+
+export const BACKEND_KINDS = ['openai', 'remote', 'onnx'] as const;
+
+export async function createBackend(config: BackendConfig): Promise<Backend> {
+  switch (config.kind) {
+    case 'openai':
+      return createOpenAIBackend(config);
+    case 'remote':
+      return createRemoteBackend(config);
+    // case 'onnx': the ONNX backend plugs in here: return createOnnxBackend(config) (import from './onnx').
+    default:
+      throw new Error(`backend.kind "${(config as { kind: string }).kind}" is not available in this build`);
+  }
+}

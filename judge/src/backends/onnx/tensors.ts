@@ -1,0 +1,80 @@
+// Tensor helpers for the decoder's inputs and outputs: int64 feeds, KV slicing and row gathering, log-softmax.
+import * as ort from 'onnxruntime-node';
+
+/** Per layer: the key and value tensors [B, H, T, D]. */
+export type KvTensors = { key: ort.Tensor; value: ort.Tensor }[];
+
+type KvData = Float32Array | Uint16Array;
+
+export function int64Tensor(values: number[], dims: number[]): ort.Tensor {
+  return new ort.Tensor('int64', BigInt64Array.from(values, (v) => BigInt(v)), dims);
+}
+
+export function emptyKv(layers: number, batch: number, heads: number, headDim: number, type: 'float32' | 'float16'): KvTensors {
+  const make = (): ort.Tensor =>
+    new ort.Tensor(type, type === 'float16' ? new Uint16Array(0) : new Float32Array(0), [batch, heads, 0, headDim]);
+  return Array.from({ length: layers }, () => ({ key: make(), value: make() }));
+}
+
+function allocLike(t: ort.Tensor, size: number): KvData {
+  return t.type === 'float16' ? new Uint16Array(size) : new Float32Array(size);
+}
+
+/** Copies positions [0, length) of a [1, H, T, D] tensor along the sequence axis. */
+function sliceSequence(t: ort.Tensor, length: number): ort.Tensor {
+  const [batch, heads, seq, dim] = t.dims;
+  const src = t.data as KvData;
+  const out = allocLike(t, batch * heads * length * dim);
+  for (let bh = 0; bh < batch * heads; bh++) {
+    out.set(src.subarray(bh * seq * dim, bh * seq * dim + length * dim), bh * length * dim);
+  }
+  return new ort.Tensor(t.type as 'float32', out as Float32Array, [batch, heads, length, dim]);
+}
+
+export function sliceKv(kv: KvTensors, length: number): KvTensors {
+  return kv.map((layer) => ({ key: sliceSequence(layer.key, length), value: sliceSequence(layer.value, length) }));
+}
+
+/** Builds a [rows.length, H, T, D] tensor from the given batch rows of a [B, H, T, D] tensor. */
+function gatherRows(t: ort.Tensor, rows: number[]): ort.Tensor {
+  const [, heads, seq, dim] = t.dims;
+  const block = heads * seq * dim;
+  const src = t.data as KvData;
+  const out = allocLike(t, rows.length * block);
+  rows.forEach((row, i) => out.set(src.subarray(row * block, (row + 1) * block), i * block));
+  return new ort.Tensor(t.type as 'float32', out as Float32Array, [rows.length, heads, seq, dim]);
+}
+
+export function gatherKvRows(kv: KvTensors, rows: number[]): KvTensors {
+  return kv.map((layer) => ({ key: gatherRows(layer.key, rows), value: gatherRows(layer.value, rows) }));
+}
+
+export function kvBytes(kv: KvTensors): number {
+  return kv.reduce((sum, layer) => sum + (layer.key.data as KvData).byteLength + (layer.value.data as KvData).byteLength, 0);
+}
+
+function halfToFloat(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 0x1f;
+  const frac = h & 0x3ff;
+  if (exp === 0) return sign * 2 ** -14 * (frac / 1024);
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * 2 ** (exp - 15) * (1 + frac / 1024);
+}
+
+/**
+ * Log-softmax over the full vocabulary of one position of a [B, T, V] logits tensor, read at the given token ids.
+ * Computed in float64, so every label is scored against the whole distribution (no top-k cap).
+ */
+export function tokenLogprobs(logits: ort.Tensor, row: number, position: number, tokenIds: number[]): number[] {
+  const [, seq, vocab] = logits.dims;
+  const offset = (row * seq + position) * vocab;
+  const data = logits.data as Float32Array | Uint16Array;
+  const value = logits.type === 'float16' ? (i: number) => halfToFloat(data[offset + i]) : (i: number) => data[offset + i];
+  let max = -Infinity;
+  for (let i = 0; i < vocab; i++) max = Math.max(max, value(i));
+  let sum = 0;
+  for (let i = 0; i < vocab; i++) sum += Math.exp(value(i) - max);
+  const logZ = max + Math.log(sum);
+  return tokenIds.map((id) => value(id) - logZ);
+}

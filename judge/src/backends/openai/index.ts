@@ -1,0 +1,196 @@
+// The OpenAI-compatible LLM backend (OpenAI, Ollama, vLLM, llama.cpp server, OpenRouter, …).
+// Every question (or option group) is its own chat completion with logprobs, top_logprobs ≤ 20, one output token
+// and temperature 0; the first token's top_logprobs are folded onto the labels (see fold.ts).
+//
+// Why the `openai` client and not @langchain/openai: we need the raw `choices[0].logprobs.content[0].top_logprobs`
+// and `usage.prompt_tokens` of a one-token completion, nothing of LangChain's message/tool layer; and we run our own
+// retry loop so that a 429's Retry-After is honoured but capped (the client would sleep for whatever the server says).
+import OpenAI from 'openai';
+import { BackendError, type Backend, type ModelDescriptor, type QuestionScores, type ScoreJob, type ScoreResult } from '../../engine/backend';
+import { scoreInGroups } from '../../engine/groups';
+import type { OptionGroup } from '../../engine/render';
+import { ConcurrencyLimiter } from '../../util/limiter';
+import { foldTopLogprobs, type TopLogprob } from './fold';
+
+export interface OpenAIBackendOptions {
+  /** e.g. "https://api.openai.com/v1", "http://127.0.0.1:11434/v1" (Ollama), "http://host:8000/v1" (vLLM). */
+  baseUrl: string;
+  /** The upstream key, from env or the config file; never logged. Local servers may need none. */
+  apiKey?: string;
+  /** The upstream model name, e.g. "gpt-4.1-mini" or "qwen2.5:7b". */
+  upstreamModel: string;
+  /** Our pinned id for it, e.g. "judge-openai-gpt-4.1-mini-2026-11-01". */
+  id: string;
+  description?: string;
+  releaseDate?: string;
+  /** Upstream requests in flight at once, across all requests (default 4). */
+  concurrency?: number;
+  /** Options asked in one prompt before grouping (default 15, at most 20). */
+  groupSize?: number;
+  /** top_logprobs asked for (default 20, the OpenAI maximum). */
+  topLogprobs?: number;
+  /** Retries after 429/5xx/connection errors (default 3). */
+  maxRetries?: number;
+  /** Longest Retry-After honoured, in ms (default 30 000); longer waits fail with 503. */
+  maxRetryAfterMs?: number;
+  /** Per-attempt timeout in ms (default 60 000). */
+  timeoutMs?: number;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+
+/** Retry-After / retry-after-ms in ms, or undefined. */
+export function retryAfterMs(headers: Headers | undefined): number | undefined {
+  if (!headers) return undefined;
+  const ms = Number(headers.get('retry-after-ms'));
+  if (headers.get('retry-after-ms') !== null && Number.isFinite(ms) && ms >= 0) return ms;
+  const raw = headers.get('retry-after');
+  if (raw === null) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+export class OpenAIBackend implements Backend {
+  readonly kind = 'openai';
+  private readonly client: OpenAI;
+  private readonly limiter: ConcurrencyLimiter;
+  private readonly groupSize: number;
+  private readonly topLogprobs: number;
+  private readonly maxRetries: number;
+  private readonly maxRetryAfterMs: number;
+
+  constructor(private readonly options: OpenAIBackendOptions) {
+    this.groupSize = options.groupSize ?? 15;
+    this.topLogprobs = options.topLogprobs ?? 20;
+    if (this.topLogprobs < 1 || this.topLogprobs > 20) throw new Error('openai.topLogprobs must be 1..20');
+    if (this.groupSize < 2 || this.groupSize > 20) throw new Error('openai.groupSize must be 2..20');
+    this.maxRetries = options.maxRetries ?? 3;
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
+    this.limiter = new ConcurrencyLimiter(options.concurrency ?? 4);
+    this.client = new OpenAI({
+      baseURL: options.baseUrl,
+      apiKey: options.apiKey || 'not-needed',
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? 60_000,
+    });
+  }
+
+  models(): ModelDescriptor[] {
+    return [
+      {
+        id: this.options.id,
+        description: this.options.description ?? `${this.options.upstreamModel} via an OpenAI-compatible server`,
+        releaseDate: this.options.releaseDate ?? '',
+      },
+    ];
+  }
+
+  /** An estimate (one token per 4 characters): arbitrary upstream models come without a tokenizer here. */
+  countTokens(_model: string, text: string): number {
+    return Math.ceil(text.length / 4);
+  }
+
+  async score(job: ScoreJob): Promise<ScoreResult> {
+    let inputTokens = 0;
+    const scores = await Promise.all(
+      job.rendered.questions.map((question) =>
+        scoreInGroups(question, this.groupSize, async (group) => {
+          const { scores, promptTokens } = await this.askGroup(job.rendered.prefix + group.suffix, group, job.signal);
+          inputTokens += promptTokens;
+          return scores;
+        }),
+      ),
+    );
+    return { scores, inputTokens };
+  }
+
+  private async askGroup(
+    prompt: string,
+    group: OptionGroup,
+    signal?: AbortSignal,
+  ): Promise<{ scores: QuestionScores; promptTokens: number }> {
+    const completion = await this.limiter.run(() => this.createWithRetries(prompt, signal));
+    const top = completion.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs as TopLogprob[] | undefined;
+    if (!Array.isArray(top) || top.length === 0) {
+      throw new BackendError(
+        `The OpenAI-compatible server at ${this.options.baseUrl} returned no logprobs for model "${this.options.upstreamModel}". ` +
+          'The judge needs a server and model that support logprobs with top_logprobs (e.g. vLLM, llama.cpp server, OpenAI).',
+        502,
+        'logprobs_unsupported',
+      );
+    }
+    const folded = foldTopLogprobs(top, group.labels);
+    if (folded.coveredMass === 0) {
+      throw new BackendError(
+        `Model "${this.options.upstreamModel}" put none of its top ${top.length} first tokens on the answer labels ` +
+          `(${group.labels.join(', ')}); it does not follow the answer format.`,
+        502,
+        'labels_not_covered',
+      );
+    }
+    return {
+      scores: { logprobs: folded.logprobs, coveredMass: folded.coveredMass },
+      promptTokens: completion.usage?.prompt_tokens ?? Math.ceil(prompt.length / 4),
+    };
+  }
+
+  private async createWithRetries(prompt: string, signal?: AbortSignal): Promise<OpenAI.Chat.ChatCompletion> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.client.chat.completions.create(
+          {
+            model: this.options.upstreamModel,
+            messages: [{ role: 'user', content: prompt }],
+            max_tokens: 1,
+            temperature: 0,
+            logprobs: true,
+            top_logprobs: this.topLogprobs,
+          },
+          { signal },
+        );
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        const status = error instanceof OpenAI.APIError ? error.status : undefined;
+        const retryable =
+          error instanceof OpenAI.APIConnectionError || status === 429 || status === 408 || (status ?? 0) >= 500;
+        if (!retryable) {
+          const message = error instanceof Error ? error.message : String(error);
+          throw new BackendError(`The OpenAI-compatible server refused the request (${status ?? 'error'}): ${message}`, 502, 'upstream_error');
+        }
+        if (attempt >= this.maxRetries) {
+          if (error instanceof OpenAI.APIConnectionTimeoutError) {
+            throw new BackendError(`The OpenAI-compatible server at ${this.options.baseUrl} timed out.`, 504, 'upstream_timeout');
+          }
+          throw new BackendError(
+            status === 429
+              ? `The OpenAI-compatible server kept rate-limiting after ${this.maxRetries} retries.`
+              : `The OpenAI-compatible server at ${this.options.baseUrl} failed after ${this.maxRetries} retries: ${(error as Error).message}`,
+            status === 429 ? 503 : 502,
+            status === 429 ? 'upstream_rate_limited' : 'upstream_error',
+          );
+        }
+        const asked = error instanceof OpenAI.APIError ? retryAfterMs(error.headers as Headers | undefined) : undefined;
+        if (asked !== undefined && asked > this.maxRetryAfterMs) {
+          throw new BackendError(
+            `The OpenAI-compatible server asked to retry after ${Math.round(asked / 1000)} s, longer than the ${this.maxRetryAfterMs / 1000} s allowed.`,
+            503,
+            'upstream_rate_limited',
+          );
+        }
+        const backoff = Math.min(500 * 2 ** attempt, 8000) * (1 - Math.random() * 0.25);
+        await sleep(asked ?? backoff, signal);
+      }
+    }
+  }
+}
+
+export async function createOpenAIBackend(options: OpenAIBackendOptions): Promise<OpenAIBackend> {
+  return new OpenAIBackend(options);
+}

@@ -1,0 +1,6 @@
+// Every CLI command, one line each (new commands: add a file in this folder and a line here).
+import type { Command } from '../command';
+import { ask } from './ask';
+import { serve } from './serve';
+
+export const COMMANDS: Command[] = [serve, ask];

@@ -1,0 +1,200 @@
+// Configuration: a JSON file (optional) overlaid by environment variables. Secrets come from env (or the file,
+// which should then be private); they are never logged. Every bad value is reported naming its field.
+//
+// Environment:
+//   JUDGE_API_KEYS        comma-separated keys that callers send as "Authorization: Bearer <key>"
+//   JUDGE_HOST, JUDGE_PORT
+//   JUDGE_BACKEND         openai | remote | onnx (default: the file's backend.kind)
+//   JUDGE_OPENAI_BASE_URL, JUDGE_OPENAI_API_KEY, JUDGE_OPENAI_MODEL, JUDGE_OPENAI_MODEL_ID
+//   JUDGE_REMOTE_BASE_URL, JUDGE_REMOTE_API_KEY
+//   JUDGE_ALIASES         "jev-latest=<pinned id>,other=<pinned id>"
+import { readFileSync } from 'node:fs';
+import type { BackendConfig } from './backends';
+import type { EngineLimits } from './engine/engine';
+import { DEFAULT_ENGINE_LIMITS } from './engine/engine';
+import type { Temperatures } from './engine/readout';
+
+export interface ServerLimits extends EngineLimits {
+  /** Largest request body in bytes (default 1 MiB); larger → 413. */
+  maxBodyBytes: number;
+  /** Deepest JSON nesting accepted (default 64); deeper → 400. */
+  maxJsonDepth: number;
+}
+
+export const DEFAULT_SERVER_LIMITS: ServerLimits = { ...DEFAULT_ENGINE_LIMITS, maxBodyBytes: 1 << 20, maxJsonDepth: 64 };
+
+export interface JudgeConfig {
+  host: string;
+  port: number;
+  apiKeys: string[];
+  backend: BackendConfig;
+  /** Moving names → pinned ids. When absent, "jev-latest" resolves to the backend's first model. */
+  aliases?: Record<string, string>;
+  limits: ServerLimits;
+  temperatures: Temperatures;
+  /** Milliseconds to let in-flight requests finish on shutdown (default 10 000). */
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(`config ${field}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+type Raw = Record<string, unknown>;
+
+function isObject(value: unknown): value is Raw {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown, field: string, required: boolean): string | undefined {
+  if (value === undefined || value === '') {
+    if (required) throw new ConfigError(field, 'is required');
+    return undefined;
+  }
+  if (typeof value !== 'string') throw new ConfigError(field, `must be a string, got ${typeof value}`);
+  return value;
+}
+
+function positiveInt(value: unknown, field: string, fallback: number, min = 1): number {
+  if (value === undefined || value === '') return fallback;
+  const n = typeof value === 'string' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min) {
+    throw new ConfigError(field, `must be an integer ≥ ${min}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+function parsePort(value: unknown, field: string): number {
+  const port = positiveInt(value, field, 8787, 0);
+  if (port > 65535) throw new ConfigError(field, `must be 0..65535, got ${port}`);
+  return port;
+}
+
+function parseAliasList(text: string, field: string): Record<string, string> {
+  const aliases: Record<string, string> = {};
+  for (const pair of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [alias, target, ...rest] = pair.split('=').map((s) => s.trim());
+    if (!alias || !target || rest.length > 0) throw new ConfigError(field, `"${pair}" is not alias=<pinned id>`);
+    aliases[alias] = target;
+  }
+  return aliases;
+}
+
+function readBackend(raw: unknown, env: Env): BackendConfig {
+  const file = isObject(raw) ? raw : {};
+  if (raw !== undefined && !isObject(raw)) throw new ConfigError('backend', 'must be an object');
+  const kind = env.JUDGE_BACKEND || file.kind;
+  if (kind === 'openai') {
+    return {
+      kind,
+      baseUrl: str(env.JUDGE_OPENAI_BASE_URL ?? file.baseUrl, 'backend.baseUrl', true)!,
+      apiKey: str(env.JUDGE_OPENAI_API_KEY ?? file.apiKey, 'backend.apiKey', false),
+      upstreamModel: str(env.JUDGE_OPENAI_MODEL ?? file.upstreamModel, 'backend.upstreamModel', true)!,
+      id: str(env.JUDGE_OPENAI_MODEL_ID ?? file.id, 'backend.id', false) ?? `judge-openai-${env.JUDGE_OPENAI_MODEL ?? file.upstreamModel}`,
+      description: str(file.description, 'backend.description', false),
+      releaseDate: str(file.releaseDate, 'backend.releaseDate', false),
+      concurrency: positiveInt(file.concurrency, 'backend.concurrency', 4),
+      groupSize: positiveInt(file.groupSize, 'backend.groupSize', 15, 2),
+      topLogprobs: positiveInt(file.topLogprobs, 'backend.topLogprobs', 20),
+      maxRetries: positiveInt(file.maxRetries, 'backend.maxRetries', 3, 0),
+      maxRetryAfterMs: positiveInt(file.maxRetryAfterMs, 'backend.maxRetryAfterMs', 30_000, 0),
+      timeoutMs: positiveInt(file.timeoutMs, 'backend.timeoutMs', 60_000),
+    };
+  }
+  if (kind === 'remote') {
+    return {
+      kind,
+      baseUrl: str(env.JUDGE_REMOTE_BASE_URL ?? file.baseUrl, 'backend.baseUrl', true)!,
+      apiKey: str(env.JUDGE_REMOTE_API_KEY ?? file.apiKey, 'backend.apiKey (or JUDGE_REMOTE_API_KEY)', true)!,
+      timeoutMs: positiveInt(file.timeoutMs, 'backend.timeoutMs', 60_000),
+    };
+  }
+  if (kind === 'onnx') return { ...file, kind };
+  if (kind === undefined) throw new ConfigError('backend.kind', 'is required (openai, remote or onnx; or set JUDGE_BACKEND)');
+  throw new ConfigError('backend.kind', `must be openai, remote or onnx, got ${JSON.stringify(kind)}`);
+}
+
+function readLimits(raw: unknown): ServerLimits {
+  if (raw === undefined) return { ...DEFAULT_SERVER_LIMITS };
+  if (!isObject(raw)) throw new ConfigError('limits', 'must be an object');
+  const limits = { ...DEFAULT_SERVER_LIMITS };
+  for (const key of Object.keys(raw)) {
+    if (!(key in DEFAULT_SERVER_LIMITS)) throw new ConfigError(`limits.${key}`, 'is not a known limit');
+    limits[key as keyof ServerLimits] = positiveInt(raw[key], `limits.${key}`, DEFAULT_SERVER_LIMITS[key as keyof ServerLimits]);
+  }
+  if (limits.maxChoiceOptions > 255) throw new ConfigError('limits.maxChoiceOptions', 'must be at most 255');
+  return limits;
+}
+
+function readTemperatures(raw: unknown): Temperatures {
+  if (raw === undefined) return {};
+  if (!isObject(raw)) throw new ConfigError('temperatures', 'must be an object');
+  const temperatures: Temperatures = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (key !== 'noul' && key !== 'choice' && key !== 'score') throw new ConfigError(`temperatures.${key}`, 'must be noul, choice or score');
+    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
+      throw new ConfigError(`temperatures.${key}`, `must be a number > 0, got ${JSON.stringify(value)}`);
+    }
+    temperatures[key] = value;
+  }
+  return temperatures;
+}
+
+export function parseConfig(raw: unknown, env: Env = {}): JudgeConfig {
+  if (!isObject(raw)) throw new ConfigError('(root)', 'must be a JSON object');
+  const keysFromEnv = env.JUDGE_API_KEYS?.split(',').map((k) => k.trim()).filter(Boolean);
+  let apiKeys = keysFromEnv;
+  if (!apiKeys || apiKeys.length === 0) {
+    if (raw.apiKeys !== undefined && (!Array.isArray(raw.apiKeys) || !raw.apiKeys.every((k) => typeof k === 'string' && k))) {
+      throw new ConfigError('apiKeys', 'must be a list of non-empty strings');
+    }
+    apiKeys = (raw.apiKeys as string[] | undefined) ?? [];
+  }
+  if (apiKeys.length === 0) throw new ConfigError('apiKeys', 'no API key configured: set JUDGE_API_KEYS or apiKeys (every call is authenticated)');
+
+  let aliases: Record<string, string> | undefined;
+  if (env.JUDGE_ALIASES) aliases = parseAliasList(env.JUDGE_ALIASES, 'JUDGE_ALIASES');
+  else if (raw.aliases !== undefined) {
+    if (!isObject(raw.aliases) || !Object.values(raw.aliases).every((v) => typeof v === 'string' && v)) {
+      throw new ConfigError('aliases', 'must map alias names to pinned model ids');
+    }
+    aliases = raw.aliases as Record<string, string>;
+  }
+
+  return {
+    host: str(env.JUDGE_HOST ?? raw.host, 'host', false) ?? '127.0.0.1',
+    port: parsePort(env.JUDGE_PORT ?? raw.port, 'port'),
+    apiKeys,
+    backend: readBackend(raw.backend, env),
+    aliases,
+    limits: readLimits(raw.limits),
+    temperatures: readTemperatures(raw.temperatures),
+    shutdownGraceMs: positiveInt(raw.shutdownGraceMs, 'shutdownGraceMs', 10_000, 0),
+  };
+}
+
+/** Read the optional JSON config file, then overlay the environment. */
+export function loadConfig(options: { file?: string; env?: Env } = {}): JudgeConfig {
+  let raw: unknown = {};
+  if (options.file) {
+    let text: string;
+    try {
+      text = readFileSync(options.file, 'utf8');
+    } catch (error) {
+      throw new ConfigError('file', `cannot read ${options.file}: ${(error as Error).message}`);
+    }
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw new ConfigError('file', `${options.file} is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  return parseConfig(raw, options.env ?? process.env);
+}

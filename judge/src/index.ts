@@ -1,0 +1,15 @@
+// systemone-judge as a library: wire types, validation, rendering, the engine, backends, the server and config.
+export * from './protocol/types';
+export { ApiError, badRequest, schemaError } from './protocol/errors';
+export { validateRequest, jsonNestingDepth, DEFAULT_VALIDATION_LIMITS, type ValidationLimits } from './protocol/validate';
+export * from './engine/backend';
+export * from './engine/render';
+export { scoreInGroups, balancedGroups, logNormalise, type GroupScorer } from './engine/groups';
+export * from './engine/readout';
+export * from './engine/engine';
+export * from './backends';
+export { OpenAIBackend, createOpenAIBackend, type OpenAIBackendOptions } from './backends/openai';
+export { foldTopLogprobs, type TopLogprob } from './backends/openai/fold';
+export { RemoteBackend, createRemoteBackend, type RemoteBackendOptions } from './backends/remote';
+export { startJudgeServer, type JudgeServer, type ServerOptions, type LogLine } from './server';
+export { loadConfig, parseConfig, ConfigError, DEFAULT_SERVER_LIMITS, type JudgeConfig, type ServerLimits } from './config';

@@ -1,0 +1,68 @@
+// Request-level helpers: reading a bounded body, replying in Jev's envelope, authentication.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../protocol/errors';
+
+/** Reads the body, refusing (413) as soon as it passes `maxBytes`. */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    return Promise.reject(tooLarge(maxBytes));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        failed = true;
+        reject(tooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => !failed && resolve(Buffer.concat(chunks)));
+    req.on('error', (error) => !failed && reject(error));
+  });
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(413, `The request body is larger than ${maxBytes} bytes.`, 'request_too_large');
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, extraHeaders: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...extraHeaders,
+  });
+  res.end(text);
+}
+
+/** Constant-time key check (hashing first makes the lengths equal). */
+export class KeyRing {
+  private readonly digests: Buffer[];
+
+  constructor(keys: string[]) {
+    this.digests = keys.map((key) => createHash('sha256').update(key).digest());
+  }
+
+  has(key: string): boolean {
+    const digest = createHash('sha256').update(key).digest();
+    let found = false;
+    for (const known of this.digests) found = timingSafeEqual(known, digest) || found;
+    return found;
+  }
+}
+
+/** Jev's rules: no credentials → 403; wrong credentials → 401 authentication_error. */
+export function authenticate(req: IncomingMessage, keys: KeyRing): void {
+  const header = req.headers.authorization;
+  if (!header || !header.trim()) throw new ApiError(403, 'Not authenticated.', 'permission_error');
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  if (!match) throw new ApiError(403, 'Not authenticated: use "Authorization: Bearer <key>".', 'permission_error');
+  if (!keys.has(match[1].trim())) throw new ApiError(401, 'Invalid API key.', 'authentication_error');
+}
