@@ -1,0 +1,27 @@
+// Checks the API key header of a webhook call against the key in n8n's Header Auth credential, in constant time.
+// A missing key answers 401 (not authenticated); a wrong key 403 (not allowed). Both as JSON.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { httpError, type HttpResult } from './httpResult';
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+export interface HeaderAuthCredential {
+  name: string;
+  value: string;
+}
+
+/** Returns null when the headers carry the expected key, else the failure to answer with. */
+export function checkApiKey(headers: Record<string, unknown> | undefined, credential: HeaderAuthCredential): HttpResult | null {
+  const headerName = credential.name.trim().toLowerCase();
+  if (headerName === '' || credential.value === '') {
+    // A misconfigured credential must never let everyone in.
+    return httpError(500, 'auth_misconfigured', 'The API key credential has no header name or no value');
+  }
+  const raw = headers?.[headerName];
+  const presented = Array.isArray(raw) ? raw[0] : raw;
+  if (typeof presented !== 'string' || presented === '') {
+    return httpError(401, 'unauthenticated', `Missing API key: send it in the ${credential.name.trim()} header`);
+  }
+  // Hashing first gives equal-length buffers, so the comparison time does not depend on the key.
+  return timingSafeEqual(digest(presented), digest(credential.value)) ? null : httpError(403, 'forbidden', 'Invalid API key');
+}

@@ -1,0 +1,66 @@
+// Normalises a Telegram Update (https://core.telegram.org/bots/api#update) into the agent's request shape.
+
+export interface TelegramRequest {
+  channel: 'telegram';
+  externalId: string;
+  chatId: string;
+  message: string;
+  sessionId: string;
+  metadata: { telegram: { update_id: unknown; message_id: unknown; from_id: unknown; first_name?: unknown; username?: unknown } };
+}
+
+export type TelegramUpdateResult =
+  | { kind: 'message'; request: TelegramRequest }
+  | { kind: 'unsupported'; chatId: string; reason: string }
+  | { kind: 'ignored'; reason: string };
+
+interface TelegramMessage {
+  message_id?: unknown;
+  text?: unknown;
+  caption?: unknown;
+  chat?: { id?: unknown };
+  from?: { id?: unknown; first_name?: unknown; username?: unknown; is_bot?: unknown };
+}
+
+/** The chat an update came from, when it has one. */
+export function chatIdOf(update: unknown): string | null {
+  const message = messageOf(update);
+  const id = message?.chat?.id;
+  if (typeof id === 'number' && Number.isSafeInteger(id)) return String(id);
+  if (typeof id === 'string' && /^-?\d{1,20}$/.test(id)) return id;
+  return null;
+}
+
+function messageOf(update: unknown): TelegramMessage | undefined {
+  if (typeof update !== 'object' || update === null) return undefined;
+  const fields = update as Record<string, unknown>;
+  return (fields.message ?? fields.edited_message) as TelegramMessage | undefined;
+}
+
+export function normaliseTelegramUpdate(update: unknown): TelegramUpdateResult {
+  const message = messageOf(update);
+  const chatId = chatIdOf(update);
+  if (!message || chatId === null) return { kind: 'ignored', reason: 'the update carries no message from a chat' };
+  if (message.from?.is_bot === true) return { kind: 'ignored', reason: 'messages from bots are ignored' };
+  const text = typeof message.text === 'string' ? message.text : '';
+  if (text.trim() === '') return { kind: 'unsupported', chatId, reason: 'only text messages are supported' };
+  return {
+    kind: 'message',
+    request: {
+      channel: 'telegram',
+      externalId: chatId,
+      chatId,
+      message: text,
+      sessionId: `telegram:${chatId}`,
+      metadata: {
+        telegram: {
+          update_id: (update as Record<string, unknown>).update_id,
+          message_id: message.message_id,
+          from_id: message.from?.id,
+          first_name: message.from?.first_name,
+          username: message.from?.username,
+        },
+      },
+    },
+  };
+}
