@@ -1,4 +1,5 @@
 import tseslint from 'typescript-eslint';
+import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.runtime/**', 'scripts/runtime/*/node_modules/**'] },
@@ -6,6 +7,22 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  // n8n's community-node rules for the Judge node and its credentials.
+  {
+    files: ['nodes/Judge/**/*.ts'],
+    plugins: { 'n8n-nodes-base': n8nNodesBase },
+    rules: { ...n8nNodesBase.configs.community.rules, ...n8nNodesBase.configs.nodes.rules },
+  },
+  {
+    files: ['credentials/SystemOne*.credentials.ts'],
+    plugins: { 'n8n-nodes-base': n8nNodesBase },
+    rules: {
+      ...n8nNodesBase.configs.community.rules,
+      ...n8nNodesBase.configs.credentials.rules,
+      // "Only applicable to nodes in the main repository": a community credential links a full URL.
+      'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
     },
   },
 );
