@@ -30,9 +30,10 @@ export const judgeProperties: INodeProperties[] = [
     displayName: 'Model',
     name: 'model',
     type: 'string',
-    default: 'judge-latest',
+    default: 'jev-latest',
     required: true,
-    description: 'The model to ask; the server resolves a moving "-latest" name to a pinned version',
+    description:
+      'The model to ask. The judge server maps "jev-latest" (the TypeSafe SDK default) to its pinned model; GET /v1/models lists the others.',
     displayOptions: judgeOnly,
   },
   {

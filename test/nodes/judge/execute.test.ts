@@ -162,9 +162,9 @@ describe('Judge node, mode "Pass Through Webhook Request"', () => {
   it('answers 403 without a key and 401 for a wrong key, without calling the judge', async () => {
     const before = server.requests.length;
     const [, missing] = await pass(webhookItem({}));
-    expect(missing[0].json).toEqual({ statusCode: 403, body: { detail: 'Not authenticated' } });
+    expect(missing[0].json).toEqual({ statusCode: 403, body: { detail: 'Not authenticated.', error_type: 'permission_error' } });
     const [, wrong] = await pass(webhookItem({ authorization: 'Bearer nope' }));
-    expect(wrong[0].json).toEqual({ statusCode: 401, body: { detail: 'Invalid API key', error_type: 'authentication_error' } });
+    expect(wrong[0].json).toEqual({ statusCode: 401, body: { detail: 'Invalid API key.', error_type: 'authentication_error' } });
     expect(server.requests.length).toBe(before);
   });
 

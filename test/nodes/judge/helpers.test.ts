@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { checkBearerKey, MISSING_KEY, WRONG_KEY } from '../../../nodes/Judge/v1/helpers/inboundKey';
+import { checkBearerKey, MISSING_KEY, NOT_BEARER, WRONG_KEY } from '../../../nodes/Judge/v1/helpers/inboundKey';
 import { configureOutputs } from '../../../nodes/Judge/v1/helpers/outputs';
 import { readState, StateParameterError } from '../../../nodes/Judge/v1/helpers/state';
 import { describeErrorBody } from '../../../nodes/Judge/v1/helpers/systemOneClient';
@@ -12,11 +12,14 @@ describe('checkBearerKey', () => {
     expect(checkBearerKey(['Bearer s3cret'], 's3cret')).toBeNull();
     expect(checkBearerKey(undefined, 's3cret')).toEqual(MISSING_KEY);
     expect(checkBearerKey('', 's3cret')).toEqual(MISSING_KEY);
-    expect(checkBearerKey('Basic czNjcmV0', 's3cret')).toEqual(MISSING_KEY);
+    expect(checkBearerKey('   ', 's3cret')).toEqual(MISSING_KEY);
+    expect(checkBearerKey('Basic czNjcmV0', 's3cret')).toEqual(NOT_BEARER);
+    expect(checkBearerKey('Bearer ', 's3cret')).toEqual(NOT_BEARER);
     expect(checkBearerKey('Bearer wrong', 's3cret')).toEqual(WRONG_KEY);
     expect(checkBearerKey('Bearer s3cret-and-more', 's3cret')).toEqual(WRONG_KEY);
-    expect(MISSING_KEY.statusCode).toBe(403);
-    expect(WRONG_KEY).toEqual({ statusCode: 401, body: { detail: expect.any(String), error_type: 'authentication_error' } });
+    // The judge server's own answers (judge/src/server/http.ts), byte for byte.
+    expect(MISSING_KEY).toEqual({ statusCode: 403, body: { detail: 'Not authenticated.', error_type: 'permission_error' } });
+    expect(WRONG_KEY).toEqual({ statusCode: 401, body: { detail: 'Invalid API key.', error_type: 'authentication_error' } });
   });
 });
 

@@ -9,10 +9,17 @@ export interface HttpFailure {
   body: ErrorBody;
 }
 
-export const MISSING_KEY: HttpFailure = { statusCode: 403, body: { detail: 'Not authenticated' } };
+export const MISSING_KEY: HttpFailure = {
+  statusCode: 403,
+  body: { detail: 'Not authenticated.', error_type: 'permission_error' },
+};
+export const NOT_BEARER: HttpFailure = {
+  statusCode: 403,
+  body: { detail: 'Not authenticated: use "Authorization: Bearer <key>".', error_type: 'permission_error' },
+};
 export const WRONG_KEY: HttpFailure = {
   statusCode: 401,
-  body: { detail: 'Invalid API key', error_type: 'authentication_error' },
+  body: { detail: 'Invalid API key.', error_type: 'authentication_error' },
 };
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
@@ -20,9 +27,9 @@ const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8
 /** Returns null when the header carries the expected key, else the failure to answer with. */
 export function checkBearerKey(authorization: unknown, expectedKey: string): HttpFailure | null {
   const header = Array.isArray(authorization) ? authorization[0] : authorization;
-  if (typeof header !== 'string') return MISSING_KEY;
-  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) return MISSING_KEY;
+  if (typeof header !== 'string' || header.trim() === '') return MISSING_KEY;
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  if (!match) return NOT_BEARER;
   // Hashing first gives equal-length buffers, so the comparison time does not depend on the key.
-  return timingSafeEqual(digest(match[1]), digest(expectedKey)) ? null : WRONG_KEY;
+  return timingSafeEqual(digest(match[1].trim()), digest(expectedKey)) ? null : WRONG_KEY;
 }
