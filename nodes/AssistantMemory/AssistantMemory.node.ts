@@ -1,0 +1,148 @@
+// Assistant Memory: remember, recall, update and forget what the assistant knows about one user.
+import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { forgetMemory, getMemory, recall, recentMemories, remember, updateMemory, MEMORY_KINDS } from '../shared/assistant';
+import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/assistant/n8n/runItems';
+
+const kindOptions = MEMORY_KINDS.map((kind) => ({ name: kind[0].toUpperCase() + kind.slice(1), value: kind }));
+const ALL = ['remember', 'recall', 'recent', 'get', 'update', 'forget'];
+
+export class AssistantMemory implements INodeType {
+  description: INodeTypeDescription = {
+    displayName: 'Assistant Memory',
+    name: 'assistantMemory',
+    icon: 'file:assistantMemory.svg',
+    group: ['transform'],
+    version: 1,
+    subtitle: '={{ $parameter["operation"] }}',
+    description: "Remember, recall, update and forget facts about the assistant's user",
+    defaults: { name: 'Assistant Memory' },
+    inputs: [NodeConnectionTypes.Main],
+    outputs: [NodeConnectionTypes.Main],
+    usableAsTool: true,
+    credentials: postgresCredentials,
+    properties: [
+      {
+        displayName: 'Operation',
+        name: 'operation',
+        type: 'options',
+        noDataExpression: true,
+        options: [
+          { name: 'Remember', value: 'remember', action: 'Remember a fact', description: 'Store a new memory' },
+          { name: 'Recall', value: 'recall', action: 'Recall memories', description: 'Find the memories most relevant to a query (full text, names, recency)' },
+          { name: 'Recent', value: 'recent', action: 'List recent memories', description: 'The newest memories' },
+          { name: 'Get', value: 'get', action: 'Get a memory', description: 'One memory by ID' },
+          { name: 'Update', value: 'update', action: 'Update a memory', description: 'Change some fields of a memory' },
+          { name: 'Forget', value: 'forget', action: 'Forget a memory', description: 'Delete a memory' },
+        ],
+        default: 'recall',
+      },
+      userIdProperty(ALL),
+      {
+        displayName: 'Content',
+        name: 'content',
+        type: 'string',
+        typeOptions: { rows: 3 },
+        required: true,
+        default: '',
+        description: 'The fact to remember, in a full sentence',
+        displayOptions: { show: { operation: ['remember'] } },
+      },
+      {
+        displayName: 'Query',
+        name: 'query',
+        type: 'string',
+        required: true,
+        default: '',
+        description: 'What to look for: words, a question, or a name',
+        displayOptions: { show: { operation: ['recall'] } },
+      },
+      {
+        displayName: 'Memory ID',
+        name: 'memoryId',
+        type: 'number',
+        required: true,
+        default: 0,
+        displayOptions: { show: { operation: ['get', 'update', 'forget'] } },
+      },
+      {
+        displayName: 'Options',
+        name: 'details',
+        type: 'collection',
+        placeholder: 'Add Field',
+        default: {},
+        displayOptions: { show: { operation: ['remember'] } },
+        options: [
+          { displayName: 'Kind', name: 'kind', type: 'options', options: kindOptions, default: 'fact' },
+          { displayName: 'Importance', name: 'importance', type: 'number', typeOptions: { minValue: 1, maxValue: 5 }, default: 3, description: '1 (trivia) to 5 (essential)' },
+          { displayName: 'Tags', name: 'tags', type: 'string', default: '', description: 'Comma-separated' },
+          { displayName: 'People', name: 'people', type: 'string', default: '', description: 'Comma-separated names of the people the memory is about' },
+          { displayName: 'Entities', name: 'entities', type: 'string', default: '', description: 'Comma-separated companies, products, places, … it names' },
+          { displayName: 'Source', name: 'source', type: 'string', default: '', description: 'Where it came from, e.g. telegram or api' },
+        ],
+      },
+      {
+        displayName: 'Update Fields',
+        name: 'updateFields',
+        type: 'collection',
+        placeholder: 'Add Field',
+        default: {},
+        description: 'Only the fields added here change; an empty list clears it',
+        displayOptions: { show: { operation: ['update'] } },
+        options: [
+          { displayName: 'Content', name: 'content', type: 'string', typeOptions: { rows: 3 }, default: '' },
+          { displayName: 'Kind', name: 'kind', type: 'options', options: kindOptions, default: 'fact' },
+          { displayName: 'Importance', name: 'importance', type: 'number', typeOptions: { minValue: 1, maxValue: 5 }, default: 3 },
+          { displayName: 'Tags', name: 'tags', type: 'string', default: '', description: 'Comma-separated' },
+          { displayName: 'People', name: 'people', type: 'string', default: '', description: 'Comma-separated' },
+          { displayName: 'Entities', name: 'entities', type: 'string', default: '', description: 'Comma-separated' },
+          { displayName: 'Source', name: 'source', type: 'string', default: '' },
+        ],
+      },
+      {
+        displayName: 'Limit',
+        name: 'limit',
+        type: 'number',
+        typeOptions: { minValue: 1, maxValue: 100 },
+        default: 10,
+        description: 'Max number of results to return',
+        displayOptions: { show: { operation: ['recall', 'recent'] } },
+      },
+      {
+        displayName: 'Kind Filter',
+        name: 'kindFilter',
+        type: 'options',
+        options: [{ name: 'Any', value: '' }, ...kindOptions],
+        default: '',
+        displayOptions: { show: { operation: ['recall'] } },
+      },
+    ],
+  };
+
+  async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+    return runItems(this, async (pool, i) => {
+      const operation = this.getNodeParameter('operation', i) as string;
+      const userId = parameter(this, 'userId', i);
+      switch (operation) {
+        case 'remember':
+          return asData({ memory: await remember(pool, userId, { content: parameter(this, 'content', i), ...(parameter(this, 'details', i) as object) }) });
+        case 'recall': {
+          const query = parameter(this, 'query', i);
+          const memories = await recall(pool, userId, query, { limit: parameter(this, 'limit', i), kind: parameter(this, 'kindFilter', i) });
+          return asData({ query, count: memories.length, memories });
+        }
+        case 'recent': {
+          const memories = await recentMemories(pool, userId, parameter(this, 'limit', i));
+          return asData({ count: memories.length, memories });
+        }
+        case 'get':
+          return asData({ memory: await getMemory(pool, userId, parameter(this, 'memoryId', i)) });
+        case 'update':
+          return asData({ memory: await updateMemory(pool, userId, parameter(this, 'memoryId', i), parameter(this, 'updateFields', i) as object) });
+        case 'forget':
+          return asData({ forgotten: await forgetMemory(pool, userId, parameter(this, 'memoryId', i)) });
+        default:
+          throw new Error(`Operation "${operation}" is not supported`);
+      }
+    });
+  }
+}
