@@ -1,0 +1,338 @@
+// The local ONNX backend: scores every question's options from one decoder-only LM run in-process,
+// so that extra questions cost only their own tokens.
+//
+// Per call (see model-dir.ts for the layouts):
+//   shared-prefix: state KV once (or from the cache) → all suffixes in ONE batch reading that single KV;
+//   plain-past:    state KV once (or from the cache) → each suffix on its own against that KV;
+//   no-past:       one full pass per question.
+// A one-question call with an uncached state runs as a single pass (state + suffix), whose KV still fills the cache.
+// Labels that are several tokens long are finished from each row's own past.
+import * as ort from 'onnxruntime-node';
+import type { Backend, ModelDescriptor, QuestionScores, ScoreJob, ScoreResult } from '../../engine/backend';
+import { BackendError } from '../../engine/backend';
+import { badRequest } from '../../protocol/errors';
+import { StateKvCache, stateKey, type CachedState } from './kv-cache';
+import { loadModelDir, type LoadedModel } from './model-dir';
+import { emptyKv, gatherKvRows, int64Tensor, kvBytes, sliceKv, tokenLogprobs, type KvTensors } from './tensors';
+
+export interface OnnxModelOptions {
+  /** Pinned, versioned id, e.g. "judge-onnx-2026-11-01". */
+  id: string;
+  /** The model directory (model.onnx, tokenizer.json, tokenizer_config.json, config.json). */
+  dir: string;
+  description?: string;
+  releaseDate?: string;
+}
+
+export interface OnnxBackendOptions {
+  models: OnnxModelOptions[];
+  /** Threads one session.run may use (ORT's intra-op pool). Default 0: ORT's choice (all cores). */
+  intraOpNumThreads?: number;
+  /** Byte budget of the state-KV cache; 0 disables it. Default 256 MiB. */
+  kvCacheBytes?: number;
+}
+
+/** Counters of what was fed to session.run, for usage and tests. */
+export interface OnnxRunStats {
+  runs: number;
+  /** Real (non-padding) input tokens. */
+  tokens: number;
+  /** Padding slots fed alongside them in ragged batches. */
+  paddingTokens: number;
+}
+
+interface PreparedQuestion {
+  suffixIds: number[];
+  labelIds: number[][];
+}
+
+interface RunRequest {
+  /** One token list per row; rows are right-padded to the longest. */
+  rows: number[][];
+  /** Per row: the position of its first token. */
+  startPositions: number[];
+  /** Per row: the attention mask over its own past (1 = real, 0 = padding). */
+  pastMasks: number[][];
+  past?: KvTensors;
+  prefix?: KvTensors;
+  wantPresent: boolean;
+}
+
+interface RunOutput {
+  logits: ort.Tensor;
+  present?: KvTensors;
+}
+
+interface ModelEntry {
+  descriptor: ModelDescriptor;
+  model: LoadedModel;
+}
+
+export class OnnxBackend implements Backend {
+  readonly kind = 'onnx';
+  readonly stats: OnnxRunStats = { runs: 0, tokens: 0, paddingTokens: 0 };
+  readonly cache: StateKvCache;
+
+  constructor(
+    private readonly entries: Map<string, ModelEntry>,
+    kvCacheBytes: number,
+  ) {
+    this.cache = new StateKvCache(kvCacheBytes);
+  }
+
+  models(): ModelDescriptor[] {
+    return [...this.entries.values()].map((e) => e.descriptor);
+  }
+
+  /** The loaded model behind an id (its session, tokenizer and layout). */
+  loaded(modelId: string): LoadedModel {
+    const entry = this.entries.get(modelId);
+    if (!entry) throw new BackendError(`the ONNX backend does not serve model "${modelId}"`, 502, 'unknown_model');
+    return entry.model;
+  }
+
+  countTokens(model: string, text: string): number {
+    return this.encode(this.loaded(model), text, false).length;
+  }
+
+  private encode(m: LoadedModel, text: string, withSpecialTokens: boolean): number[] {
+    return m.tokenizer.encode(text, { add_special_tokens: withSpecialTokens }).ids;
+  }
+
+  /** Token ids of each label; when one label's tokens begin another's, every label is closed with ")". */
+  private labelIds(m: LoadedModel, labels: string[]): number[][] {
+    let ids = labels.map((label) => this.encode(m, label, false));
+    const isProperPrefix = (a: number[], b: number[]): boolean => a.length < b.length && a.every((t, i) => b[i] === t);
+    if (ids.some((a, i) => ids.some((b, j) => i !== j && isProperPrefix(a, b)))) {
+      ids = labels.map((label) => this.encode(m, `${label})`, false));
+    }
+    ids.forEach((seq, i) => {
+      if (seq.length === 0) throw badRequest(`The option label ${JSON.stringify(labels[i])} encodes to no tokens.`);
+    });
+    return ids;
+  }
+
+  async score(job: ScoreJob): Promise<ScoreResult> {
+    const m = this.loaded(job.model);
+    const stateIds = this.encode(m, job.rendered.prefix, true);
+    const questions: PreparedQuestion[] = job.rendered.questions.map((q) => ({
+      suffixIds: this.encode(m, q.suffix, false),
+      labelIds: this.labelIds(m, q.labels),
+    }));
+    const longest = Math.max(...questions.map((q) => q.suffixIds.length + Math.max(...q.labelIds.map((l) => l.length)) - 1));
+    if (stateIds.length + longest > m.maxPositions) {
+      throw badRequest(
+        `The state and its longest question need ${stateIds.length + longest} tokens in one sequence; model ${job.model} holds at most ${m.maxPositions}.`,
+        'max_tokens_exceeded',
+      );
+    }
+    const before = this.stats.tokens;
+    let scores: QuestionScores[];
+    try {
+      if (m.layout === 'no-past') scores = await this.scoreWithoutPast(m, stateIds, questions, job.signal);
+      else scores = await this.scoreWithPast(m, job, stateIds, questions);
+    } catch (error) {
+      if (error instanceof BackendError || (error as { status?: number }).status === 400) throw error;
+      throw new BackendError(`ONNX model ${job.model} failed: ${(error as Error).message}`, 502);
+    }
+    return { scores, inputTokens: this.stats.tokens - before };
+  }
+
+  private async scoreWithPast(m: LoadedModel, job: ScoreJob, stateIds: number[], questions: PreparedQuestion[]): Promise<QuestionScores[]> {
+    const S = stateIds.length;
+    const key = stateKey(job.model, job.rendered.prefix);
+    let state: CachedState | undefined = this.cache.get(key);
+
+    if (!state && questions.length === 1) {
+      // One question, cold state: a single pass over state + suffix. Its KV's state part fills the cache.
+      const q = questions[0];
+      const ids = [...stateIds, ...q.suffixIds];
+      const out = await this.run(m, { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: true }, job.signal);
+      const stateKv = sliceKv(out.present!, S);
+      this.cache.set(key, { tokens: S, kv: stateKv, bytes: kvBytes(stateKv) });
+      const first = q.labelIds.map((l) => tokenLogprobs(out.logits, 0, ids.length - 1, [l[0]])[0]);
+      const rest = await this.finishLabels(m, [q], out.present!, [Array(ids.length).fill(1)], [ids.length], undefined, job.signal);
+      return [combine(first, rest[0])];
+    }
+
+    if (!state) {
+      const out = await this.run(m, { rows: [stateIds], startPositions: [0], pastMasks: [[]], wantPresent: true }, job.signal);
+      state = { tokens: S, kv: out.present!, bytes: kvBytes(out.present!) };
+      this.cache.set(key, state);
+    }
+
+    if (m.layout === 'shared-prefix') {
+      const needPresent = questions.some((q) => q.labelIds.some((l) => l.length > 1));
+      const rows = questions.map((q) => q.suffixIds);
+      const out = await this.run(
+        m,
+        { rows, startPositions: rows.map(() => S), pastMasks: rows.map(() => []), prefix: state.kv, wantPresent: needPresent },
+        job.signal,
+      );
+      const width = Math.max(...rows.map((r) => r.length));
+      const first = questions.map((q, r) => q.labelIds.map((l) => tokenLogprobs(out.logits, r, q.suffixIds.length - 1, [l[0]])[0]));
+      const ownMasks = rows.map((r) => Array.from({ length: width }, (_, i) => (i < r.length ? 1 : 0)));
+      const rest = needPresent
+        ? await this.finishLabels(m, questions, out.present!, ownMasks, rows.map((r) => S + r.length), state.kv, job.signal)
+        : questions.map((q) => q.labelIds.map(() => 0));
+      return questions.map((q, r) => combine(first[r], rest[r]));
+    }
+
+    // plain-past: each question against the one state KV.
+    const scores: QuestionScores[] = [];
+    for (const q of questions) {
+      const needPresent = q.labelIds.some((l) => l.length > 1);
+      const out = await this.run(
+        m,
+        { rows: [q.suffixIds], startPositions: [S], pastMasks: [Array(S).fill(1)], past: state.kv, wantPresent: needPresent },
+        job.signal,
+      );
+      const first = q.labelIds.map((l) => tokenLogprobs(out.logits, 0, q.suffixIds.length - 1, [l[0]])[0]);
+      const total = S + q.suffixIds.length;
+      const rest = needPresent
+        ? await this.finishLabels(m, [q], out.present!, [Array(total).fill(1)], [total], undefined, job.signal)
+        : [q.labelIds.map(() => 0)];
+      scores.push(combine(first, rest[0]));
+    }
+    return scores;
+  }
+
+  /**
+   * Log-probability of every multi-token label's tokens after its first, in one batch: each (question, label)
+   * row continues from its question row's own past (and the shared prefix, where the layout has one).
+   * Returns per question, per label, the sum over tokens 2..n (0 for single-token labels).
+   */
+  private async finishLabels(
+    m: LoadedModel,
+    questions: PreparedQuestion[],
+    questionPast: KvTensors,
+    questionMasks: number[][],
+    nextPositions: number[],
+    prefix: KvTensors | undefined,
+    signal?: AbortSignal,
+  ): Promise<number[][]> {
+    const result = questions.map((q) => q.labelIds.map(() => 0));
+    const jobs: { question: number; label: number }[] = [];
+    questions.forEach((q, qi) => q.labelIds.forEach((l, li) => l.length > 1 && jobs.push({ question: qi, label: li })));
+    if (jobs.length === 0) return result;
+    const rows = jobs.map((j) => questions[j.question].labelIds[j.label].slice(0, -1));
+    const out = await this.run(
+      m,
+      {
+        rows,
+        startPositions: jobs.map((j) => nextPositions[j.question]),
+        pastMasks: jobs.map((j) => questionMasks[j.question]),
+        past: gatherKvRows(questionPast, jobs.map((j) => j.question)),
+        prefix,
+        wantPresent: false,
+      },
+      signal,
+    );
+    jobs.forEach((j, r) => {
+      const label = questions[j.question].labelIds[j.label];
+      let sum = 0;
+      for (let t = 1; t < label.length; t++) sum += tokenLogprobs(out.logits, r, t - 1, [label[t]])[0];
+      result[j.question][j.label] = sum;
+    });
+    return result;
+  }
+
+  private async scoreWithoutPast(m: LoadedModel, stateIds: number[], questions: PreparedQuestion[], signal?: AbortSignal): Promise<QuestionScores[]> {
+    const scores: QuestionScores[] = [];
+    for (const q of questions) {
+      const ids = [...stateIds, ...q.suffixIds];
+      const out = await this.run(m, { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: false }, signal);
+      const first = q.labelIds.map((l) => tokenLogprobs(out.logits, 0, ids.length - 1, [l[0]])[0]);
+      const rest = q.labelIds.map(() => 0);
+      for (const [li, label] of q.labelIds.entries()) {
+        if (label.length === 1) continue;
+        const full = [...ids, ...label.slice(0, -1)];
+        const cont = await this.run(m, { rows: [full], startPositions: [0], pastMasks: [[]], wantPresent: false }, signal);
+        for (let t = 1; t < label.length; t++) rest[li] += tokenLogprobs(cont.logits, 0, ids.length - 1 + t, [label[t]])[0];
+      }
+      scores.push(combine(first, rest));
+    }
+    return scores;
+  }
+
+  /** One session.run: builds the feeds, fetches only the outputs needed, counts the tokens. */
+  private async run(m: LoadedModel, req: RunRequest, signal?: AbortSignal): Promise<RunOutput> {
+    if (signal?.aborted) throw new BackendError('the request was cancelled', 504, 'cancelled');
+    const batch = req.rows.length;
+    const width = Math.max(...req.rows.map((r) => r.length));
+    const pastLength = req.pastMasks[0].length;
+    const ids: number[] = [];
+    const mask: number[] = [];
+    const positions: number[] = [];
+    let real = 0;
+    req.rows.forEach((row, r) => {
+      real += row.length;
+      mask.push(...req.pastMasks[r]);
+      for (let i = 0; i < width; i++) {
+        ids.push(i < row.length ? row[i] : m.padId);
+        mask.push(i < row.length ? 1 : 0);
+        positions.push(Math.min(req.startPositions[r] + i, m.maxPositions - 1));
+      }
+    });
+    const feeds: Record<string, ort.Tensor> = { input_ids: int64Tensor(ids, [batch, width]) };
+    if (m.inputs.has('attention_mask')) feeds.attention_mask = int64Tensor(mask, [batch, pastLength + width]);
+    if (m.inputs.has('position_ids')) feeds.position_ids = int64Tensor(positions, [batch, width]);
+    if (m.inputs.has('use_cache_branch')) feeds.use_cache_branch = new ort.Tensor('bool', [true], [1]);
+    const fetches = ['logits'];
+    if (m.layout !== 'no-past') {
+      const past = req.past ?? emptyKv(m.layers, batch, m.heads, m.headDim, m.kvType);
+      const prefix = req.prefix ?? emptyKv(m.layers, 1, m.heads, m.headDim, m.kvType);
+      for (let l = 0; l < m.layers; l++) {
+        feeds[`past_key_values.${l}.key`] = past[l].key;
+        feeds[`past_key_values.${l}.value`] = past[l].value;
+        if (m.layout === 'shared-prefix') {
+          feeds[`prefix_key_values.${l}.key`] = prefix[l].key;
+          feeds[`prefix_key_values.${l}.value`] = prefix[l].value;
+        }
+        if (req.wantPresent) fetches.push(`present.${l}.key`, `present.${l}.value`);
+      }
+    }
+    this.stats.runs++;
+    this.stats.tokens += real;
+    this.stats.paddingTokens += batch * width - real;
+    const out = await m.session.run(feeds, fetches);
+    const present = req.wantPresent
+      ? Array.from({ length: m.layers }, (_, l) => ({ key: out[`present.${l}.key`], value: out[`present.${l}.value`] }))
+      : undefined;
+    return { logits: out.logits, present };
+  }
+
+  async close(): Promise<void> {
+    this.cache.clear();
+    for (const entry of this.entries.values()) await entry.model.session.release();
+  }
+}
+
+/** Adds each label's later tokens to its first; the covered mass is the labels' total probability. */
+function combine(first: number[], rest: number[]): QuestionScores {
+  const logprobs = first.map((lp, i) => lp + rest[i]);
+  const coveredMass = Math.min(1, logprobs.reduce((sum, lp) => sum + Math.exp(lp), 0));
+  return { logprobs, coveredMass };
+}
+
+/** Loads every model (one session each, reused for every call) and returns the backend. */
+export async function createOnnxBackend(options: OnnxBackendOptions): Promise<OnnxBackend> {
+  const entries = new Map<string, ModelEntry>();
+  for (const [i, spec] of options.models.entries()) {
+    let model: LoadedModel;
+    try {
+      model = await loadModelDir(spec.dir, options.intraOpNumThreads ?? 0);
+    } catch (error) {
+      throw new Error(`backend.models[${i}].dir: ${(error as Error).message}`);
+    }
+    entries.set(spec.id, {
+      model,
+      descriptor: {
+        id: spec.id,
+        description: spec.description ?? `Local ONNX model (${model.layout} layout) from ${spec.dir}`,
+        releaseDate: spec.releaseDate ?? '1970-01-01',
+      },
+    });
+  }
+  return new OnnxBackend(entries, options.kvCacheBytes ?? 256 * 1024 * 1024);
+}
