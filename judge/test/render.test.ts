@@ -7,6 +7,7 @@ describe('state rendering', () => {
     const b = renderState({ a: { c: 'x', d: [3, 1] }, b: 1 });
     expect(a).toBe(b);
     expect(renderState({ a: { c: 'x', d: [1, 3] }, b: 1 })).not.toBe(a);
+    expect(stableJson(JSON.parse('{"__proto__": {"x": 1}}'))).toBe('{\n  "__proto__": {\n    "x": 1\n  }\n}');
     expect(stableJson({ z: 1, a: [true, null, 'é'] })).toBe('{\n  "a": [\n    true,\n    null,\n    "é"\n  ],\n  "z": 1\n}');
   });
 

@@ -1,6 +1,7 @@
 // The engine: validate → resolve the model → render → check the token budget → backend.score → read out.
 import type { Backend, ModelDescriptor } from './backend';
 import { readOut, type Temperatures } from './readout';
+import { setOwn } from '../util/own';
 import { renderRequest } from './render';
 import { badRequest } from '../protocol/errors';
 import type { ModelInfo, SystemOneResponse } from '../protocol/types';
@@ -89,8 +90,8 @@ export class JudgeEngine {
     const answers: SystemOneResponse['answers'] = {};
     const coveredMass: JudgeOutcome['coveredMass'] = {};
     rendered.questions.forEach((question, i) => {
-      answers[question.name] = readOut(question, result.scores[i].logprobs, this.temperatures);
-      coveredMass[question.name] = result.scores[i].coveredMass;
+      setOwn(answers, question.name, readOut(question, result.scores[i].logprobs, this.temperatures));
+      setOwn(coveredMass, question.name, result.scores[i].coveredMass);
     });
     return {
       response: { model, answers, usage: { input_tokens: result.inputTokens, output_tokens: 0 } },

@@ -13,6 +13,7 @@
 // through `renderOptionGroup` (labels restart at "A" in every group) and combine (see engine/groups.ts).
 import type { RenderedQuestion, RenderedRequest } from './backend';
 import type { JsonValue, Question, SystemOneRequest } from '../protocol/types';
+import { setOwn } from '../util/own';
 
 export const ANSWER_CUE = 'Answer: (';
 /** At most this many options are labelled with single letters in one prompt. */
@@ -33,7 +34,7 @@ function sortKeys(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === 'object') {
     const sorted: { [key: string]: JsonValue } = {};
-    for (const key of Object.keys(value).sort()) sorted[key] = sortKeys(value[key]);
+    for (const key of Object.keys(value).sort()) setOwn(sorted, key, sortKeys(value[key]));
     return sorted;
   }
   return value;

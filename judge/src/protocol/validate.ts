@@ -2,6 +2,7 @@
 // Schema violations → 422 with every broken field as {loc, msg, type}, loc starting with "body".
 // Well-formed bodies that break a limit or rule → 400 with a plain sentence that names the question.
 // Unknown fields are ignored (as Jev does); known fields are never silently defaulted.
+import { setOwn } from '../util/own';
 import { badRequest, schemaError } from './errors';
 import type { FieldError, JsonValue, Question, SystemOneRequest } from './types';
 
@@ -189,7 +190,7 @@ export function validateRequest(
   } else {
     for (const [name, raw] of Object.entries(questions)) {
       const question = validateQuestion(name, raw, errors);
-      if (question) validated[name] = question;
+      if (question) setOwn(validated, name, question);
     }
   }
 

@@ -4,6 +4,7 @@ import { BackendError, type Backend, type ModelDescriptor, type QuestionScores, 
 import type { RenderedQuestion } from '../../engine/backend';
 import { ApiError } from '../../protocol/errors';
 import type { Question } from '../../protocol/types';
+import { setOwn } from '../../util/own';
 
 export interface RemoteBackendOptions {
   /** The provider's API root, e.g. "https://api.typesafe.ai" (we call {baseUrl}/v1/systemone and /v1/models). */
@@ -87,7 +88,7 @@ export class RemoteBackend implements Backend {
 
   async score(job: ScoreJob): Promise<ScoreResult> {
     const questions: Record<string, Question> = {};
-    for (const q of job.rendered.questions) questions[q.name] = q.question;
+    for (const q of job.rendered.questions) setOwn(questions, q.name, q.question);
     const body = await request(this.options, 'POST', '/v1/systemone', { model: job.model, state: job.state, questions }, job.signal);
     if (!isObject(body)) throw invalid('the body is not an object');
     if (!isObject(body.answers)) throw invalid('answers is not an object');
@@ -96,7 +97,7 @@ export class RemoteBackend implements Backend {
       throw invalid('usage.input_tokens is not a non-negative integer');
     }
     const answers = body.answers;
-    const scores = job.rendered.questions.map((q) => answerToScores(q, answers[q.name]));
+    const scores = job.rendered.questions.map((q) => answerToScores(q, Object.prototype.hasOwnProperty.call(answers, q.name) ? answers[q.name] : undefined));
     return { scores, inputTokens: usage.input_tokens as number };
   }
 }
