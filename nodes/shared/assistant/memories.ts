@@ -163,7 +163,7 @@ export function recallSql(withText: boolean, withKind: boolean): string {
           ${textScore}
           + (SELECT coalesce(max(word_similarity(w, m.names)), 0) FROM unnest($2::text[]) AS w)
           + m.importance * 0.04
-        ) * (0.5 + 0.5 * power(0.5, extract(epoch FROM now() - m.created_at) / 86400.0 / $4)) AS score
+        ) * (0.7 + 0.3 * power(0.5, extract(epoch FROM now() - m.created_at) / 86400.0 / $4)) AS score
         FROM assistant.memories m
        WHERE m.user_id = $1
          AND (${textMatch} OR m.names %> ANY($2::text[]))
