@@ -1,0 +1,63 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfig } from '../src/config';
+
+const openai = { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', upstreamModel: 'm', id: 'judge-m-2026' };
+
+describe('config', () => {
+  it('reads keys from JUDGE_API_KEYS before the file, and env overlays the backend', () => {
+    const config = parseConfig(
+      { apiKeys: ['file-key'], backend: openai, aliases: { 'jev-latest': 'judge-m-2026' } },
+      { JUDGE_API_KEYS: ' a , b ,', JUDGE_OPENAI_API_KEY: 'sk-env', JUDGE_PORT: '9999' },
+    );
+    expect(config.apiKeys).toEqual(['a', 'b']);
+    expect(config.port).toBe(9999);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.backend).toMatchObject({ kind: 'openai', apiKey: 'sk-env', upstreamModel: 'm', id: 'judge-m-2026', groupSize: 15 });
+    expect(config.aliases).toEqual({ 'jev-latest': 'judge-m-2026' });
+  });
+
+  it('builds a remote backend from env alone, with JUDGE_ALIASES', () => {
+    const config = parseConfig({}, { JUDGE_API_KEYS: 'k', JUDGE_BACKEND: 'remote', JUDGE_REMOTE_BASE_URL: 'https://api.example', JUDGE_REMOTE_API_KEY: 'rk', JUDGE_ALIASES: 'jev-latest=jev-2026-01-01' });
+    expect(config.backend).toEqual({ kind: 'remote', baseUrl: 'https://api.example', apiKey: 'rk', timeoutMs: 60000 });
+    expect(config.aliases).toEqual({ 'jev-latest': 'jev-2026-01-01' });
+  });
+
+  it.each([
+    ['no keys', {}, {}, 'apiKeys'],
+    ['keys not a list', { apiKeys: 'k', backend: openai }, {}, 'apiKeys'],
+    ['no backend kind', { apiKeys: ['k'] }, {}, 'backend.kind'],
+    ['an unknown backend kind', { apiKeys: ['k'], backend: { kind: 'magic' } }, {}, 'backend.kind'],
+    ['openai without baseUrl', { apiKeys: ['k'], backend: { kind: 'openai', upstreamModel: 'm' } }, {}, 'backend.baseUrl'],
+    ['openai with a bad concurrency', { apiKeys: ['k'], backend: { ...openai, concurrency: 0 } }, {}, 'backend.concurrency'],
+    ['remote without key', { apiKeys: ['k'], backend: { kind: 'remote', baseUrl: 'http://x' } }, {}, 'backend.apiKey (or JUDGE_REMOTE_API_KEY)'],
+    ['a bad port', { apiKeys: ['k'], backend: openai, port: 70000 }, {}, 'port'],
+    ['a bad env port', { apiKeys: ['k'], backend: openai }, { JUDGE_PORT: 'eighty' }, 'port'],
+    ['an unknown limit', { apiKeys: ['k'], backend: openai, limits: { maxFoo: 1 } }, {}, 'limits.maxFoo'],
+    ['a bad temperature', { apiKeys: ['k'], backend: openai, temperatures: { choice: 0 } }, {}, 'temperatures.choice'],
+    ['a bad alias list', { apiKeys: ['k'], backend: openai }, { JUDGE_ALIASES: 'jev-latest' }, 'JUDGE_ALIASES'],
+  ])('%s → ConfigError naming %s', (_name, raw, env, field) => {
+    const error = (() => {
+      try {
+        parseConfig(raw, env as Record<string, string>);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).field).toBe(field);
+  });
+
+  it('loadConfig reads a JSON file and names a broken one', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'judge-config-'));
+    const good = path.join(dir, 'judge.json');
+    writeFileSync(good, JSON.stringify({ apiKeys: ['k'], backend: openai }));
+    expect(loadConfig({ file: good, env: {} }).backend.kind).toBe('openai');
+    const broken = path.join(dir, 'broken.json');
+    writeFileSync(broken, '{ nope');
+    expect(() => loadConfig({ file: broken, env: {} })).toThrow(/config file: .*broken.json is not valid JSON/);
+    expect(() => loadConfig({ file: path.join(dir, 'missing.json'), env: {} })).toThrow(/cannot read/);
+  });
+});
