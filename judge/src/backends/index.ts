@@ -18,7 +18,11 @@ export async function createBackend(config: BackendConfig): Promise<Backend> {
       return createOpenAIBackend(config);
     case 'remote':
       return createRemoteBackend(config);
-    // case 'onnx': the ONNX backend plugs in here: return createOnnxBackend(config) (import from './onnx').
+    case 'onnx': {
+      // Loaded on demand: the native ONNX Runtime is only needed by this backend.
+      const { createOnnxBackendFromConfig } = await import('./onnx');
+      return createOnnxBackendFromConfig(config);
+    }
     default:
       throw new Error(`backend.kind "${(config as { kind: string }).kind}" is not available in this build`);
   }
