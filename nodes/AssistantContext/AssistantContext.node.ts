@@ -1,6 +1,6 @@
 // Assistant Context: who is talking (identity → user), what the agent should know before answering
 // (personality, recent turns, relevant memories), storing the turn afterwards, and the settings.
-import { NodeConnectionTypes, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import {
   AssistantInputError,
   getInstanceSettings,
@@ -70,15 +70,15 @@ export class AssistantContext implements INodeType {
         type: 'options',
         noDataExpression: true,
         options: [
-          { name: 'Resolve Identity', value: 'resolveIdentity', action: 'Resolve an identity to a user', description: 'telegram:<chat ID> or api:<user_id> → the user ID (created on first contact)' },
           { name: 'Check Telegram Chat', value: 'checkTelegramChat', action: 'Check a telegram chat is the owner', description: "Whether a chat is the bot owner's (stores nothing)" },
-          { name: 'Load Context', value: 'loadContext', action: 'Load the context for a message', description: 'Personality, recent turns within a token budget, relevant memories, a system prompt' },
-          { name: 'Store Turn', value: 'storeTurn', action: 'Store a conversation turn', description: "The user's message and the reply, verbatim" },
-          { name: 'Get Settings', value: 'getSettings', action: 'Get the user settings', description: "The settings in effect for a user" },
-          { name: 'Update Settings', value: 'updateSettings', action: 'Update the user settings' },
           { name: 'Get Instance Settings', value: 'getInstanceSettings', action: 'Get the instance settings', description: "Defaults for every user and the owner's Telegram chat ID" },
-          { name: 'Update Instance Settings', value: 'updateInstanceSettings', action: 'Update the instance settings' },
+          { name: 'Get Settings', value: 'getSettings', action: 'Get the user settings', description: "The settings in effect for a user" },
           { name: 'Link Identity', value: 'linkIdentity', action: 'Link an identity to a user', description: 'Let another identity (e.g. a Telegram chat) reach an existing user' },
+          { name: 'Load Context', value: 'loadContext', action: 'Load the context for a message', description: 'Personality, recent turns within a token budget, relevant memories, a system prompt' },
+          { name: 'Resolve Identity', value: 'resolveIdentity', action: 'Resolve an identity to a user', description: 'Telegram chat ID or webhook user_id → the user ID (created on first contact)' },
+          { name: 'Store Turn', value: 'storeTurn', action: 'Store a conversation turn', description: "The user's message and the reply, verbatim" },
+          { name: 'Update Instance Settings', value: 'updateInstanceSettings', action: 'Update the instance settings' },
+          { name: 'Update Settings', value: 'updateSettings', action: 'Update the user settings' },
         ],
         default: 'loadContext',
       },
@@ -230,7 +230,7 @@ export class AssistantContext implements INodeType {
         case 'linkIdentity':
           return asData(await linkIdentity(pool, userId(), parameter(this, 'channel', i), parameter(this, 'externalId', i)));
         default:
-          throw new Error(`Operation "${operation}" is not supported`);
+          throw new NodeOperationError(this.getNode(), `Operation "${operation}" is not supported`, { itemIndex: i });
       }
     });
   }

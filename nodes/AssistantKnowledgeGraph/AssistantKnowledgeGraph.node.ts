@@ -1,5 +1,5 @@
 // Assistant Knowledge Graph: people, companies, products, … and typed relations between them, per user.
-import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { endRelation, queryGraph, relate, upsertEntity, ENTITY_TYPES } from '../shared/assistant';
 import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/assistant/n8n/runItems';
 
@@ -27,10 +27,10 @@ export class AssistantKnowledgeGraph implements INodeType {
         type: 'options',
         noDataExpression: true,
         options: [
-          { name: 'Upsert Entity', value: 'upsertEntity', action: 'Create or update an entity', description: 'A person, company, product, … (unique by name)' },
-          { name: 'Relate', value: 'relate', action: 'Relate two entities', description: 'Record "<from> <relation> <to>", e.g. "Stefan works_at Acme"' },
-          { name: 'Query', value: 'query', action: 'Query an entity', description: 'An entity, its neighbours up to depth 2, and the memories that mention it' },
           { name: 'End Relation', value: 'endRelation', action: 'End a relation', description: 'Mark a relation as no longer valid (history is kept)' },
+          { name: 'Query', value: 'query', action: 'Query an entity', description: 'An entity, its neighbours up to depth 2, and the memories that mention it' },
+          { name: 'Relate', value: 'relate', action: 'Relate two entities', description: 'Record that one entity relates to another, e.g. "Stefan works_at Acme"' },
+          { name: 'Upsert Entity', value: 'upsertEntity', action: 'Create or update an entity', description: 'A person, company, product, … (unique by name)' },
         ],
         default: 'query',
       },
@@ -138,7 +138,7 @@ export class AssistantKnowledgeGraph implements INodeType {
         case 'endRelation':
           return asData({ relation: await endRelation(pool, userId, parameter(this, 'relationId', i), parameter(this, 'validTo', i)) });
         default:
-          throw new Error(`Operation "${operation}" is not supported`);
+          throw new NodeOperationError(this.getNode(), `Operation "${operation}" is not supported`, { itemIndex: i });
       }
     });
   }

@@ -1,5 +1,5 @@
 // Assistant Memory: remember, recall, update and forget what the assistant knows about one user.
-import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { forgetMemory, getMemory, recall, recentMemories, remember, updateMemory, MEMORY_KINDS } from '../shared/assistant';
 import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/assistant/n8n/runItems';
 
@@ -27,12 +27,12 @@ export class AssistantMemory implements INodeType {
         type: 'options',
         noDataExpression: true,
         options: [
-          { name: 'Remember', value: 'remember', action: 'Remember a fact', description: 'Store a new memory' },
+          { name: 'Forget', value: 'forget', action: 'Forget a memory', description: 'Delete a memory' },
+          { name: 'Get', value: 'get', action: 'Get a memory', description: 'One memory by ID' },
           { name: 'Recall', value: 'recall', action: 'Recall memories', description: 'Find the memories most relevant to a query (full text, names, recency)' },
           { name: 'Recent', value: 'recent', action: 'List recent memories', description: 'The newest memories' },
-          { name: 'Get', value: 'get', action: 'Get a memory', description: 'One memory by ID' },
+          { name: 'Remember', value: 'remember', action: 'Remember a fact', description: 'Store a new memory' },
           { name: 'Update', value: 'update', action: 'Update a memory', description: 'Change some fields of a memory' },
-          { name: 'Forget', value: 'forget', action: 'Forget a memory', description: 'Delete a memory' },
         ],
         default: 'recall',
       },
@@ -141,7 +141,7 @@ export class AssistantMemory implements INodeType {
         case 'forget':
           return asData({ forgotten: await forgetMemory(pool, userId, parameter(this, 'memoryId', i)) });
         default:
-          throw new Error(`Operation "${operation}" is not supported`);
+          throw new NodeOperationError(this.getNode(), `Operation "${operation}" is not supported`, { itemIndex: i });
       }
     });
   }

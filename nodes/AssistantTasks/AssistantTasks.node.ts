@@ -1,5 +1,5 @@
 // Assistant Tasks: the user's to-do list, with priorities, due times, subtasks and tags.
-import { NodeConnectionTypes, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { completeTask, createTask, deleteTask, getTask, listTasks, updateTask, TASK_PRIORITIES, TASK_STATUSES } from '../shared/assistant';
 import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/assistant/n8n/runItems';
 
@@ -37,12 +37,12 @@ export class AssistantTasks implements INodeType {
         type: 'options',
         noDataExpression: true,
         options: [
-          { name: 'Create', value: 'create', action: 'Create a task' },
-          { name: 'List', value: 'list', action: 'List tasks', description: 'Filter by status, priority, tag, overdue or due today' },
-          { name: 'Get', value: 'get', action: 'Get a task' },
-          { name: 'Update', value: 'update', action: 'Update a task' },
           { name: 'Complete', value: 'complete', action: 'Complete a task' },
+          { name: 'Create', value: 'create', action: 'Create a task' },
           { name: 'Delete', value: 'delete', action: 'Delete a task' },
+          { name: 'Get', value: 'get', action: 'Get a task' },
+          { name: 'List', value: 'list', action: 'List tasks', description: 'Filter by status, priority, tag, overdue or due today' },
+          { name: 'Update', value: 'update', action: 'Update a task' },
         ],
         default: 'list',
       },
@@ -150,7 +150,7 @@ export class AssistantTasks implements INodeType {
         case 'delete':
           return asData(await deleteTask(pool, userId, parameter(this, 'taskId', i), parameter(this, 'withSubtasks', i) === true));
         default:
-          throw new Error(`Operation "${operation}" is not supported`);
+          throw new NodeOperationError(this.getNode(), `Operation "${operation}" is not supported`, { itemIndex: i });
       }
     });
   }

@@ -16,6 +16,8 @@ export type PgTarget = Pool | PoolConfig | string;
 export async function runMigrations(target: PgTarget, migrations: Migration[] = allMigrations): Promise<MigrationResult> {
   const ownPool = !(target instanceof Pool);
   const pool = target instanceof Pool ? target : new Pool(typeof target === 'string' ? { connectionString: target, max: 1 } : { ...target, max: 1 });
+  // An idle connection dropped by the server must not crash the process.
+  if (ownPool) pool.on('error', () => undefined);
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);

@@ -18,6 +18,8 @@ export async function startAssistantDatabase(): Promise<TestDatabase> {
     throw error;
   }
   const pool = new Pool({ connectionString: server.url, max: 5 });
+  // Connections closing while the server shuts down must not surface as unhandled errors.
+  pool.on('error', () => undefined);
   return {
     server,
     pool,

@@ -37,7 +37,7 @@ async function run(node: INodeType, items: Params[], options: { continueOnFail?:
     getNode: () => nodeInfo,
     continueOnFail: () => options.continueOnFail ?? false,
   } as unknown as IExecuteFunctions;
-  const [output] = await node.execute!.call(context);
+  const [output] = (await node.execute!.call(context)) as INodeExecutionData[][];
   return output;
 }
 

@@ -60,6 +60,7 @@ describe('migrations', () => {
     const broken = [...assistant.migrations, { version: 999, name: 'broken', sql: 'CREATE TABLE assistant.half_done (x int); SELECT no_such_function();' }];
     await expect(assistant.runMigrations(url, broken)).rejects.toThrow(/migration 999 \(broken\) failed/);
     const check = new Pool({ connectionString: url, max: 1 });
+    check.on('error', () => undefined);
     try {
       const half = await check.query(`SELECT to_regclass('assistant.half_done') AS t`);
       expect(half.rows[0].t).toBeNull();
@@ -387,5 +388,23 @@ describe('conversation turns and context', () => {
     await expectFieldError(() => assistant.storeTurn(pool, userId, { userMessage: 'hi', sessionId: 'x'.repeat(201) }), 'sessionId');
     await expectFieldError(() => assistant.storeTurn(pool, userId, { userMessage: 'hi', metadata: [1] }), 'metadata');
     await expectFieldError(() => assistant.loadContext(pool, userId, { tokenBudget: -1 }), 'tokenBudget');
+  });
+});
+
+describe('scripts/migrate.ts', () => {
+  it('runs as a CLI against --url, idempotently, and refuses a bad URL naming the flag', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const run = promisify(execFile);
+    const tsx = 'node_modules/.bin/tsx';
+    await createDatabase(db.server.url, 'cli_migrations');
+    const url = db.server.url.replace(/\/assistant_test$/, '/cli_migrations');
+    const first = await run(tsx, ['scripts/migrate.ts', '--url', url]);
+    expect(first.stdout).toMatch(/assistant schema migrated to version \d+ \(applied 1/);
+    const second = await run(tsx, ['scripts/migrate.ts'], { env: { ...process.env, ASSISTANT_DATABASE_URL: url } });
+    expect(second.stdout).toMatch(/assistant schema is up to date/);
+    const bad = await run(tsx, ['scripts/migrate.ts', '--url', 'mysql://nope']).catch((e: { stderr: string; code: number }) => e);
+    expect((bad as { code: number }).code).toBe(1);
+    expect((bad as { stderr: string }).stderr).toMatch(/--url: expected a postgres:\/\/ connection URL/);
   });
 });
