@@ -149,6 +149,8 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   try {
     child = spawn(postgresBin, ['-D', dataDir, ...settings.flatMap((s) => ['-c', s])], {
       stdio: ['ignore', log, log],
+      // Its own process group: a terminal's Ctrl-C reaches our handler, which stops it in order.
+      detached: true,
       ...(user ?? {}),
     });
   } finally {

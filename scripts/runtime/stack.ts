@@ -1,0 +1,431 @@
+// A real n8n 2.41.1 on Node 24 + Postgres 17, with the project installed into it:
+// the nodes package, credentials from templates, workflows from folders, activated through the public API.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  closeSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CREDENTIAL_TEMPLATES_DIR, loadCredentialTemplates } from './credentials';
+import { assertRuntimeInstalled, N8N_BIN, N8N_MODULES, NODE24, REPO_ROOT, runN8nCli } from './n8n';
+import { startPostgres, type PostgresServer } from './postgres';
+import { freePort, isAlive, sleep, StartupFailed, stopProcess, waitFor } from './process';
+import { isActivatableTrigger, readWorkflowFiles, type WorkflowFile } from './workflow-files';
+
+export const NODES_PACKAGE_NAME = 'n8n-nodes-judge-assistant';
+export const WORKFLOWS_DIR = path.join(REPO_ROOT, 'workflows');
+
+export interface StackOptions {
+  /** n8n's user folder (N8N_USER_FOLDER). Default: a fresh temporary folder, removed on stop. */
+  userFolder?: string;
+  /** A running Postgres to use (its database must be n8n's own), or options for one started with the stack. */
+  postgres?: PostgresServer | { dataDir?: string; port?: number; password?: string };
+  /** n8n's HTTP port on 127.0.0.1. Default: a free port. */
+  port?: number;
+  /** Folders of workflow JSON to import. Default: the repository's workflows/. */
+  workflowDirs?: string[];
+  /** More folders imported after `workflowDirs` (e.g. test-only workflows). */
+  extraWorkflowDirs?: string[];
+  /**
+   * A JSON file remembering what was imported (file hashes). When given, a workflow file is imported only if it is
+   * new or changed since, so edits made in the editor to a kept instance survive a restart. Default: import all.
+   */
+  importStateFile?: string;
+  /** An API key from an earlier start of this kept instance; reused if n8n still accepts it. */
+  apiKey?: string;
+  /** Folders of credential templates. Default: scripts/runtime/credentials/. */
+  credentialDirs?: string[];
+  /**
+   * Which imported workflows to activate: every one with a trigger node other than the manual trigger (default:
+   * webhooks, schedules, sub-workflow triggers, …), all, none, or the listed ids.
+   */
+  activate?: 'triggered' | 'all' | 'none' | string[];
+  /** Extra environment for n8n and for filling credential templates (on top of process.env). */
+  env?: Record<string, string>;
+  /** Default: a fixed key for throw-away stacks. A kept user folder should pass its own. */
+  encryptionKey?: string;
+  owner?: { email: string; password: string; firstName?: string; lastName?: string };
+  /** Copy the built nodes package (root package.json + dist/) into n8n. Default: true when dist/ exists. */
+  installNodesPackage?: boolean;
+  /** Receives progress lines. Default: silent. */
+  log?: (line: string) => void;
+}
+
+export type ImportedWorkflow = WorkflowFile;
+export { isActivatableTrigger, readWorkflowFiles };
+
+export interface Stack {
+  /** http://127.0.0.1:<port> (the editor and the REST/public API). */
+  n8nUrl: string;
+  /** http://127.0.0.1:<port>/webhook (production webhooks). */
+  webhookUrl: string;
+  apiKey: string;
+  owner: { email: string; password: string };
+  postgres: { url: string; port: number; database: string };
+  userFolder: string;
+  logFile: string;
+  workflows: ImportedWorkflow[];
+  /** The environment n8n runs with (no credentials' plain data: those are encrypted in the database). */
+  env: Record<string, string>;
+  /** PIDs of n8n and its child processes (task runners) and of the stack's own Postgres. */
+  pids(): number[];
+  /** Calls the public API (/api/v1/...) with the API key; throws on a non-2xx answer, naming it. */
+  api<T = unknown>(apiPath: string, init?: { method?: string; body?: unknown }): Promise<T>;
+  /** Calls a production webhook (path after /webhook/), retrying a 404 just after activation. */
+  webhook(webhookPath: string, init?: RequestInit & { retry404Ms?: number }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/** A fixed key for throw-away test stacks only (nothing they encrypt outlives the run). */
+export const TEST_ENCRYPTION_KEY = 'test-only-encryption-key-not-for-real-data';
+export const DEFAULT_OWNER = { email: 'owner@example.com', password: 'Owner-password-1' };
+
+/** n8n settings: performance (see docs/RUNTIME.md) and nothing that calls the internet. */
+export function baseN8nEnv(): Record<string, string> {
+  return {
+    N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true',
+    DB_POSTGRESDB_POOL_SIZE: '10',
+    N8N_DIAGNOSTICS_ENABLED: 'false',
+    N8N_DIAGNOSTICS_CONFIG_FRONTEND: '',
+    N8N_DIAGNOSTICS_CONFIG_BACKEND: '',
+    N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+    N8N_PERSONALIZATION_ENABLED: 'false',
+    N8N_TEMPLATES_ENABLED: 'false',
+    N8N_HIRING_BANNER_ENABLED: 'false',
+    N8N_LICENSE_AUTO_RENEW_ENABLED: 'false',
+    N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+    N8N_COMMUNITY_PACKAGES_PREVENT_LOADING: 'false',
+    N8N_REINSTALL_MISSING_PACKAGES: 'false',
+    N8N_AI_ENABLED: 'false',
+    N8N_PUBLIC_API_SWAGGERUI_DISABLED: 'true',
+    N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
+    N8N_SECURE_COOKIE: 'false',
+    N8N_RUNNERS_ENABLED: 'true',
+    GENERIC_TIMEZONE: 'UTC',
+    N8N_LOG_LEVEL: 'info',
+    N8N_LOG_OUTPUT: 'console',
+    EXTERNAL_FRONTEND_HOOKS_URLS: '',
+    N8N_GIT_NODE_DISABLE_BARE_REPOS: 'true',
+  };
+}
+
+function bcryptHash(password: string): string {
+  // n8n's own bcryptjs, so the hash is exactly what it checks at login.
+  const requireFromN8n = createRequire(path.join(N8N_MODULES, 'n8n', 'package.json'));
+  const bcrypt = requireFromN8n('bcryptjs') as { hashSync(value: string, rounds: number): string };
+  return bcrypt.hashSync(password, 10);
+}
+
+/** Copies the nodes package into <user folder>/.n8n/nodes, where n8n loads it as an installed package. */
+function installNodesPackage(userFolder: string): void {
+  const modules = path.join(userFolder, '.n8n', 'nodes', 'node_modules');
+  const target = path.join(modules, NODES_PACKAGE_NAME);
+  rmSync(target, { recursive: true, force: true });
+  mkdirSync(target, { recursive: true });
+  cpSync(path.join(REPO_ROOT, 'package.json'), path.join(target, 'package.json'));
+  cpSync(path.join(REPO_ROOT, 'dist'), path.join(target, 'dist'), { recursive: true });
+  // n8n-workflow must be n8n's own copy, so `instanceof` checks in n8n hold for our errors.
+  const links: Record<string, string> = { 'n8n-workflow': path.join(N8N_MODULES, 'n8n-workflow') };
+  // Packages the bundles leave external (scripts/build-nodes.mjs) resolve from the project's node_modules.
+  for (const name of ['onnxruntime-node', '@huggingface/tokenizers']) {
+    links[name] = path.join(REPO_ROOT, 'node_modules', name);
+  }
+  for (const [name, source] of Object.entries(links)) {
+    if (!existsSync(source)) continue;
+    const link = path.join(modules, name);
+    mkdirSync(path.dirname(link), { recursive: true });
+    rmSync(link, { recursive: true, force: true });
+    symlinkSync(source, link, 'dir');
+  }
+  const manifest = path.join(userFolder, '.n8n', 'nodes', 'package.json');
+  if (!existsSync(manifest)) {
+    writeFileSync(manifest, JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2));
+  }
+}
+
+/** PIDs of a process and all its descendants, from /proc. */
+function processTree(rootPid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const tree: number[] = [];
+  const queue = [rootPid];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    tree.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
+async function readJson(response: Response, what: string): Promise<unknown> {
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${what}: HTTP ${response.status} ${text.slice(0, 500)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** Logs in as the owner and creates an API key with every scope the owner may have. */
+async function createApiKey(n8nUrl: string, owner: { email: string; password: string }): Promise<string> {
+  const login = await fetch(`${n8nUrl}/rest/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }),
+  });
+  await readJson(login, 'POST /rest/login');
+  const cookie = (login.headers.getSetCookie?.() ?? [])
+    .map((c) => c.split(';')[0])
+    .filter((c) => c.startsWith('n8n-auth='))
+    .join('; ');
+  if (!cookie) throw new Error('POST /rest/login: no n8n-auth cookie in the answer');
+  const headers = { cookie, 'content-type': 'application/json' };
+  const scopes = (await readJson(await fetch(`${n8nUrl}/rest/api-keys/scopes`, { headers }), 'GET /rest/api-keys/scopes')) as {
+    data: string[];
+  };
+  const created = (await readJson(
+    await fetch(`${n8nUrl}/rest/api-keys`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ label: `runtime-${Date.now()}`, scopes: scopes.data, expiresAt: null }),
+    }),
+    'POST /rest/api-keys',
+  )) as { data: { rawApiKey: string } };
+  return created.data.rawApiKey;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  assertRuntimeInstalled();
+  const log = options.log ?? (() => undefined);
+  const cleanups: Array<() => Promise<void>> = [];
+  const runCleanups = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  };
+
+  try {
+    // Postgres: the caller's, or our own.
+    let postgres: PostgresServer;
+    if (options.postgres && 'url' in options.postgres) {
+      postgres = options.postgres;
+    } else {
+      postgres = await startPostgres({ database: 'n8n', ...(options.postgres ?? {}) });
+      cleanups.push(() => postgres.stop());
+      log(`postgres 17 on ${postgres.port}`);
+    }
+
+    const temporaryFolder = options.userFolder === undefined;
+    const userFolder = temporaryFolder ? mkdtempSync(path.join(tmpdir(), 'n8n-')) : path.resolve(options.userFolder!);
+    mkdirSync(path.join(userFolder, '.n8n'), { recursive: true });
+    if (temporaryFolder) cleanups.push(async () => rmSync(userFolder, { recursive: true, force: true }));
+
+    const wantNodes = options.installNodesPackage ?? existsSync(path.join(REPO_ROOT, 'dist'));
+    if (wantNodes) installNodesPackage(userFolder);
+
+    const port = options.port ?? (await freePort());
+    const n8nUrl = `http://127.0.0.1:${port}`;
+    const owner = options.owner ?? DEFAULT_OWNER;
+    const env: Record<string, string> = {
+      ...baseN8nEnv(),
+      N8N_USER_FOLDER: userFolder,
+      N8N_ENCRYPTION_KEY: options.encryptionKey ?? TEST_ENCRYPTION_KEY,
+      N8N_PORT: String(port),
+      N8N_LISTEN_ADDRESS: '127.0.0.1',
+      N8N_HOST: '127.0.0.1',
+      N8N_PROTOCOL: 'http',
+      N8N_EDITOR_BASE_URL: `${n8nUrl}/`,
+      WEBHOOK_URL: `${n8nUrl}/`,
+      DB_TYPE: 'postgresdb',
+      DB_POSTGRESDB_HOST: '127.0.0.1',
+      DB_POSTGRESDB_PORT: String(postgres.port),
+      DB_POSTGRESDB_DATABASE: postgres.database,
+      DB_POSTGRESDB_USER: postgres.user,
+      DB_POSTGRESDB_PASSWORD: postgres.password ?? '',
+      N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+      N8N_INSTANCE_OWNER_EMAIL: owner.email,
+      N8N_INSTANCE_OWNER_FIRST_NAME: options.owner?.firstName ?? 'Instance',
+      N8N_INSTANCE_OWNER_LAST_NAME: options.owner?.lastName ?? 'Owner',
+      N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(owner.password),
+      ...(options.env ?? {}),
+    };
+    // n8n and its CLI see only what they need: PATH, HOME and the settings above (no unrelated secrets).
+    const processEnv: NodeJS.ProcessEnv = {
+      PATH: `${path.dirname(NODE24)}:${process.env.PATH ?? ''}`,
+      HOME: process.env.HOME ?? userFolder,
+      LANG: 'C.UTF-8',
+      ...env,
+    };
+
+    // Credentials: templates filled from the environment, imported (n8n encrypts them), the plain file removed.
+    const credentials = loadCredentialTemplates(options.credentialDirs ?? [CREDENTIAL_TEMPLATES_DIR], {
+      ...process.env,
+      ...(options.env ?? {}),
+    });
+    if (credentials.length > 0) {
+      const file = path.join(userFolder, `credentials-${randomBytes(6).toString('hex')}.json`);
+      writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
+      try {
+        await runN8nCli(['import:credentials', `--input=${file}`], processEnv);
+      } finally {
+        rmSync(file, { force: true });
+      }
+      log(`imported ${credentials.length} credential(s)`);
+    }
+
+    // Workflows: one import per folder (`--separate`: one workflow per file).
+    const workflowDirs = [...(options.workflowDirs ?? [WORKFLOWS_DIR]), ...(options.extraWorkflowDirs ?? [])];
+    const workflows = readWorkflowFiles(workflowDirs);
+    const imported: Record<string, string> =
+      options.importStateFile && existsSync(options.importStateFile)
+        ? JSON.parse(readFileSync(options.importStateFile, 'utf8'))
+        : {};
+    const hashOf = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+    const toImport = workflows.filter((w) => !options.importStateFile || imported[w.id] !== hashOf(w.file));
+    if (toImport.length > 0) {
+      // One CLI run for all (each run boots n8n's DB layer): the files are staged in one folder.
+      const staging = mkdtempSync(path.join(userFolder, 'import-'));
+      try {
+        for (const w of toImport) cpSync(w.file, path.join(staging, `${w.id}.json`));
+        await runN8nCli(['import:workflow', '--separate', `--input=${staging}`], processEnv);
+      } finally {
+        rmSync(staging, { recursive: true, force: true });
+      }
+      if (options.importStateFile) {
+        for (const w of toImport) imported[w.id] = hashOf(w.file);
+        writeFileSync(options.importStateFile, JSON.stringify(imported, null, 2));
+      }
+      log(`imported ${toImport.length} workflow(s)`);
+    }
+
+    // n8n itself, in its own process group so its task runners stop with it.
+    const logFile = path.join(userFolder, 'n8n.log');
+    const logFd = openSync(logFile, 'a');
+    let child: ChildProcess;
+    try {
+      child = spawn(NODE24, [N8N_BIN, 'start'], { env: processEnv, stdio: ['ignore', logFd, logFd], detached: true });
+    } finally {
+      closeSync(logFd);
+    }
+    let exited = false;
+    child.on('exit', () => (exited = true));
+    const knownPids = new Set<number>([child.pid!]);
+    const killGroupOnExit = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    process.on('exit', killGroupOnExit);
+    cleanups.push(async () => {
+      process.off('exit', killGroupOnExit);
+      for (const pid of processTree(child.pid!)) knownPids.add(pid);
+      await stopProcess(child, { signal: 'SIGTERM', timeoutMs: 20_000 });
+      // Anything of its group still running (a task runner) goes too.
+      for (const pid of knownPids) {
+        if (isAlive(pid)) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }
+    });
+
+    await waitFor(
+      async () => {
+        if (exited) throw new StartupFailed(`n8n exited during start-up; see ${logFile}`);
+        const response = await fetch(`${n8nUrl}/healthz/readiness`);
+        return response.ok;
+      },
+      { timeoutMs: 240_000, what: `n8n readiness on ${n8nUrl} (log: ${logFile})`, intervalMs: 500 },
+    );
+    log(`n8n ready on ${n8nUrl}`);
+
+    const reusable =
+      options.apiKey &&
+      (await fetch(`${n8nUrl}/api/v1/workflows?limit=1`, { headers: { 'X-N8N-API-KEY': options.apiKey } })).ok;
+    const apiKey = reusable ? options.apiKey! : await createApiKey(n8nUrl, owner);
+    const api = async <T>(apiPath: string, init: { method?: string; body?: unknown } = {}): Promise<T> => {
+      const response = await fetch(`${n8nUrl}/api/v1${apiPath}`, {
+        method: init.method ?? 'GET',
+        headers: { 'X-N8N-API-KEY': apiKey, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
+      return (await readJson(response, `${init.method ?? 'GET'} /api/v1${apiPath}`)) as T;
+    };
+
+    const mode = options.activate ?? 'triggered';
+    for (const workflow of workflows) {
+      const wanted = Array.isArray(mode)
+        ? mode.includes(workflow.id)
+        : mode === 'all' || (mode === 'triggered' && workflow.triggered);
+      if (!wanted) continue;
+      try {
+        await api(`/workflows/${workflow.id}/activate`, { method: 'POST' });
+      } catch (error) {
+        throw new Error(`activating workflow "${workflow.name}" (${workflow.file}): ${(error as Error).message}`);
+      }
+      workflow.active = true;
+    }
+    const activeCount = workflows.filter((w) => w.active).length;
+    if (activeCount > 0) log(`activated ${activeCount} workflow(s)`);
+
+    const webhook = async (webhookPath: string, init: RequestInit & { retry404Ms?: number } = {}) => {
+      const deadline = Date.now() + (init.retry404Ms ?? 10_000);
+      for (;;) {
+        const response = await fetch(`${n8nUrl}/webhook/${webhookPath.replace(/^\/+/, '')}`, init);
+        if (response.status !== 404 || Date.now() > deadline) return response;
+        await response.arrayBuffer();
+        await sleep(250);
+      }
+    };
+
+    const pids = () => {
+      const alive = exited ? [] : processTree(child.pid!);
+      for (const pid of alive) knownPids.add(pid);
+      const all = [...knownPids];
+      if (cleanups.length > 0 && !(options.postgres && 'url' in options.postgres)) all.push(postgres.pid);
+      return [...new Set(all)];
+    };
+
+    return {
+      n8nUrl,
+      webhookUrl: `${n8nUrl}/webhook`,
+      apiKey,
+      owner: { email: owner.email, password: owner.password },
+      postgres: { url: postgres.url, port: postgres.port, database: postgres.database },
+      userFolder,
+      logFile,
+      workflows,
+      env,
+      pids,
+      api,
+      webhook,
+      stop: runCleanups,
+    };
+  } catch (error) {
+    await runCleanups();
+    throw error;
+  }
+}

@@ -1,0 +1,61 @@
+// Workflow files (workflows/*.json): fixed 16-character ids, and which ones have a trigger (so can be activated).
+// Plain CommonJS so that the TypeScript runtime and a bare `node` (docker-compose.yml) share it; types: *.d.ts.
+//
+// CLI: node workflow-files.js triggered <dir>...   prints the ids of the workflows with a trigger, one a line
+'use strict';
+/* eslint-disable @typescript-eslint/no-require-imports -- CommonJS on purpose (see above) */
+const fs = require('node:fs');
+const path = require('node:path');
+
+/** A node that starts a workflow by itself (not the editor's manual trigger). */
+function isActivatableTrigger(nodeType) {
+  if (nodeType === 'n8n-nodes-base.manualTrigger') return false;
+  return /trigger$/i.test(nodeType) || nodeType === 'n8n-nodes-base.webhook';
+}
+
+/** Reads every workflow file of the folders, checking the fields the runtime relies on. */
+function readWorkflowFiles(dirs) {
+  const workflows = [];
+  const seen = new Map();
+  for (const dir of dirs) {
+    if (!fs.existsSync(dir)) continue;
+    for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+      const file = path.join(dir, name);
+      let json;
+      try {
+        json = JSON.parse(fs.readFileSync(file, 'utf8'));
+      } catch (error) {
+        throw new Error(`${file}: not valid JSON (${error.message})`);
+      }
+      if (typeof json.id !== 'string' || !/^[A-Za-z0-9]{16}$/.test(json.id)) {
+        throw new Error(`${file}: field "id" must be a fixed 16-character alphanumeric id`);
+      }
+      if (typeof json.name !== 'string' || json.name.trim() === '') {
+        throw new Error(`${file}: field "name" must be a non-empty string`);
+      }
+      if (!Array.isArray(json.nodes)) throw new Error(`${file}: field "nodes" must be an array`);
+      const earlier = seen.get(json.id);
+      if (earlier) throw new Error(`${file}: workflow id "${json.id}" is also used by ${earlier}`);
+      seen.set(json.id, file);
+      const triggered = json.nodes.some((node) => typeof node?.type === 'string' && isActivatableTrigger(node.type));
+      workflows.push({ id: json.id, name: json.name, file, triggered, active: false });
+    }
+  }
+  return workflows;
+}
+
+module.exports = { isActivatableTrigger, readWorkflowFiles };
+
+if (require.main === module) {
+  const [command, ...dirs] = process.argv.slice(2);
+  if (command !== 'triggered' || dirs.length === 0) {
+    process.stderr.write('usage: node workflow-files.js triggered <dir>...\n');
+    process.exit(2);
+  }
+  try {
+    for (const workflow of readWorkflowFiles(dirs)) if (workflow.triggered) process.stdout.write(`${workflow.id}\n`);
+  } catch (error) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}

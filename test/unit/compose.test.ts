@@ -1,0 +1,98 @@
+// docker-compose.yml cannot be run here (no Docker engine): check its structure and its consistency with the
+// runtime instead — pinned images, the performance settings, secrets only from .env, mounts that exist.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { load } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { N8N_VERSION, REPO_ROOT } from '../../scripts/runtime/n8n';
+import { baseN8nEnv } from '../../scripts/runtime/stack';
+
+interface Service {
+  image?: string;
+  build?: { context: string; dockerfile_inline?: string };
+  environment?: Record<string, string>;
+  volumes?: string[];
+  ports?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  command?: string[];
+  healthcheck?: { test: string[] };
+}
+
+const text = readFileSync(path.join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
+const compose = load(text) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+const { services } = compose;
+
+describe('docker-compose.yml', () => {
+  it('has Postgres 17, the judge, a one-shot import and n8n', () => {
+    expect(Object.keys(services).sort()).toEqual(['judge', 'n8n', 'n8n-import', 'postgres']);
+    expect(services.postgres.image).toBe('postgres:17');
+    expect(services.n8n.image).toBe(`docker.n8n.io/n8nio/n8n:${N8N_VERSION}`);
+    expect(services['n8n-import'].image).toBe(services.n8n.image);
+  });
+
+  it('gives n8n the same performance and no-phone-home settings as the test runtime', () => {
+    const env = services.n8n.environment!;
+    const runtime = baseN8nEnv();
+    for (const key of [
+      'N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE',
+      'DB_POSTGRESDB_POOL_SIZE',
+      'N8N_DIAGNOSTICS_ENABLED',
+      'N8N_VERSION_NOTIFICATIONS_ENABLED',
+      'N8N_PERSONALIZATION_ENABLED',
+      'N8N_TEMPLATES_ENABLED',
+    ]) {
+      expect(env[key], key).toBe(runtime[key]);
+    }
+    expect(env.DB_TYPE).toBe('postgresdb');
+    expect(services['n8n-import'].environment).toEqual(env);
+  });
+
+  it('takes every secret from .env, required, never a literal', () => {
+    for (const [name, service] of Object.entries(services)) {
+      for (const [key, value] of Object.entries(service.environment ?? {})) {
+        if (/PASSWORD|KEY|SECRET|TOKEN/.test(key) && !/^N8N_.*_ENABLED$/.test(key)) {
+          expect(String(value), `${name}.${key}`).toMatch(/^\$\{[A-Z0-9_]+(:\?[^}]+|:-)\}$/);
+        }
+      }
+    }
+    expect(services.n8n.environment!.N8N_ENCRYPTION_KEY).toMatch(/^\$\{N8N_ENCRYPTION_KEY:\?/);
+    expect(services.postgres.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
+  });
+
+  it('mounts folders that exist in the repository, and the nodes package where n8n loads packages', () => {
+    const volumes = services.n8n.volumes!;
+    for (const volume of volumes) {
+      const [source] = volume.split(':');
+      if (source.startsWith('./')) {
+        // dist/ is built by `npm run build`; everything else is committed.
+        if (source !== './dist') expect(existsSync(path.join(REPO_ROOT, source)), source).toBe(true);
+      } else {
+        expect(compose.volumes, source).toHaveProperty(source);
+      }
+    }
+    expect(volumes).toContain(
+      './dist:/home/node/.n8n/nodes/node_modules/n8n-nodes-judge-assistant/dist:ro',
+    );
+  });
+
+  it('starts n8n only after Postgres is healthy and the import succeeded; publishes only n8n, on loopback', () => {
+    expect(services.n8n.depends_on).toMatchObject({
+      postgres: { condition: 'service_healthy' },
+      'n8n-import': { condition: 'service_completed_successfully' },
+    });
+    expect(services.n8n.ports).toEqual(['127.0.0.1:${N8N_PORT:-5678}:5678']);
+    for (const name of ['postgres', 'judge', 'n8n-import']) expect(services[name].ports).toBeUndefined();
+    expect(services.n8n.healthcheck!.test.join(' ')).toContain('/healthz/readiness');
+  });
+
+  it('imports through the runtime scripts that exist, and runs the judge CLI the package builds', () => {
+    const script = services['n8n-import'].command!.join(' ');
+    for (const file of ['credential-templates.js', 'workflow-files.js']) {
+      expect(script).toContain(`/opt/project/runtime/${file}`);
+      expect(existsSync(path.join(REPO_ROOT, 'scripts', 'runtime', file))).toBe(true);
+    }
+    expect(services.judge.build!.dockerfile_inline).toContain('judge/dist/cli/main.js');
+    const judgePackage = JSON.parse(readFileSync(path.join(REPO_ROOT, 'judge', 'package.json'), 'utf8'));
+    expect(judgePackage.bin['systemone-judge']).toBe('dist/cli/main.js');
+  });
+});
