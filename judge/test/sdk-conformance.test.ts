@@ -33,6 +33,15 @@ afterAll(async () => {
 });
 
 const client = (apiKey = KEY) => new TypeSafeClient({ apiKey, baseURL: server.url, retry: { maxRetries: 0 }, logLevel: 'off' });
+/** The error a call rejects with (failing the test if it resolves). */
+type SdkError = Error & { status: number; body: { detail: { loc: unknown[] }[] } & Record<string, unknown>; requestId?: string };
+const rejection = (promise: PromiseLike<unknown>): Promise<SdkError> =>
+  Promise.resolve(promise).then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (error: unknown) => error as SdkError,
+  );
 const sum = (values: Record<string, number>) => Object.values(values).reduce((a, b) => a + b, 0);
 
 describe('@typesafe-ai/sdk 0.6.0 against our server', () => {
@@ -85,7 +94,7 @@ describe('@typesafe-ai/sdk 0.6.0 against our server', () => {
   });
 
   it('a wrong key → AuthenticationError (401)', async () => {
-    const error = await client('wrong-key').models.list().catch((e) => e);
+    const error = await rejection(client('wrong-key').models.list());
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.status).toBe(401);
     expect(error.body).toEqual({ detail: 'Invalid API key.', error_type: 'authentication_error' });
@@ -105,31 +114,25 @@ describe('@typesafe-ai/sdk 0.6.0 against our server', () => {
         return fetch(input, { ...init, headers });
       },
     });
-    const error = await keyless.models.list().catch((e) => e);
+    const error = await rejection(keyless.models.list());
     expect(error).toBeInstanceOf(PermissionDeniedError);
     expect(error.status).toBe(403);
   });
 
   it('an unknown model → BadRequestError (400)', async () => {
-    const error = await client()
-      .systemOne({ model: 'jev-9000', state: 's', questions: { q: noul('x') } })
-      .catch((e) => e);
+    const error = await rejection(client().systemOne({ model: 'jev-9000', state: 's', questions: { q: noul('x') } }));
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error.message).toMatch(/Unknown model "jev-9000"/);
   });
 
   it('a limit → BadRequestError (400) with a sentence', async () => {
-    const error = await client()
-      .systemOne({ state: 's', questions: { empty: choice('pick', {}) } })
-      .catch((e) => e);
+    const error = await rejection(client().systemOne({ state: 's', questions: { empty: choice('pick', {}) } }));
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error.message).toMatch(/"empty" is a choice with no options/);
   });
 
   it('a schema violation → UnprocessableEntityError (422) naming the field', async () => {
-    const error = await client()
-      .systemOne({ state: 's', questions: { urgency: { type: 'choice', instructions: 'x', criteria: 'high' } as never } })
-      .catch((e) => e);
+    const error = await rejection(client().systemOne({ state: 's', questions: { urgency: { type: 'choice', instructions: 'x', criteria: 'high' } as never } }));
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(error.body.detail[0].loc).toEqual(['body', 'questions', 'urgency', 'criteria']);
     expect(error.message).toMatch(/questions\.urgency\.criteria: /);
