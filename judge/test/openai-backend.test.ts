@@ -133,6 +133,13 @@ describe('OpenAIBackend', () => {
     for (const body of fake!.requests) expect(labelsInPrompt(promptOf(body)).length).toBeLessThanOrEqual(15);
   });
 
+  it('answers a 1-option choice with probability 1 without asking the model', async () => {
+    const engine = await engineWith(() => ({ topLogprobs: [{ token: 'Sure', logprob: lp(0.9) }] }));
+    const { response } = await engine.judge({ model: 'jev-latest', state: 's', questions: { only: { type: 'choice', criteria: { yes: null } } } });
+    expect(response.answers.only).toEqual({ type: 'choice', choice: 'yes', probabilities: { yes: 1 }, confidence: 1 });
+    expect(fake!.requests).toHaveLength(0);
+  });
+
   it('retries 429 honouring Retry-After, then succeeds', async () => {
     const times: number[] = [];
     const engine = await engineWith((_body, i) => {

@@ -85,6 +85,8 @@ export async function scoreInGroups(
   scoreGroup: GroupScorer,
 ): Promise<QuestionScores> {
   if (groupSize < 2) throw new Error('groupSize must be at least 2');
+  // A single option is certain; there is nothing to ask the model.
+  if (rendered.options.length === 1) return { logprobs: [0] };
   const all = rendered.options.map((_, i) => i);
   const { logprobs, coveredMasses } = await scoreSubset(rendered, all, groupSize, scoreGroup);
   const coveredMass =
