@@ -116,7 +116,7 @@ export class OpenAIBackend implements Backend {
     group: OptionGroup,
     signal?: AbortSignal,
   ): Promise<{ scores: QuestionScores; promptTokens: number }> {
-    const completion = await this.limiter.run(() => this.createWithRetries(prompt, signal));
+    const completion = await this.limiter.run(() => this.createWithRetries(prompt, signal), signal);
     const top = completion.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs as TopLogprob[] | undefined;
     if (!Array.isArray(top) || top.length === 0) {
       throw new BackendError(
