@@ -23,8 +23,14 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
       }
       chunks.push(chunk);
     });
-    req.on('end', () => !failed && resolve(Buffer.concat(chunks)));
+    let ended = false;
+    req.on('end', () => {
+      ended = true;
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
     req.on('error', (error) => !failed && reject(error));
+    // A client that hangs up mid-body: settle instead of waiting forever.
+    req.on('close', () => !ended && !failed && reject(new ApiError(400, 'The client closed the connection before the body ended.', 'client_closed_request')));
   });
 }
 
