@@ -22,9 +22,12 @@ export async function passThrough(this: IExecuteFunctions): Promise<INodeExecuti
   const items = this.getInputData();
   const success: INodeExecutionData[] = [];
   const failure: INodeExecutionData[] = [];
-  const inbound = await this.getCredentials<{ apiKey?: string }>(INBOUND_KEY_CREDENTIAL);
+  // Both lookups read the database: in parallel, they cost one round trip of latency.
+  const [inbound, credential] = await Promise.all([
+    this.getCredentials<{ apiKey?: string }>(INBOUND_KEY_CREDENTIAL),
+    readSystemOneCredential(this),
+  ]);
   const expectedKey = String(inbound.apiKey ?? '');
-  const credential = await readSystemOneCredential(this);
   const timeout = this.getNodeParameter('requestOptions.timeout', 0, 60000) as number;
 
   for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
