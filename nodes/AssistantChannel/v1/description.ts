@@ -19,23 +19,23 @@ const replyTarget: INodeProperties[] = [
     name: 'userId',
     type: 'string',
     default: '',
-    description: "The caller's user_id (webhook) echoed in the reply",
-    displayOptions: { show: { operation: ['formatReply', 'describeFailure'], channel: ['api'] } },
+    description: "The caller's user_id, echoed in the webhook reply",
+    displayOptions: { show: { operation: ['formatReply', 'describeFailure'] } },
   },
   {
     displayName: 'Session ID',
     name: 'sessionId',
     type: 'string',
     default: '',
-    displayOptions: { show: { operation: ['formatReply', 'describeFailure'], channel: ['api'] } },
+    displayOptions: { show: { operation: ['formatReply', 'describeFailure'] } },
   },
   {
     displayName: 'Chat ID',
     name: 'chatId',
     type: 'string',
     default: '',
-    description: 'The Telegram chat to answer',
-    displayOptions: { show: { operation: ['formatReply', 'describeFailure'], channel: ['telegram'] } },
+    description: 'The Telegram chat to answer (Telegram only)',
+    displayOptions: { show: { operation: ['formatReply', 'describeFailure'] } },
   },
 ];
 
