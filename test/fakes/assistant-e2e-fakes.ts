@@ -1,0 +1,31 @@
+// The assistant's loopback fakes for the e2e run (listed in test/e2e/setup/fakes.ts). Each also points the
+// assistant's credential templates (scripts/runtime/credentials/assistant-*.json) at itself through the same
+// environment variables an operator would set, before n8n starts: the Telegram Trigger registers its webhook with
+// the Telegram API when the agent workflow is activated, so the base URL must be right from the start.
+import { startOpenAiChatFake } from './openai-chat';
+import { startTelegramBotApiFake } from './telegram-bot-api';
+
+/** Test-only values; the fakes accept exactly these. */
+export const E2E_LLM_API_KEY = 'sk-e2e-fake-llm-key-0001';
+export const E2E_TELEGRAM_BOT_TOKEN = '7000000001:e2e-fake-telegram-token-abcdefghijk';
+
+export const assistantFakes = [
+  {
+    name: 'openai-chat',
+    async start() {
+      const fake = await startOpenAiChatFake({ apiKey: E2E_LLM_API_KEY });
+      process.env.ASSISTANT_LLM_BASE_URL = `${fake.url}/v1`;
+      process.env.ASSISTANT_LLM_API_KEY = E2E_LLM_API_KEY;
+      return fake;
+    },
+  },
+  {
+    name: 'telegram-bot-api',
+    async start() {
+      const fake = await startTelegramBotApiFake({ token: E2E_TELEGRAM_BOT_TOKEN });
+      process.env.ASSISTANT_TELEGRAM_API_URL = fake.url;
+      process.env.ASSISTANT_TELEGRAM_BOT_TOKEN = E2E_TELEGRAM_BOT_TOKEN;
+      return fake;
+    },
+  },
+];
