@@ -43,8 +43,10 @@ export interface TokenizerFixture {
 }
 
 export interface TokenizerFixtureOptions {
-  /** Learned merges (on top of the 256 bytes). */
+  /** Learned merges (on top of the 256 bytes); fewer when the text runs out of repeated pairs. */
   merges?: number;
+  /** Text to learn the merges from (default: a short built-in English sample). */
+  trainingText?: string;
   /** Make "Yes" and "No" single tokens (default true). False gives multi-token labels. */
   singleTokenYesNo?: boolean;
 }
@@ -64,14 +66,16 @@ export function buildTokenizerFixture(options: TokenizerFixtureOptions = {}): To
     addMerge('Ye', 's');
     addMerge('N', 'o');
   }
-  // Learn merges greedily: the most frequent adjacent pair, ties broken by the pair's text.
-  const corpus = words(TRAINING_TEXT, chars);
+  // Learn merges greedily over the distinct words: the most frequent adjacent pair, ties broken by the pair's text.
+  const wordCounts = new Map<string, number>();
+  for (const w of words(options.trainingText ?? TRAINING_TEXT, chars)) wordCounts.set(w.join('\u0000'), (wordCounts.get(w.join('\u0000')) ?? 0) + 1);
+  const corpus = [...wordCounts].map(([w, count]) => ({ symbols: w.split('\u0000'), count }));
   for (let round = 0; round < (options.merges ?? 200); round++) {
     const counts = new Map<string, number>();
-    for (const w of corpus) {
-      for (let i = 0; i + 1 < w.length; i++) {
-        const key = `${w[i]} ${w[i + 1]}`;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
+    for (const { symbols, count } of corpus) {
+      for (let i = 0; i + 1 < symbols.length; i++) {
+        const key = `${symbols[i]} ${symbols[i + 1]}`;
+        counts.set(key, (counts.get(key) ?? 0) + count);
       }
     }
     let best: string | undefined;
@@ -85,9 +89,9 @@ export function buildTokenizerFixture(options: TokenizerFixtureOptions = {}): To
     if (!best) break;
     const [a, b] = best.split(' ');
     addMerge(a, b);
-    for (const w of corpus) {
-      for (let i = 0; i + 1 < w.length; i++) {
-        if (w[i] === a && w[i + 1] === b) w.splice(i, 2, a + b);
+    for (const { symbols } of corpus) {
+      for (let i = 0; i + 1 < symbols.length; i++) {
+        if (symbols[i] === a && symbols[i + 1] === b) symbols.splice(i, 2, a + b);
       }
     }
   }

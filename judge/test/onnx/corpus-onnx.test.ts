@@ -20,7 +20,20 @@ describe('JevBench-240 through the server on the local ONNX backend', () => {
   let server: JudgeServer;
 
   beforeAll(async () => {
-    const { dir } = generate(tmp.path, 'model', { seed: 240, layout: 'shared-prefix', maxPositions: 8192, hidden: 16, heads: 2, layers: 1 });
+    // A tokenizer whose merges are learned from the corpus itself costs about as many tokens as a real one.
+    const trainingText = loadCorpus()
+      .map((c) => `${typeof c.state === 'string' ? c.state : JSON.stringify(c.state, null, 2)}\n${JSON.stringify(c.questions)}`)
+      .join('\n')
+      .slice(0, 100_000);
+    const { dir } = generate(tmp.path, 'model', {
+      seed: 240,
+      layout: 'shared-prefix',
+      maxPositions: 8192,
+      hidden: 16,
+      heads: 2,
+      layers: 1,
+      tokenizer: { trainingText, merges: 1000 },
+    });
     server = await startJudgeServer({
       apiKeys: [KEY],
       backend: { kind: 'onnx', models: [{ id: MODEL, dir, releaseDate: '2026-11-01' }], intraOpNumThreads: 1 },

@@ -56,9 +56,12 @@ interface RunRequest {
   past?: KvTensors;
   prefix?: KvTensors;
   wantPresent: boolean;
+  /** False for the state pass, which needs only the KV (ORT then skips the LM head). */
+  wantLogits?: boolean;
 }
 
 interface RunOutput {
+  /** Present unless the run asked for none. */
   logits: ort.Tensor;
   present?: KvTensors;
 }
@@ -156,7 +159,7 @@ export class OnnxBackend implements Backend {
     }
 
     if (!state) {
-      const out = await this.run(m, { rows: [stateIds], startPositions: [0], pastMasks: [[]], wantPresent: true }, job.signal);
+      const out = await this.run(m, { rows: [stateIds], startPositions: [0], pastMasks: [[]], wantPresent: true, wantLogits: false }, job.signal);
       state = { tokens: S, kv: out.present!, bytes: kvBytes(out.present!) };
       this.cache.set(key, state);
     }
@@ -278,7 +281,7 @@ export class OnnxBackend implements Backend {
     if (m.inputs.has('attention_mask')) feeds.attention_mask = int64Tensor(mask, [batch, pastLength + width]);
     if (m.inputs.has('position_ids')) feeds.position_ids = int64Tensor(positions, [batch, width]);
     if (m.inputs.has('use_cache_branch')) feeds.use_cache_branch = new ort.Tensor('bool', [true], [1]);
-    const fetches = ['logits'];
+    const fetches = req.wantLogits === false ? [] : ['logits'];
     if (m.layout !== 'no-past') {
       const past = req.past ?? emptyKv(m.layers, batch, m.heads, m.headDim, m.kvType);
       const prefix = req.prefix ?? emptyKv(m.layers, 1, m.heads, m.headDim, m.kvType);
