@@ -20,14 +20,22 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
-      {
-        test: {
-          name: 'e2e',
-          include: ['test/e2e/**/*.test.ts'],
-          testTimeout: 180_000,
-          hookTimeout: 600_000,
-        },
-      },
+      // E2E=0 leaves the e2e project out (loudly); by default, and in CI, the real n8n must be there.
+      ...(process.env.E2E === '0'
+        ? (console.warn('\n!!! E2E=0: the e2e tests (real n8n + Postgres) are SKIPPED. !!!\n'), [])
+        : [
+            {
+              test: {
+                name: 'e2e',
+                include: ['test/e2e/**/*.test.ts'],
+                // One stack (Postgres 17 + n8n) for the whole run: test/e2e/setup/global-setup.ts.
+                globalSetup: ['test/e2e/setup/global-setup.ts'],
+                fileParallelism: false,
+                testTimeout: 180_000,
+                hookTimeout: 600_000,
+              },
+            },
+          ]),
     ],
   },
 });

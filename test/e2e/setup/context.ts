@@ -1,0 +1,23 @@
+// What the e2e global setup hands to the tests (vitest `provide` / `inject`).
+
+export interface E2EStackInfo {
+  n8nUrl: string;
+  webhookUrl: string;
+  apiKey: string;
+  owner: { email: string; password: string };
+  postgresUrl: string;
+  userFolder: string;
+  logFile: string;
+  /** Imported workflows and whether they were activated. */
+  workflows: Array<{ id: string; name: string; file: string; triggered: boolean; active: boolean }>;
+  /** E2E_<NAME>_URL of each loopback fake. */
+  fakeUrls: Record<string, string>;
+  /** PIDs of n8n, its task runners and Postgres at start-up. */
+  pids: number[];
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    e2eStack: E2EStackInfo;
+  }
+}

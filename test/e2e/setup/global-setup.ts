@@ -1,0 +1,62 @@
+// One real stack for the whole e2e run: the loopback fakes, then Postgres 17 + n8n 2.41.1 with the project's
+// nodes package, credentials (scripts/runtime/credentials), workflows (workflows/ and test/e2e/workflows/).
+// Teardown stops everything and fails the run if any process of the stack is still alive.
+// (E2E=0 leaves the e2e project out altogether: see vitest.config.ts.)
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startStack, type Stack } from '../../../scripts/runtime/stack';
+import { REPO_ROOT } from '../../../scripts/runtime/n8n';
+import { isAlive, sleep } from '../../../scripts/runtime/process';
+import type { E2EStackInfo } from './context';
+import { fakeEnvName, fakes, type RunningFake } from './fakes';
+
+export const E2E_WORKFLOWS_DIR = path.join(REPO_ROOT, 'test', 'e2e', 'workflows');
+
+export default async function setup(project: TestProject) {
+  const running: RunningFake[] = [];
+  const fakeUrls: Record<string, string> = {};
+  let stack: Stack | undefined;
+  const teardown = async () => {
+    const pids = stack?.pids() ?? [];
+    await stack?.stop();
+    for (const fake of running.splice(0).reverse()) await fake.close().catch(() => undefined);
+    // Nothing of the stack may outlive the run.
+    for (let i = 0; i < 50 && pids.some(isAlive); i++) await sleep(100);
+    const leftovers = pids.filter(isAlive);
+    if (leftovers.length > 0) throw new Error(`e2e teardown: processes still running: ${leftovers.join(', ')}`);
+  };
+
+  try {
+    for (const fake of fakes) {
+      const started = await fake.start();
+      running.push(started);
+      const name = fakeEnvName(fake.name);
+      fakeUrls[name] = started.url;
+      process.env[name] = started.url;
+    }
+
+    stack = await startStack({
+      extraWorkflowDirs: [E2E_WORKFLOWS_DIR],
+      credentialEnv: fakeUrls,
+      log: (line) => console.log(`[e2e stack] ${line}`),
+    });
+  } catch (error) {
+    await teardown().catch(() => undefined);
+    throw error;
+  }
+
+  const info: E2EStackInfo = {
+    n8nUrl: stack.n8nUrl,
+    webhookUrl: stack.webhookUrl,
+    apiKey: stack.apiKey,
+    owner: stack.owner,
+    postgresUrl: stack.postgres.url,
+    userFolder: stack.userFolder,
+    logFile: stack.logFile,
+    workflows: stack.workflows,
+    fakeUrls,
+    pids: stack.pids(),
+  };
+  project.provide('e2eStack', info);
+  return teardown;
+}
