@@ -44,7 +44,7 @@ function questions(n: number): RenderedQuestion[] {
     question: { type: 'noul' as const, instructions: `q${i}` },
     options: ['true', 'false'],
     labels: ['Yes', 'No'],
-    suffix: `\nQuestion ${i}: is the ${WORDS[i % WORDS.length]} late? Answer: (`,
+    suffix: `\nQ${i}: ${WORDS[i % WORDS.length]} late? Answer: (`,
   }));
 }
 
@@ -61,7 +61,7 @@ async function timeIt(fn: () => Promise<unknown>): Promise<number> {
 
 function modelDir(m: BenchModel): string {
   const dir = join(REPO, '.runtime', 'bench-models', `shared-prefix-${m.spec.hidden}x${m.spec.layers}`);
-  const spec = { ...m.spec, seed: 1, layout: 'shared-prefix' as const };
+  const spec = { ...m.spec, seed: 1, layout: 'shared-prefix' as const, generator: 2 };
   const marker = join(dir, 'spec.json');
   if (!existsSync(marker) || readFileSync(marker, 'utf8') !== JSON.stringify(spec)) {
     process.stderr.write(`generating the ${m.name} model in ${dir} …\n`);

@@ -10,7 +10,8 @@
 //     out = MatMul(probs[..., :P], path(prefix.v)) + MatMul(probs[..., P:], path(present.v))
 // MatMul broadcasts the [1,H,P,D] prefix over the batch, so it is never copied per row. The own attention,
 // mask, positions and present outputs are untouched: attention_mask keeps covering the row's own past + new tokens,
-// and position_ids (required) continue from P.
+// and position_ids (required) continue from P. When the LM head is a MatMul feeding `logits`, a scalar input
+// logits_to_keep (k; 0 = all) limits it to the last k positions.
 import type { Dim, Graph, Model, Node, ValueInfo } from './onnx-proto';
 import { int64Tensor } from './graph-builder';
 
@@ -222,6 +223,19 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
     outputMatMul.outputs[0] = ownOut;
     const prefixOut = add('MatMul', [prefixProbs, replay(valuePath.path, prefixValue)]);
     nodes.push({ opType: 'Add', inputs: [ownOut, prefixOut], outputs: [attended], name: fresh('Add_node'), attributes: [] });
+  }
+
+  // Logits only where they are read: a scalar logits_to_keep (0 = all) slices the hidden states before the LM head.
+  const logitsProducer = graph.outputs.some((o) => o.name === 'logits') ? index.producer.get('logits') : undefined;
+  let lmHead = logitsProducer;
+  while (lmHead && lmHead.opType !== 'MatMul' && ['Add', 'Cast', 'Identity', 'Mul', 'Div'].includes(lmHead.opType)) {
+    const from = lmHead.inputs.find((i) => i && !index.constants.has(i));
+    lmHead = from ? index.producer.get(from) : undefined;
+  }
+  if (lmHead?.opType === 'MatMul' && !index.constants.has(lmHead.inputs[0])) {
+    inputs.push({ name: 'logits_to_keep', elemType: 7, shape: [] });
+    const start = add('Unsqueeze', [add('Neg', ['logits_to_keep']), constInts([0])]);
+    lmHead.inputs[0] = add('Slice', [lmHead.inputs[0], start, constInts([Number.MAX_SAFE_INTEGER]), constInts([1])]);
   }
 
   return {

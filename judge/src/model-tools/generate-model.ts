@@ -7,6 +7,7 @@
 //   shared-prefix: the same, plus prefix_key_values.{l}.key|value [1,H,P,D]: one prefix every row attends to,
 //                  broadcast inside attention (never copied per row). attention_mask covers the row's own
 //                  past + new tokens; the prefix is always visible; position_ids continue from P.
+//                  A scalar logits_to_keep (k; 0 = all) limits logits to the last k positions.
 //   no-past:       input_ids, attention_mask, position_ids → logits
 // The oracle model's logits are a lookup table indexed by the last input token (no past).
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -155,9 +156,20 @@ export function buildTinyLm(spec: TinyLmSpec): Model {
     const act = g.op('Mul', [up, g.op('Sigmoid', [up])]);
     x = g.op('Add', [x, g.op('MatMul', [act, w('w2', ff, d)])]);
   }
-  g.op('MatMul', [layerNorm(x), lmHead], {}, ['logits']);
+  let final = layerNorm(x);
+  if (shared) final = keepLastPositions(g, final, g.input('logits_to_keep', I64, []));
+  g.op('MatMul', [final, lmHead], {}, ['logits']);
   g.output('logits', F, ['batch_size', 'sequence_length', V]);
   return g.model(`tiny-lm-${spec.layout}`);
+}
+
+/**
+ * hidden[:, -k:, :] for the scalar input k (0 keeps every position, as in Hugging Face's `logits_to_keep`),
+ * so that the LM head only runs where logits are read.
+ */
+export function keepLastPositions(g: GraphBuilder, hidden: string, keep: string): string {
+  const start = g.op('Unsqueeze', [g.op('Neg', [keep]), g.ints('keep_axes0', [0])]);
+  return g.op('Slice', [hidden, start, g.ints('keep_end', [Number.MAX_SAFE_INTEGER]), g.ints('keep_axis', [1])]);
 }
 
 /** The oracle: logits[b, t, :] = table[input_ids[b, t], :]. No past; attention_mask is accepted and unused. */

@@ -87,6 +87,7 @@ describe('ONNX backend on generated models', () => {
           if (kind === 'shared') first[`prefix_key_values.${l}.${kv}`] = empty();
         }
       }
+      if (kind === 'shared') first.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(0n), []);
       const state = await session.run(first);
       const second: Record<string, ort.Tensor> = {
         input_ids: i64(rest, [1, rest.length]),
@@ -102,6 +103,7 @@ describe('ONNX backend on generated models', () => {
           }
         }
       }
+      if (kind === 'shared') second.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(0n), []);
       second.attention_mask = i64(Array(kind === 'shared' ? rest.length : ids.length).fill(1), [1, kind === 'shared' ? rest.length : ids.length]);
       const out = await session.run(second, ['logits']);
       expect(maxAbsDiff(out.logits.data as Float32Array, tail)).toBeLessThanOrEqual(1e-5);

@@ -40,6 +40,7 @@ export async function fullLogits(session: ort.InferenceSession, ids: number[], l
   const feeds: Record<string, ort.Tensor> = { input_ids: i64(ids) };
   if (session.inputNames.includes('attention_mask')) feeds.attention_mask = i64(ids.map(() => 1));
   if (session.inputNames.includes('position_ids')) feeds.position_ids = i64(ids.map((_, i) => i));
+  if (session.inputNames.includes('logits_to_keep')) feeds.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(0n), []);
   const empty = () => new ort.Tensor('float32', new Float32Array(0), [1, heads, 0, headDim]);
   for (let l = 0; l < layers; l++) {
     for (const kv of ['key', 'value']) {

@@ -12,7 +12,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
  */
 export type GraphLayout = 'shared-prefix' | 'plain-past' | 'no-past';
 
-const KNOWN_INPUTS = new Set(['input_ids', 'attention_mask', 'position_ids', 'use_cache_branch']);
+const KNOWN_INPUTS = new Set(['input_ids', 'attention_mask', 'position_ids', 'use_cache_branch', 'logits_to_keep']);
 
 export interface GraphShape {
   layout: GraphLayout;

@@ -47,7 +47,7 @@ interface PreparedQuestion {
 }
 
 interface RunRequest {
-  /** One token list per row; rows are right-padded to the longest. */
+  /** One token list per row; rows are left-padded to the longest, so every row ends in the last column. */
   rows: number[][];
   /** Per row: the position of its first token. */
   startPositions: number[];
@@ -58,12 +58,27 @@ interface RunRequest {
   wantPresent: boolean;
   /** False for the state pass, which needs only the KV (ORT then skips the LM head). */
   wantLogits?: boolean;
+  /** Logits are needed for the last this many columns only (graphs with a logits_to_keep input). Default: all. */
+  keepLast?: number;
 }
 
 interface RunOutput {
   /** Present unless the run asked for none. */
   logits: ort.Tensor;
   present?: KvTensors;
+  /** Columns fed (the padded width) and how many of the last ones have logits. */
+  width: number;
+  kept: number;
+}
+
+/** Full-vocabulary log-probabilities of `tokenIds` at one column of one row. */
+function logprobsAt(out: RunOutput, row: number, column: number, tokenIds: number[]): number[] {
+  return tokenLogprobs(out.logits, row, column - (out.width - out.kept), tokenIds);
+}
+
+/** The first token of each label, read at the row's last column. */
+function firstTokenLogprobs(out: RunOutput, row: number, q: PreparedQuestion): number[] {
+  return logprobsAt(out, row, out.width - 1, q.labelIds.map((l) => l[0]));
 }
 
 interface ModelEntry {
@@ -150,10 +165,10 @@ export class OnnxBackend implements Backend {
       // One question, cold state: a single pass over state + suffix. Its KV's state part fills the cache.
       const q = questions[0];
       const ids = [...stateIds, ...q.suffixIds];
-      const out = await this.run(m, { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: true }, job.signal);
+      const out = await this.run(m, { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: true, keepLast: 1 }, job.signal);
       const stateKv = sliceKv(out.present!, S);
       this.cache.set(key, { tokens: S, kv: stateKv, bytes: kvBytes(stateKv) });
-      const first = q.labelIds.map((l) => tokenLogprobs(out.logits, 0, ids.length - 1, [l[0]])[0]);
+      const first = firstTokenLogprobs(out, 0, q);
       const rest = await this.finishLabels(m, [q], out.present!, [Array(ids.length).fill(1)], [ids.length], undefined, job.signal);
       return [combine(first, rest[0])];
     }
@@ -169,12 +184,11 @@ export class OnnxBackend implements Backend {
       const rows = questions.map((q) => q.suffixIds);
       const out = await this.run(
         m,
-        { rows, startPositions: rows.map(() => S), pastMasks: rows.map(() => []), prefix: state.kv, wantPresent: needPresent },
+        { rows, startPositions: rows.map(() => S), pastMasks: rows.map(() => []), prefix: state.kv, wantPresent: needPresent, keepLast: 1 },
         job.signal,
       );
-      const width = Math.max(...rows.map((r) => r.length));
-      const first = questions.map((q, r) => q.labelIds.map((l) => tokenLogprobs(out.logits, r, q.suffixIds.length - 1, [l[0]])[0]));
-      const ownMasks = rows.map((r) => Array.from({ length: width }, (_, i) => (i < r.length ? 1 : 0)));
+      const first = questions.map((q, r) => firstTokenLogprobs(out, r, q));
+      const ownMasks = rows.map((r) => Array.from({ length: out.width }, (_, i) => (i < out.width - r.length ? 0 : 1)));
       const rest = needPresent
         ? await this.finishLabels(m, questions, out.present!, ownMasks, rows.map((r) => S + r.length), state.kv, job.signal)
         : questions.map((q) => q.labelIds.map(() => 0));
@@ -187,10 +201,10 @@ export class OnnxBackend implements Backend {
       const needPresent = q.labelIds.some((l) => l.length > 1);
       const out = await this.run(
         m,
-        { rows: [q.suffixIds], startPositions: [S], pastMasks: [Array(S).fill(1)], past: state.kv, wantPresent: needPresent },
+        { rows: [q.suffixIds], startPositions: [S], pastMasks: [Array(S).fill(1)], past: state.kv, wantPresent: needPresent, keepLast: 1 },
         job.signal,
       );
-      const first = q.labelIds.map((l) => tokenLogprobs(out.logits, 0, q.suffixIds.length - 1, [l[0]])[0]);
+      const first = firstTokenLogprobs(out, 0, q);
       const total = S + q.suffixIds.length;
       const rest = needPresent
         ? await this.finishLabels(m, [q], out.present!, [Array(total).fill(1)], [total], undefined, job.signal)
@@ -233,8 +247,9 @@ export class OnnxBackend implements Backend {
     );
     jobs.forEach((j, r) => {
       const label = questions[j.question].labelIds[j.label];
+      const padding = out.width - (label.length - 1);
       let sum = 0;
-      for (let t = 1; t < label.length; t++) sum += tokenLogprobs(out.logits, r, t - 1, [label[t]])[0];
+      for (let t = 1; t < label.length; t++) sum += logprobsAt(out, r, padding + t - 1, [label[t]])[0];
       result[j.question][j.label] = sum;
     });
     return result;
@@ -244,14 +259,14 @@ export class OnnxBackend implements Backend {
     const scores: QuestionScores[] = [];
     for (const q of questions) {
       const ids = [...stateIds, ...q.suffixIds];
-      const out = await this.run(m, { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: false }, signal);
-      const first = q.labelIds.map((l) => tokenLogprobs(out.logits, 0, ids.length - 1, [l[0]])[0]);
+      const out = await this.run(m, { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: false, keepLast: 1 }, signal);
+      const first = firstTokenLogprobs(out, 0, q);
       const rest = q.labelIds.map(() => 0);
       for (const [li, label] of q.labelIds.entries()) {
         if (label.length === 1) continue;
         const full = [...ids, ...label.slice(0, -1)];
         const cont = await this.run(m, { rows: [full], startPositions: [0], pastMasks: [[]], wantPresent: false }, signal);
-        for (let t = 1; t < label.length; t++) rest[li] += tokenLogprobs(cont.logits, 0, ids.length - 1 + t, [label[t]])[0];
+        for (let t = 1; t < label.length; t++) rest[li] += logprobsAt(cont, 0, ids.length - 1 + t, [label[t]])[0];
       }
       scores.push(combine(first, rest));
     }
@@ -271,16 +286,20 @@ export class OnnxBackend implements Backend {
     req.rows.forEach((row, r) => {
       real += row.length;
       mask.push(...req.pastMasks[r]);
-      for (let i = 0; i < width; i++) {
-        ids.push(i < row.length ? row[i] : m.padId);
-        mask.push(i < row.length ? 1 : 0);
-        positions.push(Math.min(req.startPositions[r] + i, m.maxPositions - 1));
+      const padding = width - row.length;
+      for (let c = 0; c < width; c++) {
+        const i = c - padding; // index into the row's own tokens; < 0 for padding
+        ids.push(i >= 0 ? row[i] : m.padId);
+        mask.push(i >= 0 ? 1 : 0);
+        positions.push(Math.min(req.startPositions[r] + Math.max(i, 0), m.maxPositions - 1));
       }
     });
     const feeds: Record<string, ort.Tensor> = { input_ids: int64Tensor(ids, [batch, width]) };
     if (m.inputs.has('attention_mask')) feeds.attention_mask = int64Tensor(mask, [batch, pastLength + width]);
     if (m.inputs.has('position_ids')) feeds.position_ids = int64Tensor(positions, [batch, width]);
     if (m.inputs.has('use_cache_branch')) feeds.use_cache_branch = new ort.Tensor('bool', [true], [1]);
+    const kept = m.inputs.has('logits_to_keep') && req.keepLast !== undefined ? Math.min(req.keepLast, width) : width;
+    if (m.inputs.has('logits_to_keep')) feeds.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(BigInt(kept)), []);
     const fetches = req.wantLogits === false ? [] : ['logits'];
     if (m.layout !== 'no-past') {
       const past = req.past ?? emptyKv(m.layers, batch, m.heads, m.headDim, m.kvType);
@@ -302,7 +321,7 @@ export class OnnxBackend implements Backend {
     const present = req.wantPresent
       ? Array.from({ length: m.layers }, (_, l) => ({ key: out[`present.${l}.key`], value: out[`present.${l}.value`] }))
       : undefined;
-    return { logits: out.logits, present };
+    return { logits: out.logits, present, width, kept };
   }
 
   async close(): Promise<void> {
