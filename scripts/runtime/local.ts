@@ -100,9 +100,10 @@ async function startJudge(settings: Record<string, string>): Promise<ChildProces
   await waitFor(
     async () => {
       if (exited) throw new StartupFailed('the judge server exited during start-up (see its message above)');
-      // Any HTTP answer (401 without a key) means it listens; the model itself may not be reachable yet.
-      await fetch(url);
-      return true;
+      // It listens when it answers; the model itself may not be reachable yet (the judge does not need it to start).
+      const key = settings.JUDGE_API_KEYS.split(',')[0].trim();
+      const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+      return response.status < 500;
     },
     { timeoutMs: 30_000, what: `the judge server on ${url}` },
   );
