@@ -91,7 +91,9 @@ function pickOutput(context: IExecuteFunctions, itemIndex: number, response: Sys
       itemIndex,
     });
   }
-  const labels = Object.keys(answer.probabilities);
+  // The outputs are the options as configured (configureOutputs), so look the choice up there.
+  const questions = context.getNodeParameter('questions.question', itemIndex, []) as QuestionParameter[];
+  const labels = (questions.find((question) => question.name === name)?.options?.option ?? []).map((option) => option.label);
   const output = labels.indexOf(answer.choice);
   if (output < 0) {
     throw new NodeOperationError(context.getNode(), `The judge chose "${answer.choice}", which is not an option`, {
