@@ -200,6 +200,19 @@ describe('ONNX backend on generated models', () => {
     }
   });
 
+  it('counts each call\'s own tokens when calls run concurrently', async () => {
+    const backend = backends.shared;
+    backend.cache.clear();
+    const other = { ...STATE, plan: 'enterprise', seats: 900 };
+    const [a, b] = await Promise.all([backend.score(job(MODEL)), backend.score(job(MODEL, QUESTIONS, other))]);
+    const cost = (state: SystemOneRequest['state']) => {
+      const rendered = job(MODEL, QUESTIONS, state).rendered;
+      return backend.countTokens(MODEL, rendered.prefix) + rendered.questions.reduce((sum, q) => sum + backend.countTokens(MODEL, q.suffix), 0);
+    };
+    expect(a.inputTokens).toBe(cost(STATE));
+    expect(b.inputTokens).toBe(cost(other));
+  });
+
   it('refuses a sequence longer than the model holds with a 400 naming the limit', async () => {
     const small = generate(tmp.path, 'short', { seed: 3, layout: 'shared-prefix', maxPositions: 64 });
     const backend = await createOnnxBackend({ models: [{ id: 'short', dir: small.dir }], intraOpNumThreads: 1 });

@@ -7,6 +7,7 @@
 //   no-past:       one full pass per question.
 // A one-question call with an uncached state runs as a single pass (state + suffix), whose KV still fills the cache.
 // Labels that are several tokens long are finished from each row's own past.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as ort from 'onnxruntime-node';
 import type { Backend, ModelDescriptor, QuestionScores, ScoreJob, ScoreResult } from '../../engine/backend';
 import { BackendError } from '../../engine/backend';
@@ -81,6 +82,9 @@ function firstTokenLogprobs(out: RunOutput, row: number, q: PreparedQuestion): n
   return logprobsAt(out, row, out.width - 1, q.labelIds.map((l) => l[0]));
 }
 
+/** Tokens fed during one score() call, kept apart from concurrent calls. */
+const callTally = new AsyncLocalStorage<{ tokens: number }>();
+
 interface ModelEntry {
   descriptor: ModelDescriptor;
   model: LoadedModel;
@@ -144,16 +148,17 @@ export class OnnxBackend implements Backend {
         'max_tokens_exceeded',
       );
     }
-    const before = this.stats.tokens;
+    const tally = { tokens: 0 };
     let scores: QuestionScores[];
     try {
-      if (m.layout === 'no-past') scores = await this.scoreWithoutPast(m, stateIds, questions, job.signal);
-      else scores = await this.scoreWithPast(m, job, stateIds, questions);
+      scores = await callTally.run(tally, () =>
+        m.layout === 'no-past' ? this.scoreWithoutPast(m, stateIds, questions, job.signal) : this.scoreWithPast(m, job, stateIds, questions),
+      );
     } catch (error) {
       if (error instanceof BackendError || (error as { status?: number }).status === 400) throw error;
       throw new BackendError(`ONNX model ${job.model} failed: ${(error as Error).message}`, 502);
     }
-    return { scores, inputTokens: this.stats.tokens - before };
+    return { scores, inputTokens: tally.tokens };
   }
 
   private async scoreWithPast(m: LoadedModel, job: ScoreJob, stateIds: number[], questions: PreparedQuestion[]): Promise<QuestionScores[]> {
@@ -316,6 +321,8 @@ export class OnnxBackend implements Backend {
     }
     this.stats.runs++;
     this.stats.tokens += real;
+    const tally = callTally.getStore();
+    if (tally) tally.tokens += real;
     this.stats.paddingTokens += batch * width - real;
     const out = await m.session.run(feeds, fetches);
     const present = req.wantPresent
