@@ -38,19 +38,37 @@ if ! is_installed postgres; then
 fi
 
 # --- n8n 2.41.1 ----------------------------------------------------------------------------------------------
-if ! is_installed n8n; then
-  log "installing n8n (npm install --ignore-scripts; the lockfile's optional platform packages are not all on the registry, so not npm ci)"
-  (cd n8n && npm install --ignore-scripts)
-  log "building sqlite3 and isolated-vm against Node 24 (sqlite3 compiles from source, ~90 s)"
+# The slow part (~5 min npm + native builds) is installed once per machine and lockfile, in a cache folder outside
+# the checkout, and linked in: a fresh clone (CI) on the same machine reuses it. RUNTIME_CACHE_DIR=none: in place.
+cache_root=${RUNTIME_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/judge-assistant-runtime}
+n8n_stamp=$(stamp_of n8n)
+if [ "$cache_root" = none ]; then
+  n8n_home="$runtime_dir/n8n"
+else
+  n8n_home="$cache_root/n8n-$(echo "$n8n_stamp" | cut -c1-16)"
+fi
+if [ "$(cat "$n8n_home/node_modules/.runtime-stamp" 2>/dev/null)" != "$n8n_stamp" ]; then
+  if [ "$n8n_home" != "$runtime_dir/n8n" ]; then
+    rm -rf "$n8n_home" && mkdir -p "$n8n_home"
+    cp n8n/package.json n8n/package-lock.json "$n8n_home/"
+    [ -L n8n/node_modules ] && rm n8n/node_modules
+  fi
+  log "installing n8n in $n8n_home (npm install --ignore-scripts; the lockfile's optional platform packages are not all on the registry, so not npm ci)"
+  (cd "$n8n_home" && npm install --ignore-scripts)
+  log "building sqlite3 and isolated-vm against Node 24 (from source; minutes)"
   (
-    cd n8n
+    cd "$n8n_home"
     export PATH="$node24_home/bin:$PATH"
     export npm_config_nodedir="$node24_home"
     # No prebuilt binary can be downloaded here: build from source straight away.
     export npm_config_build_from_source=true
     npm rebuild sqlite3 isolated-vm
   )
-  mark_installed n8n
+  echo "$n8n_stamp" >"$n8n_home/node_modules/.runtime-stamp"
+fi
+if [ "$n8n_home" != "$runtime_dir/n8n" ] && [ "$(readlink n8n/node_modules 2>/dev/null)" != "$n8n_home/node_modules" ]; then
+  rm -rf n8n/node_modules
+  ln -s "$n8n_home/node_modules" n8n/node_modules
 fi
 
 log "ready in $((SECONDS - started)) s (node24, postgres, n8n under $runtime_dir)"
