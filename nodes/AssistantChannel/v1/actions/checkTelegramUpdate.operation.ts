@@ -1,10 +1,12 @@
 // Check Telegram Update: normalise the update; the owner's text messages go to output 0 in the same shape as
-// webhook requests (plus chatId); everything to answer without the agent goes to output 1 as {chatId, text}.
+// webhook requests (plus chatId); everything to answer without the agent goes to output 1 as {chatId, text}
+// (Telegram HTML, escaped).
 // Nothing from another chat is passed on, so nothing of theirs is stored.
 import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { poolConfigFromCredential, sharedPool, type PostgresCredential } from '../../../shared/assistant/db';
 import { isTelegramOwner } from '../../../shared/assistant/settings';
+import { escapeHtml } from '../domain/telegramText';
 import { normaliseTelegramUpdate } from '../domain/telegramUpdate';
 
 export const POSTGRES_CREDENTIAL = 'postgres';
@@ -29,9 +31,9 @@ export async function checkTelegramUpdate(this: IExecuteFunctions): Promise<INod
     }
     if (!allowed) {
       const chatId = result.kind === 'message' ? result.request.chatId : result.chatId;
-      refused.push({ json: { chatId, text: this.getNodeParameter('refusal', itemIndex) as string }, pairedItem });
+      refused.push({ json: { chatId, text: escapeHtml(this.getNodeParameter('refusal', itemIndex) as string), parseMode: 'HTML' }, pairedItem });
     } else if (result.kind === 'unsupported') {
-      refused.push({ json: { chatId: result.chatId, text: `Sorry, ${result.reason}.` }, pairedItem });
+      refused.push({ json: { chatId: result.chatId, text: escapeHtml(`Sorry, ${result.reason}.`), parseMode: 'HTML' }, pairedItem });
     } else {
       accepted.push({ json: result.request as unknown as JsonObject, pairedItem });
     }

@@ -1,0 +1,261 @@
+// The assistant on the real n8n + Postgres 17: the agent workflow (workflows/assistant-agent.json) and its tool
+// sub-workflows, driven over POST /webhook/agent and a loopback Telegram, with a scripted fake LLM that calls the
+// tools as a model would. Every check reads what n8n answered or what landed in Postgres.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Pool } from 'pg';
+import { e2eStack, type E2EStack } from './setup/harness';
+import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
+import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
+import { E2E_LLM_API_KEY, E2E_TELEGRAM_BOT_TOKEN } from '../fakes/assistant-e2e-fakes';
+import { findSecrets } from '../unit/channel/find-secrets';
+import { runMigrations, updateInstanceSettings } from '../../nodes/shared/assistant';
+
+const API_KEY = 'e2e-assistant-api-key-5b1d0c';
+const OWNER_CHAT = 4242001;
+const STRANGER_CHAT = 9090909;
+const run = Math.random().toString(36).slice(2, 8);
+const tag = (name: string) => `[${name}-${run}]`;
+
+let stack: E2EStack;
+let llm: OpenAiChatFakeControl;
+let telegram: TelegramBotApiFakeControl;
+let db: Pool;
+
+async function ask(message: string, userId: string, sessionId?: string, key: string | null = API_KEY): Promise<{ status: number; body: Record<string, unknown>; contentType: string | null }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (key !== null) headers['x-api-key'] = key;
+  const response = await stack.webhook('agent', { method: 'POST', headers, body: JSON.stringify({ message, user_id: userId, ...(sessionId ? { session_id: sessionId } : {}) }) });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : {}, contentType: response.headers.get('content-type') };
+}
+
+async function userIdOf(identity: string): Promise<string | undefined> {
+  const found = await db.query<{ user_id: string }>('SELECT user_id FROM assistant.identities WHERE identity = $1', [identity]);
+  return found.rows[0]?.user_id;
+}
+
+/** Plays a conversation: the model calls the tools of `steps`, then answers with the last tool's result. */
+async function converse(name: string, steps: ScriptStep[]): Promise<string> {
+  const marker = tag(name);
+  await llm.addScript(marker, steps);
+  return marker;
+}
+
+beforeAll(async () => {
+  stack = e2eStack();
+  llm = new OpenAiChatFakeControl(stack.fakeUrls.E2E_OPENAI_CHAT_URL);
+  telegram = new TelegramBotApiFakeControl(stack.fakeUrls.E2E_TELEGRAM_BOT_API_URL);
+  // What an operator does after install: set the API key and point the Postgres credential at the database.
+  const pg = new URL(stack.postgresUrl);
+  await stack.api('/credentials/asstApiKeyHdr001', { method: 'PATCH', body: { data: { name: 'X-API-Key', value: API_KEY } } });
+  await stack.api('/credentials/asstPostgresDb01', {
+    method: 'PATCH',
+    body: { data: { host: pg.hostname, port: Number(pg.port), database: pg.pathname.slice(1), user: decodeURIComponent(pg.username), password: decodeURIComponent(pg.password), ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 10, sshTunnel: false } },
+  });
+  db = new Pool({ connectionString: stack.postgresUrl, max: 2 });
+  await runMigrations(db);
+  await updateInstanceSettings(db, { ownerTelegramChatId: String(OWNER_CHAT) });
+});
+
+afterAll(async () => {
+  await db?.end();
+});
+
+describe('assistant webhook: authentication and validation', () => {
+  it('answers 401 without a key and 403 with a wrong one, as JSON', async () => {
+    const missing = await ask('hello', 'alice', undefined, null);
+    expect(missing.status).toBe(401);
+    expect(missing.contentType).toMatch(/application\/json/);
+    expect(missing.body).toMatchObject({ error: { code: 'unauthenticated' } });
+    const wrong = await ask('hello', 'alice', undefined, 'not-the-key');
+    expect(wrong.status).toBe(403);
+    expect(wrong.body).toMatchObject({ error: { code: 'forbidden' } });
+  });
+
+  it('answers 400 naming the field for a bad body, and never calls the model', async () => {
+    const marker = tag('bad-body');
+    const noUser = await stack.webhook('agent', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify({ message: marker }) });
+    expect(noUser.status).toBe(400);
+    expect(await noUser.json()).toMatchObject({ error: { code: 'invalid_request', field: 'user_id' } });
+    const empty = await ask('   ', 'alice');
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatchObject({ error: { field: 'message' } });
+    const notJson = await stack.webhook('agent', { method: 'POST', headers: { 'content-type': 'text/plain', 'x-api-key': API_KEY }, body: `just text ${marker}` });
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toMatchObject({ error: { field: 'body' } });
+    expect(await llm.requests(marker)).toEqual([]);
+  });
+});
+
+describe('assistant memory', () => {
+  it('recalls a fact told in one session in another, and finds a person by first name', async () => {
+    const tell = await converse('tell', [
+      { tool_calls: [{ name: 'remember_memory', arguments: { content: 'My accountant is Stefan Huber.', people: 'Stefan Huber' } }] },
+      { content: 'Noted.' },
+    ]);
+    const told = await ask(`${tell} My accountant is Stefan Huber.`, 'alice', 'session-one');
+    expect(told).toMatchObject({ status: 200, body: { reply: 'Noted.', user_id: 'alice', session_id: 'session-one' } });
+
+    const alice = await userIdOf('api:alice');
+    const stored = await db.query('SELECT content, people FROM assistant.memories WHERE user_id = $1', [alice]);
+    expect(stored.rows).toContainEqual({ content: 'My accountant is Stefan Huber.', people: ['Stefan Huber'] });
+
+    const question = await converse('recall', [{ tool_calls: [{ name: 'recall_memories', arguments: { query: 'Stefan' } }] }, { content: '{{last_tool_result}}' }]);
+    const answer = await ask(`${question} Who is Stefan?`, 'alice', 'session-two');
+    expect(answer.status).toBe(200);
+    expect(answer.body.session_id).toBe('session-two');
+    expect(String(answer.body.reply)).toContain('My accountant is Stefan Huber.');
+  });
+
+  it('keeps users apart: another webhook user and a Telegram user see nothing of it', async () => {
+    const bobAsks = await converse('bob', [{ tool_calls: [{ name: 'recall_memories', arguments: { query: 'Stefan accountant' } }] }, { content: '{{last_tool_result}}' }]);
+    const bob = await ask(`${bobAsks} Who is Stefan?`, 'bob');
+    expect(bob.status).toBe(200);
+    expect(String(bob.body.reply)).not.toContain('Stefan Huber');
+    expect(await userIdOf('api:bob')).not.toBe(await userIdOf('api:alice'));
+
+    const ownerAsks = await converse('owner-recall', [{ tool_calls: [{ name: 'recall_memories', arguments: { query: 'Stefan accountant' } }] }, { content: 'Found: {{last_tool_result}}' }]);
+    const earlier = (await telegram.sent(OWNER_CHAT)).length;
+    const delivered = await telegram.deliverText(OWNER_CHAT, `${ownerAsks} Who is Stefan?`);
+    expect(delivered.status).toBe(200);
+    const sent = await telegram.waitForSent(OWNER_CHAT, earlier + 1);
+    expect(sent.length).toBe(earlier + 1);
+    expect(sent.at(-1)?.text).toContain('Found:');
+    expect(sent.at(-1)?.text).not.toContain('Stefan Huber');
+
+    // A webhook caller naming the owner's Telegram identity gets a user of its own, not the owner's.
+    const ownerUser = await userIdOf(`telegram:${OWNER_CHAT}`);
+    expect(ownerUser).toBeDefined();
+    const sneaky = await converse('sneaky', [{ content: 'hi' }]);
+    await ask(`${sneaky} hello`, `telegram:${OWNER_CHAT}`);
+    expect(await userIdOf(`api:telegram:${OWNER_CHAT}`)).not.toBe(ownerUser);
+  });
+});
+
+describe('assistant knowledge graph and tasks', () => {
+  it('builds a graph from a conversation and queries it', async () => {
+    const build = await converse('graph', [
+      {
+        tool_calls: [
+          { name: 'upsert_entity', arguments: { name: 'Maria Gruber', entity_type: 'person', summary: 'a colleague' } },
+          { name: 'upsert_entity', arguments: { name: 'Acme Robotics', entity_type: 'company', summary: 'robot maker' } },
+        ],
+      },
+      { tool_calls: [{ name: 'relate_entities', arguments: { from: 'Maria Gruber', relation: 'works_at', to: 'Acme Robotics' } }] },
+      { content: 'Got it.' },
+    ]);
+    expect((await ask(`${build} Maria Gruber works at Acme Robotics.`, 'carol')).status).toBe(200);
+
+    const query = await converse('graph-query', [{ tool_calls: [{ name: 'query_graph', arguments: { name: 'Acme Robotics' } }] }, { content: '{{last_tool_result}}' }]);
+    const answer = await ask(`${query} Who works at Acme?`, 'carol');
+    expect(answer.status).toBe(200);
+    expect(String(answer.body.reply)).toContain('Maria Gruber');
+    expect(String(answer.body.reply)).toContain('works_at');
+  });
+
+  it('creates, lists overdue, updates, completes and deletes tasks', async () => {
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    const nextWeek = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    const create = await converse('tasks-create', [
+      {
+        tool_calls: [
+          { name: 'create_task', arguments: { title: 'File the tax return', due_at: yesterday, priority: 'urgent' } },
+          { name: 'create_task', arguments: { title: 'Buy a birthday present', due_at: nextWeek, priority: 'low' } },
+        ],
+      },
+      { content: 'Both tasks created.' },
+    ]);
+    expect((await ask(`${create} two tasks please`, 'dave')).body.reply).toBe('Both tasks created.');
+    const dave = await userIdOf('api:dave');
+    const rows = await db.query<{ id: number; title: string }>('SELECT id, title FROM assistant.tasks WHERE user_id = $1 ORDER BY id', [dave]);
+    // The two tool calls run in parallel, so either may be stored first.
+    expect(rows.rows.map((row) => row.title).sort()).toEqual(['Buy a birthday present', 'File the tax return']);
+    // Task ids are bigint, which pg returns as strings; a model sends numbers.
+    const taxes = Number(rows.rows.find((row) => row.title === 'File the tax return')!.id);
+    const present = Number(rows.rows.find((row) => row.title === 'Buy a birthday present')!.id);
+
+    const overdue = await converse('tasks-overdue', [{ tool_calls: [{ name: 'list_tasks', arguments: { filter: 'overdue', priority: '' } }] }, { content: '{{last_tool_result}}' }]);
+    const listed = String((await ask(`${overdue} what is overdue?`, 'dave')).body.reply);
+    expect(listed).toContain('File the tax return');
+    expect(listed).not.toContain('Buy a birthday present');
+
+    const change = await converse('tasks-update', [
+      { tool_calls: [{ name: 'update_task', arguments: { task_id: present, title: 'Buy a present for Anna', due_at: '', priority: 'high' } }] },
+      { tool_calls: [{ name: 'complete_task', arguments: { task_id: taxes } }] },
+      { tool_calls: [{ name: 'delete_task', arguments: { task_id: present } }] },
+      { content: 'Done.' },
+    ]);
+    const changed = await ask(`${change} rename, finish, delete`, 'dave');
+    expect(changed.status).toBe(200);
+    const after = await db.query('SELECT id::int AS id, title, status FROM assistant.tasks WHERE user_id = $1 ORDER BY id', [dave]);
+    expect(after.rows).toEqual([{ id: taxes, title: 'File the tax return', status: 'done' }]);
+    const renamed = await llm.requests(change);
+    expect(JSON.stringify(renamed.at(-1)?.body.messages)).toContain('Buy a present for Anna');
+  });
+});
+
+describe('assistant on Telegram', () => {
+  it('refuses a chat that is not the owner and stores nothing of it', async () => {
+    const marker = tag('stranger');
+    const delivered = await telegram.deliverText(STRANGER_CHAT, `${marker} hello, who are you?`);
+    expect(delivered.status).toBe(200);
+    const sent = await telegram.waitForSent(STRANGER_CHAT, 1);
+    expect(sent.map((message) => message.text)).toEqual(['Sorry, this is a private assistant.']);
+    expect(await userIdOf(`telegram:${STRANGER_CHAT}`)).toBeUndefined();
+    const turns = await db.query('SELECT 1 FROM assistant.turns WHERE content LIKE $1', [`%${marker}%`]);
+    expect(turns.rowCount).toBe(0);
+    expect(await llm.requests(marker)).toEqual([]);
+  });
+
+  it("answers the owner's chat through the Bot API, split under 4,096 characters", async () => {
+    const long = Array.from({ length: 30 }, (_, i) => `Paragraph ${i}: ${'lorem ipsum <b> & '.repeat(20)}`).join('\n\n');
+    const marker = await converse('long-reply', [{ content: long }]);
+    const before = (await telegram.sent(OWNER_CHAT)).length;
+    await telegram.deliverText(OWNER_CHAT, `${marker} tell me a long story`);
+    const sent = (await telegram.waitForSent(OWNER_CHAT, before + 3)).slice(before);
+    expect(sent.length).toBeGreaterThanOrEqual(3);
+    for (const message of sent) expect(message.parse_mode).toBe('HTML');
+    // Telegram's parser (the fake's) accepted every part, so the escaped text reads back as the reply.
+    expect(sent.map((message) => message.text).join('')).toContain('lorem ipsum &lt;b&gt; &amp;');
+  });
+});
+
+describe('assistant data and failures', () => {
+  it('stores quotes, $1, emoji and a 100 kB message verbatim', async () => {
+    const marker = await converse('verbatim', [{ content: 'Stored "as is": $1 😀' }]);
+    const message = `${marker} He said "hi" and 'bye' — costs $1, $$ and \\$2; emoji 😀🎉👩‍👩‍👧; ${'0123456789'.repeat(10_000)}`;
+    const answer = await ask(message, 'erin');
+    expect(answer.status).toBe(200);
+    const erin = await userIdOf('api:erin');
+    const turns = await db.query<{ role: string; content: string }>('SELECT role, content FROM assistant.turns WHERE user_id = $1 ORDER BY id', [erin]);
+    expect(turns.rows.find((row) => row.role === 'user')?.content).toBe(message);
+    expect(turns.rows.find((row) => row.role === 'assistant')?.content).toBe('Stored "as is": $1 😀');
+  });
+
+  it('answers an LLM failure with a structured 502, and apologises in chat', async () => {
+    const marker = await converse('llm-down', [{ fail: { status: 500, message: 'upstream exploded' } }]);
+    const answer = await ask(`${marker} hello`, 'frank');
+    expect(answer.status).toBe(502);
+    expect(answer.contentType).toMatch(/application\/json/);
+    expect(answer.body).toMatchObject({ error: { code: 'upstream_failed' } });
+
+    const before = (await telegram.sent(OWNER_CHAT)).length;
+    await telegram.deliverText(OWNER_CHAT, `${marker} hello again`);
+    const sent = await telegram.waitForSent(OWNER_CHAT, before + 1);
+    expect(sent.at(-1)?.text).toMatch(/^Sorry/);
+  });
+
+  it('keeps secrets out of the workflows n8n exports', async () => {
+    const listed = await stack.api<{ data: Array<{ id: string; name: string }> }>('/workflows?limit=250');
+    const assistant = listed.data.filter((workflow) => workflow.name.startsWith('Assistant'));
+    expect(assistant.length).toBeGreaterThanOrEqual(13);
+    for (const { id } of assistant) {
+      const exported = await stack.api(`/workflows/${id}`);
+      const text = JSON.stringify(exported);
+      expect(findSecrets(exported)).toEqual([]);
+      for (const secret of [API_KEY, E2E_LLM_API_KEY, E2E_TELEGRAM_BOT_TOKEN, new URL(stack.postgresUrl).password].filter(Boolean)) {
+        expect(text).not.toContain(secret);
+      }
+    }
+  });
+});
