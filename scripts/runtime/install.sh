@@ -40,7 +40,7 @@ fi
 # --- n8n 2.41.1 ----------------------------------------------------------------------------------------------
 # The slow part (~5 min npm + native builds) is installed once per machine and lockfile, in a cache folder outside
 # the checkout, and linked in: a fresh clone (CI) on the same machine reuses it. RUNTIME_CACHE_DIR=none: in place.
-cache_root=${RUNTIME_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/judge-assistant-runtime}
+cache_root=${RUNTIME_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/var/tmp}/.cache}/judge-assistant-runtime}
 n8n_stamp=$(stamp_of n8n)
 if [ "$cache_root" = none ]; then
   n8n_home="$runtime_dir/n8n"
