@@ -57,7 +57,7 @@ interface RunRequest {
   past?: KvTensors;
   prefix?: KvTensors;
   wantPresent: boolean;
-  /** False for the state pass, which needs only the KV (ORT then skips the LM head). */
+  /** False for the state pass, which needs only the KV (with keepLast 1, its LM head runs on one position). */
   wantLogits?: boolean;
   /** Logits are needed for the last this many columns only (graphs with a logits_to_keep input). Default: all. */
   keepLast?: number;
@@ -179,7 +179,7 @@ export class OnnxBackend implements Backend {
     }
 
     if (!state) {
-      const out = await this.run(m, { rows: [stateIds], startPositions: [0], pastMasks: [[]], wantPresent: true, wantLogits: false }, job.signal);
+      const out = await this.run(m, { rows: [stateIds], startPositions: [0], pastMasks: [[]], wantPresent: true, wantLogits: false, keepLast: 1 }, job.signal);
       state = { tokens: S, kv: out.present!, bytes: kvBytes(out.present!) };
       this.cache.set(key, state);
     }

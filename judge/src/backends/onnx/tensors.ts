@@ -69,12 +69,15 @@ function halfToFloat(h: number): number {
 export function tokenLogprobs(logits: ort.Tensor, row: number, position: number, tokenIds: number[]): number[] {
   const [, seq, vocab] = logits.dims;
   const offset = (row * seq + position) * vocab;
-  const data = logits.data as Float32Array | Uint16Array;
-  const value = logits.type === 'float16' ? (i: number) => halfToFloat(data[offset + i]) : (i: number) => data[offset + i];
+  const raw = logits.data as Float32Array | Uint16Array;
+  const values =
+    logits.type === 'float16'
+      ? Float32Array.from(raw.subarray(offset, offset + vocab), halfToFloat)
+      : (raw as Float32Array).subarray(offset, offset + vocab);
   let max = -Infinity;
-  for (let i = 0; i < vocab; i++) max = Math.max(max, value(i));
+  for (let i = 0; i < vocab; i++) if (values[i] > max) max = values[i];
   let sum = 0;
-  for (let i = 0; i < vocab; i++) sum += Math.exp(value(i) - max);
+  for (let i = 0; i < vocab; i++) sum += Math.exp(values[i] - max);
   const logZ = max + Math.log(sum);
-  return tokenIds.map((id) => value(id) - logZ);
+  return tokenIds.map((id) => values[id] - logZ);
 }
