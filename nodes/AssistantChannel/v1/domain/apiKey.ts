@@ -15,7 +15,7 @@ export function checkApiKey(headers: Record<string, unknown> | undefined, creden
   const headerName = credential.name.trim().toLowerCase();
   if (headerName === '' || credential.value === '') {
     // A misconfigured credential must never let everyone in.
-    return httpError(500, 'auth_misconfigured', 'The API key credential has no header name or no value');
+    return httpError(503, 'auth_not_configured', 'The assistant has no API key configured (its Header Auth credential has no header name or value)');
   }
   const raw = headers?.[headerName];
   const presented = Array.isArray(raw) ? raw[0] : raw;
