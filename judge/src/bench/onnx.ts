@@ -120,7 +120,7 @@ function table(rows: Row[], threads: number, repeats: number): string {
     '',
     '`npm run build -w systemone-judge && npm run bench:onnx -w systemone-judge` — one run, side by side, on',
     `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, onnxruntime-node CPU, intraOpNumThreads ${threads}.`,
-    'Generated shared-prefix models (random weights, 32k vocabulary). State S ≈ 400 tokens; N questions of Q ≈ 15 tokens',
+    'Generated shared-prefix models (random weights, 32k vocabulary). State S ≈ 400 tokens; N questions of Q ≈ 15–20 tokens (mean per row below)',
     '(single-token labels Yes/No). State-KV cache off: every call pays for its state. "N separate calls" runs the N',
     `questions one call each (each a single pass over state + question); "one call" runs them as one request (state once,`,
     `then all questions in one batch over the shared state KV). Median of ${repeats} alternating repeats.`,
