@@ -143,34 +143,93 @@ export function nameCandidates(query: string): string[] {
 
 /** The user's query as an OR of its stemmed words, or null when it has none (only stop words). */
 export async function orQuery(db: Queryable, language: string, text: string): Promise<string | null> {
-  const result = await db.query<{ q: string }>(`SELECT replace(plainto_tsquery($1::regconfig, $2)::text, ' & ', ' | ') AS q`, [language, text]);
-  const q = result.rows[0]?.q ?? '';
-  return q.trim() === '' ? null : q;
+  return (await searchTerms(db, language, text)).tsquery;
 }
 
 /**
- * The ranked recall query. Parameters: $1 user id, $2 name candidates, $3 limit, $4 half-life in days, then the
- * OR tsquery (when the query has lexemes) and the kind filter (when given).
+ * What recall searches for: the OR tsquery of the stemmed words, and the words worth comparing with names
+ * (at least 3 letters and not a stop word in the user's language). One round trip.
  */
-export function recallSql(withText: boolean, withKind: boolean): string {
-  const tsq = '$5::tsquery';
-  const kindParam = withText ? '$6' : '$5';
+export async function searchTerms(db: Queryable, language: string, text: string): Promise<SearchTerms> {
+  const result = await db.query<{ q: string; names: string[]; lexemes: string[] }>(
+    `SELECT replace(plainto_tsquery($1::regconfig, $2)::text, ' & ', ' | ') AS q,
+            tsvector_to_array(to_tsvector($1::regconfig, $2)) AS lexemes,
+            coalesce((SELECT array_agg(w ORDER BY i) FROM unnest($3::text[]) WITH ORDINALITY AS t(w, i)
+                       WHERE to_tsvector($1::regconfig, w) <> ''::tsvector), '{}') AS names`,
+    [language, text, nameCandidates(text)],
+  );
+  const row = result.rows[0];
+  const q = row?.q ?? '';
+  return { tsquery: q.trim() === '' ? null : q, names: row?.names ?? [], lexemes: (row?.lexemes ?? []).slice(0, MAX_TERMS) };
+}
+
+export interface SearchTerms {
+  /** The OR of the stemmed words, as tsquery text; null when there are none. */
+  tsquery: string | null;
+  /** Words compared with the people/entities named (trigram word similarity). */
+  names: string[];
+  /** The stemmed words, one by one (at most MAX_TERMS), for counting how many a memory contains. */
+  lexemes: string[];
+}
+
+const MAX_TERMS = 12;
+/** Recall scores in full only this many candidates, picked by how many query words (and names) they match. */
+export const RECALL_CANDIDATES = 300;
+
+/** A single lexeme as a tsquery literal (quoted, so any character is taken literally). */
+const lexemeQuery = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+/**
+ * The ranked recall query, in two stages so that its cost stays bounded when a common word matches many rows:
+ * the candidates (index scans on the tsvector and trigram GIN indexes) are cut to the RECALL_CANDIDATES that match
+ * the most query words and names (newest first among equals); only those get the full score: ts_rank_cd, the best
+ * name similarity, importance, and a recency decay (half-life $4 days, never below 0.7).
+ * Parameters: $1 user id, $2 name words, $3 limit, $4 half-life, then the OR tsquery (when the query has
+ * lexemes), the kind (when filtered), one tsquery per lexeme, and each name word again.
+ */
+export function recallSql(withText: boolean, withKind: boolean, lexemeCount = 0, nameCount = 0): string {
+  let next = 5;
+  const tsq = withText ? `$${next++}::tsquery` : '';
+  const kindParam = withKind ? `$${next++}` : '';
+  const lexemeHits = Array.from({ length: withText ? lexemeCount : 0 }, () => `(m.search_vector @@ $${next++}::tsquery)::int`);
+  // One clause per name word, so that each is a GIN trigram index scan (OR-ed as a bitmap).
+  const nameMatches = Array.from({ length: nameCount }, () => `m.names %> $${next++}`);
+  const nameMatch = nameMatches.length > 0 ? `(${nameMatches.join(' OR ')})` : 'false';
   const textMatch = withText ? `m.search_vector @@ ${tsq}` : 'false';
   const textScore = withText ? `CASE WHEN m.search_vector @@ ${tsq} THEN ts_rank_cd(m.search_vector, ${tsq}, 32) ELSE 0 END` : '0';
+  const kindFilter = withKind ? `AND m.kind = ${kindParam}` : '';
+  const hits = `${[...lexemeHits, `(m.names <> '' AND ${nameMatch})::int`].join(' + ')} AS hits`;
+  // Two arms, each planned on its own index (tsvector GIN, trigram GIN); UNION removes rows found by both.
+  const arms = [
+    withText ? `SELECT m.id, m.created_at, ${hits} FROM assistant.memories m WHERE m.user_id = $1 AND ${textMatch} ${kindFilter}` : '',
+    nameCount > 0 ? `SELECT m.id, m.created_at, ${hits} FROM assistant.memories m WHERE m.user_id = $1 AND ${nameMatch} ${kindFilter}` : '',
+  ].filter(Boolean);
   return `
+    WITH candidates AS (
+      SELECT id FROM (${arms.join(' UNION ')}) matched
+       ORDER BY hits DESC, created_at DESC
+       LIMIT ${RECALL_CANDIDATES}
+    )
     SELECT ${COLUMNS}, score FROM (
       SELECT m.*, (
           ${textScore}
-          + (SELECT coalesce(max(word_similarity(w, m.names)), 0) FROM unnest($2::text[]) AS w)
-          + m.importance * 0.04
-        ) * (0.7 + 0.3 * power(0.5, extract(epoch FROM now() - m.created_at) / 86400.0 / $4)) AS score
-        FROM assistant.memories m
-       WHERE m.user_id = $1
-         AND (${textMatch} OR m.names %> ANY($2::text[]))
-         ${withKind ? `AND m.kind = ${kindParam}` : ''}
+          + CASE WHEN m.names = '' THEN 0 ELSE (SELECT coalesce(max(word_similarity(w, m.names)), 0) FROM unnest($2::text[]) AS w) END
+          + m.importance * 0.04::float8
+        ) * (0.7 + 0.3 * power(0.5::float8, extract(epoch FROM now() - m.created_at)::float8 / 86400.0::float8 / $4::float8)) AS score
+        FROM candidates c JOIN assistant.memories m ON m.id = c.id
     ) ranked
     ORDER BY score DESC, id DESC
     LIMIT $3`;
+}
+
+/** The parameters of recallSql, in its order. */
+export function recallParameters(userId: string, terms: SearchTerms, limit: number, halfLifeDays: number, kind?: string): unknown[] {
+  const values: unknown[] = [userId, terms.names, limit, halfLifeDays];
+  if (terms.tsquery) values.push(terms.tsquery);
+  if (kind) values.push(kind);
+  if (terms.tsquery) values.push(...terms.lexemes.map(lexemeQuery));
+  values.push(...terms.names);
+  return values;
 }
 
 /** The memories most relevant to a free-text query, best first. */
@@ -181,13 +240,10 @@ export async function recall(db: Queryable, userIdInput: unknown, queryInput: un
   const halfLife = optionalInt(options.halfLifeDays, 'halfLifeDays', 1, 36_500) ?? 30;
   const kind = optionalEnum(options.kind, 'kind', MEMORY_KINDS);
   const { language } = await getUserSettings(db, userId);
-  const tsquery = await orQuery(db, language, query);
-  const names = nameCandidates(query);
-  if (!tsquery && names.length === 0) return [];
-  const values: unknown[] = [userId, names, limit, halfLife];
-  if (tsquery) values.push(tsquery);
-  if (kind) values.push(kind);
-  const result = await db.query(recallSql(tsquery !== null, kind !== undefined), values);
+  const terms = await searchTerms(db, language, query);
+  if (!terms.tsquery && terms.names.length === 0) return [];
+  const sql = recallSql(terms.tsquery !== null, kind !== undefined, terms.lexemes.length, terms.names.length);
+  const result = await db.query(sql, recallParameters(userId, terms, limit, halfLife, kind));
   return result.rows.map((row) => ({ ...toMemory(row), score: Number(Number(row.score).toFixed(4)) }));
 }
 

@@ -138,4 +138,17 @@ CREATE INDEX turns_user_session_idx ON assistant.turns(user_id, session_id, id D
 CREATE INDEX turns_user_idx ON assistant.turns(user_id, id DESC);
 `,
   },
+  {
+    version: 2,
+    name: 'GIN indexes without a pending list (searches stay fast between vacuums)',
+    sql: `
+ALTER INDEX assistant.memories_search_idx SET (fastupdate = off);
+ALTER INDEX assistant.memories_names_trgm_idx SET (fastupdate = off);
+ALTER INDEX assistant.memories_name_keys_idx SET (fastupdate = off);
+ALTER INDEX assistant.entities_name_trgm_idx SET (fastupdate = off);
+SELECT gin_clean_pending_list(index) FROM unnest(ARRAY[
+  'assistant.memories_search_idx', 'assistant.memories_names_trgm_idx',
+  'assistant.memories_name_keys_idx', 'assistant.entities_name_trgm_idx']::regclass[]) AS index;
+`,
+  },
 ];

@@ -1,0 +1,200 @@
+// Benchmark: memory recall for one user with 100k memories, on a real Postgres 17 (started here, removed after).
+//   node_modules/.bin/tsx scripts/bench-recall.ts [--memories 100000] [--queries 200] [--write]
+// Loads the memories in one INSERT … SELECT, then times recall() (the same code the Assistant Memory node runs)
+// for a fixed query mix, side by side with the same queries with index scans disabled. --write puts the result
+// into the "Assistant memory recall" section of docs/BENCHMARKS.md.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { Pool, type PoolClient } from 'pg';
+import { recall, recallParameters, recallSql, resolveIdentity, runMigrations, searchTerms } from '../nodes/shared/assistant';
+import { startPostgres } from './runtime/postgres';
+
+const SECTION = '## Assistant memory recall';
+
+function argument(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  if (index === -1) return fallback;
+  const value = Number(process.argv[index + 1]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: expected a positive integer`);
+  return value;
+}
+
+/** A deterministic vocabulary of pseudo-words plus some real ones, so that word frequencies are realistic. */
+function vocabulary(size: number): string[] {
+  let seed = 7;
+  // mulberry32: a small deterministic generator in 32-bit integer arithmetic.
+  const next = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+  const syllables = ['ka', 'lo', 'mi', 'ne', 'ra', 'su', 'to', 'vi', 'be', 'do', 'fa', 'gu', 'ha', 'ji', 'pe', 'qu', 'sto', 'ber', 'lin', 'mar'];
+  const real = ['meeting', 'deadline', 'project', 'birthday', 'dentist', 'climbing', 'coffee', 'invoice', 'holiday', 'garden', 'report', 'flight'];
+  const words = new Set(real);
+  while (words.size < size) {
+    const parts = 2 + Math.floor(next() * 3);
+    let word = '';
+    for (let i = 0; i < parts; i++) word += syllables[Math.floor(next() * syllables.length)];
+    words.add(word);
+  }
+  return [...words];
+}
+
+const FIRST = ['Anna', 'Ben', 'Clara', 'David', 'Eva', 'Felix', 'Greta', 'Hugo', 'Ida', 'Jonas', 'Karin', 'Lukas', 'Mia', 'Noah', 'Olga', 'Paul'];
+const LAST = ['Bauer', 'Fischer', 'Gruber', 'Hofer', 'Huber', 'Koch', 'Lang', 'Maier', 'Novak', 'Pichler', 'Schmid', 'Wagner', 'Weber', 'Wolf'];
+
+async function load(client: PoolClient, userId: string, count: number, words: string[]) {
+  const people = FIRST.flatMap((first) => LAST.map((last) => `${first} ${last}`));
+  await client.query('DROP TABLE IF EXISTS pg_temp.bench_words');
+  await client.query(
+    `CREATE TEMP TABLE bench_words AS SELECT n::int AS id, word FROM unnest($1::text[]) WITH ORDINALITY AS t(word, n)`,
+    [words],
+  );
+  await client.query('ALTER TABLE bench_words ADD PRIMARY KEY (id)');
+  await client.query('SELECT setseed(0.42)');
+  // One statement: 8–16 skewed word picks per memory, a person in 30% of rows, spread over the last two years.
+  await client.query(
+    `WITH raw AS (
+       SELECT g,
+              (SELECT string_agg(w.word, ' ')
+                 FROM (SELECT 1 + floor(power(random(), 2) * $4::int)::int AS id FROM generate_series(1, 8 + (g % 9))) AS picks
+                 JOIN bench_words w USING (id)) AS words,
+              CASE WHEN random() < 0.3 THEN ($2::text[])[1 + floor(random() * $5::int)::int] END AS person
+         FROM generate_series(1, $3::int) AS g
+     )
+     INSERT INTO assistant.memories (user_id, content, kind, importance, tags, people, entities, name_keys, names, source, language, search_vector, created_at, updated_at)
+     SELECT $1, concat_ws(' ', person, words), 'fact', 1 + g % 5, '{}',
+            coalesce(ARRAY[person], '{}'), '{}', coalesce(ARRAY[lower(person)], '{}'), coalesce(person, ''), 'bench', 'english',
+            setweight(to_tsvector('english', concat_ws(' ', person, words)), 'A') || setweight(to_tsvector('english', coalesce(person, '')), 'B'),
+            now() - (g % 17520) * interval '1 hour', now()
+       FROM raw`,
+    [userId, people, count, words.length, people.length],
+  );
+  await client.query('VACUUM ANALYZE assistant.memories');
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function timeQueries(client: PoolClient, userId: string, queries: string[]): Promise<{ times: number[]; hits: number[] }> {
+  const times: number[] = [];
+  const hits: number[] = [];
+  for (const query of queries) {
+    const start = process.hrtime.bigint();
+    const found = await recall(client, userId, query, { limit: 10 });
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    hits.push(found.length);
+  }
+  return { times, hits };
+}
+
+async function main() {
+  const count = argument('memories', 100_000);
+  const queryCount = argument('queries', 200);
+  const write = process.argv.includes('--write');
+  const server = await startPostgres({ database: 'bench_recall' });
+  // Interrupted (Ctrl-C, timeout): stop the database before leaving.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void server.stop().finally(() => process.exit(130)));
+  }
+  const pool = new Pool({ connectionString: server.url, max: 2 });
+  pool.on('error', () => undefined);
+  try {
+    await runMigrations(pool);
+    const { userId } = await resolveIdentity(pool, 'api', 'bench-user');
+    const other = await resolveIdentity(pool, 'api', 'other-user');
+    const words = vocabulary(5000);
+    const client = await pool.connect();
+    try {
+      const loadStart = Date.now();
+      await load(client, userId, count, words);
+      await load(client, other.userId, Math.round(count / 10), words);
+      const loadSeconds = (Date.now() - loadStart) / 1000;
+      // The query mix: a first name, a full name, 1–3 words of varying frequency, and a chatty question.
+      const queries: string[] = [];
+      for (let i = 0; i < queryCount; i++) {
+        const word = (rank: number) => words[(rank * 7919 + i * 104_729) % words.length];
+        const kind = i % 5;
+        if (kind === 0) queries.push(FIRST[i % FIRST.length]);
+        else if (kind === 1) queries.push(`${FIRST[i % FIRST.length]} ${LAST[i % LAST.length]}`);
+        else if (kind === 2) queries.push(word(i));
+        else if (kind === 3) queries.push(`${word(i)} ${word(i + 1)} ${word(i + 2)}`);
+        else queries.push(`What did ${FIRST[(i * 3) % FIRST.length]} say about the ${words[i % 12]}?`);
+      }
+      await timeQueries(client, userId, queries.slice(0, 20)); // warm-up
+      const indexed = await timeQueries(client, userId, queries);
+      await client.query('SET enable_bitmapscan = off; SET enable_indexscan = off');
+      const scanned = await timeQueries(client, userId, queries.slice(0, Math.min(queryCount, 40)));
+      await client.query('RESET enable_bitmapscan; RESET enable_indexscan');
+
+      const sample = 'What did Stefan say about the project deadline?';
+      const terms = await searchTerms(client, 'english', sample);
+      const plan = await client.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ${recallSql(true, false, terms.lexemes.length, terms.names.length)}`, recallParameters(userId, terms, 10, 30));
+      const planText = plan.rows.map((row) => row['QUERY PLAN'] as string).join('\n');
+
+      const sortedIndexed = [...indexed.times].sort((a, b) => a - b);
+      const sortedScanned = [...scanned.times].sort((a, b) => a - b);
+      const medianHits = [...indexed.hits].sort((a, b) => a - b)[Math.floor(indexed.hits.length / 2)];
+      const matched = await client.query(
+        `SELECT count(*)::int AS n FROM assistant.memories WHERE user_id = $1 AND (search_vector @@ $2::tsquery OR (names <> '' AND names %> ANY($3::text[])))`,
+        [userId, terms.tsquery, terms.names],
+      );
+      const fmt = (n: number) => n.toFixed(2);
+      const report = [
+        SECTION,
+        '',
+        '`node_modules/.bin/tsx scripts/bench-recall.ts --write` — one run, side by side, on ' +
+          `${cpus().length} cores (${cpus()[0]?.model.trim()}), Node ${process.version}, Postgres 17 (embedded, fsync off).`,
+        `${count.toLocaleString('en')} memories for one user (plus ${Math.round(count / 10).toLocaleString('en')} for another), ` +
+          `8–16 words each from a 5,000-word skewed vocabulary, a person named in 30%; loaded in one INSERT … SELECT in ${loadSeconds.toFixed(1)} s.`,
+        `Each timing is a whole \`recall()\` call as the Assistant Memory node runs it (settings, OR tsquery, the ranked query; 3 round trips),`,
+        `limit 10, over ${queryCount} queries (first names, full names, 1 and 3 words, chatty questions) after 20 warm-up.`,
+        '',
+        '| path | p50 ms | p95 ms | max ms | p50 over indexed |',
+        '| --- | ---: | ---: | ---: | ---: |',
+        `| recall, indexes (GIN tsvector + GIN trigram) | ${fmt(percentile(sortedIndexed, 50))} | ${fmt(percentile(sortedIndexed, 95))} | ${fmt(sortedIndexed.at(-1)!)} | 1.0× |`,
+        `| recall, index scans disabled (first ${sortedScanned.length} queries) | ${fmt(percentile(sortedScanned, 50))} | ${fmt(percentile(sortedScanned, 95))} | ${fmt(sortedScanned.at(-1)!)} | ${(percentile(sortedScanned, 50) / percentile(sortedIndexed, 50)).toFixed(1)}× |`,
+        '',
+        `Target p95 ≤ 50 ms: ${percentile(sortedIndexed, 95) <= 50 ? 'met' : 'NOT met'}. Median results per query: ${medianHits} (limit 10).`,
+        '',
+        `Plan of the ranked query for "${sample}" (${matched.rows[0].n.toLocaleString('en')} candidate rows):`,
+        '',
+        '```',
+        planText,
+        '```',
+        '',
+        `Run at ${new Date().toISOString()}.`,
+        '',
+      ].join('\n');
+      console.log(report);
+      if (write) writeSection(report);
+    } finally {
+      client.release();
+    }
+  } finally {
+    await pool.end();
+    await server.stop();
+  }
+}
+
+/** Replaces this benchmark's section of docs/BENCHMARKS.md (or appends it), leaving the other sections alone. */
+function writeSection(report: string) {
+  const file = path.join(__dirname, '..', 'docs', 'BENCHMARKS.md');
+  const current = readFileSync(file, 'utf8');
+  const start = current.indexOf(SECTION);
+  if (start === -1) {
+    writeFileSync(file, `${current.trimEnd()}\n\n${report}`);
+    return;
+  }
+  const next = current.indexOf('\n## ', start + SECTION.length);
+  const rest = next === -1 ? '' : current.slice(next + 1);
+  writeFileSync(file, `${current.slice(0, start)}${report}${rest ? `\n${rest}` : ''}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
