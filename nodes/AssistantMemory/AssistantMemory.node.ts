@@ -1,10 +1,23 @@
 // Assistant Memory: remember, recall, update and forget what the assistant knows about one user.
-import { NodeConnectionTypes, NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { forgetMemory, getMemory, recall, recentMemories, remember, updateMemory, MEMORY_KINDS } from '../shared/assistant';
 import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/assistant/n8n/runItems';
 
 const kindOptions = MEMORY_KINDS.map((kind) => ({ name: kind[0].toUpperCase() + kind.slice(1), value: kind }));
 const ALL = ['remember', 'recall', 'recent', 'get', 'update', 'forget'];
+
+/**
+ * In Update Fields an empty value leaves a field unchanged (so an expression that resolves to nothing never
+ * erases data); "none" empties a list or the source.
+ */
+function updateInput(fields: IDataObject): IDataObject {
+  const input: IDataObject = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === '' || value === undefined || value === null) continue;
+    input[key] = typeof value === 'string' && value.trim().toLowerCase() === 'none' && key !== 'content' ? (key === 'source' ? null : []) : value;
+  }
+  return input;
+}
 
 export class AssistantMemory implements INodeType {
   description: INodeTypeDescription = {
@@ -86,7 +99,7 @@ export class AssistantMemory implements INodeType {
         type: 'collection',
         placeholder: 'Add Field',
         default: {},
-        description: 'Only the fields added here change; an empty list clears it',
+        description: 'Only the fields added here change; empty values change nothing; "none" empties a list or the source',
         displayOptions: { show: { operation: ['update'] } },
         options: [
           { displayName: 'Content', name: 'content', type: 'string', typeOptions: { rows: 3 }, default: '' },
@@ -137,7 +150,7 @@ export class AssistantMemory implements INodeType {
         case 'get':
           return asData({ memory: await getMemory(pool, userId, parameter(this, 'memoryId', i)) });
         case 'update':
-          return asData({ memory: await updateMemory(pool, userId, parameter(this, 'memoryId', i), parameter(this, 'updateFields', i) as object) });
+          return asData({ memory: await updateMemory(pool, userId, parameter(this, 'memoryId', i), updateInput(parameter(this, 'updateFields', i) as IDataObject)) });
         case 'forget':
           return asData({ forgotten: await forgetMemory(pool, userId, parameter(this, 'memoryId', i)) });
         default:

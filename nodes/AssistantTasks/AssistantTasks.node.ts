@@ -8,11 +8,14 @@ const priorityOptions = TASK_PRIORITIES.map((value) => ({ name: titleCase(value)
 const statusOptions = TASK_STATUSES.map((value) => ({ name: titleCase(value), value }));
 const ALL = ['create', 'list', 'get', 'update', 'complete', 'delete'];
 
-/** In Update Fields an empty due time or parent 0 means "clear it". */
+/**
+ * In Update Fields an empty value leaves a field unchanged (so an expression that resolves to nothing never
+ * erases data); Due At "none" and Parent Task ID 0 clear them.
+ */
 function updateInput(fields: IDataObject): IDataObject {
   const input = { ...fields };
-  if ('dueAt' in input && input.dueAt === '') input.dueAt = null;
-  if ('parentId' in input && (input.parentId === 0 || input.parentId === '')) input.parentId = null;
+  if (typeof input.dueAt === 'string' && input.dueAt.trim().toLowerCase() === 'none') input.dueAt = null;
+  if (input.parentId === 0) input.parentId = null;
   return input;
 }
 
@@ -78,14 +81,14 @@ export class AssistantTasks implements INodeType {
         type: 'collection',
         placeholder: 'Add Field',
         default: {},
-        description: 'Only the fields added here change; an empty Due At or Parent Task ID 0 clears it',
+        description: 'Only the fields added here change; empty values change nothing; Due At "none" or Parent Task ID 0 clears it',
         displayOptions: { show: { operation: ['update'] } },
         options: [
           { displayName: 'Title', name: 'title', type: 'string', default: '' },
           { displayName: 'Notes', name: 'notes', type: 'string', typeOptions: { rows: 3 }, default: '' },
           { displayName: 'Priority', name: 'priority', type: 'options', options: priorityOptions, default: 'medium' },
           { displayName: 'Status', name: 'status', type: 'options', options: statusOptions, default: 'open' },
-          { displayName: 'Due At', name: 'dueAt', type: 'string', default: '', description: 'ISO 8601 date-time with offset' },
+          { displayName: 'Due At', name: 'dueAt', type: 'string', default: '', description: 'ISO 8601 date-time with offset, or "none" to remove the due time' },
           { displayName: 'Parent Task ID', name: 'parentId', type: 'number', default: 0 },
           { displayName: 'Tags', name: 'tags', type: 'string', default: '', description: 'Comma-separated' },
         ],

@@ -74,6 +74,9 @@ describe('the nodes on a real database', () => {
       { operation: 'remember', userId, content: 'Stefan Huber runs the Vienna office', details: { people: 'Stefan Huber', entities: 'Vienna', importance: 4, kind: 'fact' } },
     ]);
     expect(remembered.json.memory).toMatchObject({ people: ['Stefan Huber'], entities: ['Vienna'], importance: 4 });
+    const memoryId = (remembered.json.memory as { id: number }).id;
+    const [kept] = await run(new AssistantMemory(), [{ operation: 'update', userId, memoryId, updateFields: { content: '', people: '', entities: 'none' } }]);
+    expect(kept.json.memory).toMatchObject({ content: 'Stefan Huber runs the Vienna office', people: ['Stefan Huber'], entities: [] });
     const [recalled] = await run(new AssistantMemory(), [{ operation: 'recall', userId, query: 'Who is Stefan?', limit: 5, kindFilter: '' }]);
     expect(recalled.json).toMatchObject({ count: 1, memories: [{ content: 'Stefan Huber runs the Vienna office' }] });
 
@@ -85,7 +88,9 @@ describe('the nodes on a real database', () => {
     const taskId = (created.json.task as { id: number }).id;
     const [overdue] = await run(new AssistantTasks(), [{ operation: 'list', userId, filters: { overdue: true } }]);
     expect(overdue.json).toMatchObject({ count: 1, tasks: [{ id: taskId, overdue: true }] });
-    const [updated] = await run(new AssistantTasks(), [{ operation: 'update', userId, taskId, updateFields: { dueAt: '' } }]);
+    const [unchanged] = await run(new AssistantTasks(), [{ operation: 'update', userId, taskId, updateFields: { dueAt: '', title: '', priority: '' } }]);
+    expect(unchanged.json.task).toMatchObject({ title: 'Call Stefan', priority: 'urgent', dueAt: '2020-01-01T09:00:00.000Z' });
+    const [updated] = await run(new AssistantTasks(), [{ operation: 'update', userId, taskId, updateFields: { dueAt: 'none' } }]);
     expect(updated.json.task).toMatchObject({ dueAt: null, overdue: false });
     const [completed] = await run(new AssistantTasks(), [{ operation: 'complete', userId, taskId }]);
     expect(completed.json.task).toMatchObject({ status: 'done' });
