@@ -184,7 +184,11 @@ export class AssistantContext implements INodeType {
         placeholder: 'Add Setting',
         default: {},
         displayOptions: { show: { operation: ['updateInstanceSettings'] } },
-        options: [...settingsFields, { displayName: 'Owner Telegram Chat ID', name: 'ownerTelegramChatId', type: 'string', default: '' }],
+        options: [
+          ...settingsFields,
+          { displayName: 'Chat Model', name: 'chatModel', type: 'string', default: '', description: "The model name the Chat Model node asks the provider for, e.g. gpt-4o-mini or qwen2.5:7b-instruct" },
+          { displayName: 'Owner Telegram Chat ID', name: 'ownerTelegramChatId', type: 'string', default: '' },
+        ],
       },
     ],
   };

@@ -1,7 +1,7 @@
 // The context step of the agent: personality, recent turns within a token budget, and relevant memories.
 import type { Queryable } from './db';
 import { recall, type RecalledMemory } from './memories';
-import { getUserSettings, type AssistantSettings } from './settings';
+import { getInstanceSettings, getUserSettings, type AssistantSettings } from './settings';
 import { recentMessages, requireSessionId, type ChatMessage } from './turns';
 import { optionalInt, optionalText, requireUserId } from './validate';
 
@@ -9,6 +9,8 @@ export interface AssistantContext {
   userId: string;
   sessionId: string;
   settings: AssistantSettings;
+  /** The instance's chat model name, for the Chat Model node. */
+  chatModel: string;
   /** The current local time in the user's time zone, ISO-like, e.g. "2026-05-01 09:30 (Europe/Vienna)". */
   localTime: string;
   messages: ChatMessage[];
@@ -60,8 +62,9 @@ export async function loadContext(db: Queryable, userIdInput: unknown, options: 
   const message = optionalText(options.message, 'message', 1_000_000);
   const memoryLimit = optionalInt(options.memoryLimit, 'memoryLimit', 0, 50) ?? 8;
   const settings = await getUserSettings(db, userId);
+  const { chatModel } = await getInstanceSettings(db);
   const messages = await recentMessages(db, userId, sessionId, options.tokenBudget);
   const memories = message?.trim() && memoryLimit > 0 ? await recall(db, userId, message.slice(0, 10_000), { limit: memoryLimit }) : [];
   const time = localTime(settings.timeZone, options.now);
-  return { userId, sessionId, settings, localTime: time, messages, memories, systemPrompt: systemPrompt(settings, time, memories) };
+  return { userId, sessionId, settings, chatModel, localTime: time, messages, memories, systemPrompt: systemPrompt(settings, time, memories) };
 }

@@ -151,4 +151,13 @@ SELECT gin_clean_pending_list(index) FROM unnest(ARRAY[
   'assistant.memories_name_keys_idx', 'assistant.entities_name_trgm_idx']::regclass[]) AS index;
 `,
   },
+  {
+    version: 3,
+    name: 'the chat model name as an instance setting',
+    sql: `
+-- The model the Chat Model node asks for (the provider is the credential's base URL): a setting, not workflow JSON.
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN chat_model text NOT NULL DEFAULT 'gpt-4o-mini' CHECK (chat_model ~ '^[^[:space:][:cntrl:]]{1,200}$');
+`,
+  },
 ];

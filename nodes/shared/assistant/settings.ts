@@ -13,6 +13,17 @@ export interface AssistantSettings {
 
 export interface InstanceSettings extends AssistantSettings {
   ownerTelegramChatId: string | null;
+  /** The model name the Chat Model node sends (e.g. gpt-4o-mini, qwen2.5:7b-instruct); default gpt-4o-mini. */
+  chatModel: string;
+}
+
+/** A provider's model name: 1–200 characters, no spaces or control characters (e.g. "openai/gpt-4o-mini"). */
+export function requireChatModel(value: unknown, field = 'chatModel'): string {
+  const name = typeof value === 'string' ? value.trim() : value;
+  if (typeof name !== 'string' || !/^[^\s\p{Cc}]{1,200}$/u.test(name)) {
+    throw new AssistantInputError(field, 'must be a model name of 1 to 200 characters without spaces, e.g. gpt-4o-mini');
+  }
+  return name;
 }
 
 const FIELDS = {
@@ -55,6 +66,7 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     style: row.style as string,
     timeZone: row.time_zone as string,
     ownerTelegramChatId: (row.owner_telegram_chat_id as string | null) ?? null,
+    chatModel: row.chat_model as string,
   };
 }
 
@@ -81,6 +93,10 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     values.push(owner);
     sets.push(`owner_telegram_chat_id = $${values.length}`);
   }
+  if (input.chatModel !== undefined && input.chatModel !== '') {
+    values.push(requireChatModel(input.chatModel));
+    sets.push(`chat_model = $${values.length}`);
+  }
   if (sets.length === 0) return getInstanceSettings(db);
   const result = await db.query(`UPDATE assistant.instance_settings SET ${sets.join(', ')}, updated_at = now() RETURNING *`, values);
   return rowToInstance(result.rows[0]);
@@ -103,7 +119,7 @@ export async function getUserSettings(db: Queryable, userIdInput: unknown): Prom
        FROM assistant.instance_settings i LEFT JOIN assistant.user_settings u ON u.user_id = $1`,
     [userId],
   );
-  const { ownerTelegramChatId: _owner, ...settings } = rowToInstance({ ...result.rows[0], owner_telegram_chat_id: null });
+  const { ownerTelegramChatId: _owner, chatModel: _model, ...settings } = rowToInstance({ ...result.rows[0], owner_telegram_chat_id: null });
   return settings;
 }
 

@@ -109,7 +109,8 @@ describe('the nodes on a real database', () => {
   });
 
   it('owner check and settings through the node', async () => {
-    await run(new AssistantContext(), [{ operation: 'updateInstanceSettings', instanceSettings: { ownerTelegramChatId: '4242', assistantName: 'Ada' } }]);
+    const [instance] = await run(new AssistantContext(), [{ operation: 'updateInstanceSettings', instanceSettings: { ownerTelegramChatId: '4242', assistantName: 'Ada', chatModel: 'llama3.1' } }]);
+    expect(instance.json).toMatchObject({ ownerTelegramChatId: '4242', chatModel: 'llama3.1' });
     const checks = await run(new AssistantContext(), [
       { operation: 'checkTelegramChat', chatId: '4242' },
       { operation: 'checkTelegramChat', chatId: '9999' },

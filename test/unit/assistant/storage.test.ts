@@ -124,6 +124,21 @@ describe('settings', () => {
     await expectFieldError(() => assistant.updateInstanceSettings(pool, { ownerTelegramChatId: 'me' }), 'ownerTelegramChatId');
     await expectFieldError(() => assistant.isTelegramOwner(pool, '1; DROP TABLE x'), 'chatId');
   });
+
+  it('stores the chat model name (default gpt-4o-mini) and hands it to the context', async () => {
+    expect((await assistant.getInstanceSettings(pool)).chatModel).toBe('gpt-4o-mini');
+    await assistant.updateInstanceSettings(pool, { chatModel: ' qwen2.5:7b-instruct ' });
+    expect((await assistant.getInstanceSettings(pool)).chatModel).toBe('qwen2.5:7b-instruct');
+    const userId = await newUser('chat-model');
+    expect((await assistant.loadContext(pool, userId, {})).chatModel).toBe('qwen2.5:7b-instruct');
+    expect(await assistant.getUserSettings(pool, userId)).not.toHaveProperty('chatModel');
+    await expectFieldError(() => assistant.updateInstanceSettings(pool, { chatModel: 'gpt 4o' }), 'chatModel');
+    await expectFieldError(() => assistant.updateInstanceSettings(pool, { chatModel: 42 }), 'chatModel');
+    await expectFieldError(() => assistant.updateInstanceSettings(pool, { chatModel: 'x'.repeat(201) }), 'chatModel');
+    // The column refuses what the check refuses, even when written directly.
+    await expect(pool.query("UPDATE assistant.instance_settings SET chat_model = 'a b'")).rejects.toThrow(/check constraint/);
+    await assistant.updateInstanceSettings(pool, { chatModel: 'gpt-4o-mini' });
+  });
 });
 
 describe('memory', () => {
