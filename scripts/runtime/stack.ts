@@ -23,6 +23,7 @@ import { assertRuntimeInstalled, N8N_BIN, N8N_MODULES, NODE24, REPO_ROOT, runN8n
 import { startPostgres, type PostgresServer } from './postgres';
 import { freePort, isAlive, sleep, StartupFailed, stopProcess, waitFor } from './process';
 import { isActivatableTrigger, readWorkflowFiles, type WorkflowFile } from './workflow-files';
+import { needsPrivateIds, readPrivateWebhookIds, withPrivateWebhookIds, writePrivateWebhookIds } from './private-webhook-ids';
 
 export const NODES_PACKAGE_NAME = 'n8n-nodes-judge-assistant';
 export const WORKFLOWS_DIR = path.join(REPO_ROOT, 'workflows');
@@ -43,6 +44,11 @@ export interface StackOptions {
    * new or changed since, so edits made in the editor to a kept instance survive a restart. Default: import all.
    */
   importStateFile?: string;
+  /**
+   * Where the installation's private ids of Telegram Trigger nodes are kept (private-webhook-ids.js: n8n derives
+   * their webhook secret from the node id). Default: fresh random ids for this start.
+   */
+  privateWebhookIdsFile?: string;
   /** An API key from an earlier start of this kept instance; reused if n8n still accepts it. */
   apiKey?: string;
   /** Folders of credential templates. Default: scripts/runtime/credentials/. */
@@ -304,19 +310,29 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       options.importStateFile && existsSync(options.importStateFile)
         ? JSON.parse(readFileSync(options.importStateFile, 'utf8'))
         : {};
-    const hashOf = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
-    const toImport = workflows.filter((w) => !options.importStateFile || imported[w.id] !== hashOf(w.file));
+    // What is imported: the file, or (for Telegram Triggers) a copy with this installation's private node ids.
+    const privateIds = readPrivateWebhookIds(options.privateWebhookIdsFile);
+    const contentOf = (file: string): Buffer => {
+      const bytes = readFileSync(file);
+      const json = JSON.parse(bytes.toString('utf8'));
+      return needsPrivateIds(json) ? Buffer.from(JSON.stringify(withPrivateWebhookIds(json, privateIds), null, 2)) : bytes;
+    };
+    const contents = new Map(workflows.map((w) => [w.id, contentOf(w.file)]));
+    if (options.privateWebhookIdsFile) writePrivateWebhookIds(options.privateWebhookIdsFile, privateIds);
+    const hashOf = (id: string) => createHash('sha256').update(contents.get(id)!).digest('hex');
+    const toImport = workflows.filter((w) => !options.importStateFile || imported[w.id] !== hashOf(w.id));
     if (toImport.length > 0) {
-      // One CLI run for all (each run boots n8n's DB layer): the files are staged in one folder.
+      // One CLI run for all (each run boots n8n's DB layer): the files are staged in one folder (mode 700: the
+      // private ids are secrets).
       const staging = mkdtempSync(path.join(userFolder, 'import-'));
       try {
-        for (const w of toImport) cpSync(w.file, path.join(staging, `${w.id}.json`));
+        for (const w of toImport) writeFileSync(path.join(staging, `${w.id}.json`), contents.get(w.id)!, { mode: 0o600 });
         await runN8nCli(['import:workflow', '--separate', `--input=${staging}`], processEnv);
       } finally {
         rmSync(staging, { recursive: true, force: true });
       }
       if (options.importStateFile) {
-        for (const w of toImport) imported[w.id] = hashOf(w.file);
+        for (const w of toImport) imported[w.id] = hashOf(w.id);
         writeFileSync(options.importStateFile, JSON.stringify(imported, null, 2));
       }
       log(`imported ${toImport.length} workflow(s)`);

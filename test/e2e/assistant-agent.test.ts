@@ -2,7 +2,10 @@
 // sub-workflows, driven over POST /webhook/agent and a loopback Telegram, with a scripted fake LLM that calls the
 // tools as a model would. Every check reads what n8n answered or what landed in Postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Pool } from 'pg';
+import { WORKFLOWS_DIR } from '../../scripts/runtime/stack';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
@@ -195,6 +198,45 @@ describe('assistant knowledge graph and tasks', () => {
 });
 
 describe('assistant on Telegram', () => {
+  it('accepts a Telegram update only with the secret token of this installation, not one derived from the repo', async () => {
+    const committed = JSON.parse(readFileSync(path.join(WORKFLOWS_DIR, 'assistant-telegram.json'), 'utf8')) as {
+      id: string;
+      nodes: Array<{ id: string; type: string; webhookId?: string }>;
+    };
+    const trigger = committed.nodes.find((node) => node.type === 'n8n-nodes-base.telegramTrigger')!;
+    // n8n 2.41.1 derives the secret as "<workflow id>_<node id>": what a forger would compute from the repo.
+    const publicSecret = `${committed.id}_${trigger.id}`.replace(/[^a-zA-Z0-9_-]+/g, '');
+    const registered = await telegram.webhook();
+    expect(registered?.url).toMatch(new RegExp(`^${stack.webhookUrl}/[0-9a-f-]{36}/webhook$`));
+    expect(registered!.url).not.toContain(trigger.webhookId);
+    expect(registered!.secret_token).toMatch(/^[A-Za-z0-9_-]{30,}$/);
+    expect(registered!.secret_token).not.toBe(publicSecret);
+
+    const marker = await converse('secret-token', [{ content: 'genuine update answered' }]);
+    const update = (text: string) =>
+      JSON.stringify({ update_id: 555001, message: { message_id: 1, from: { id: OWNER_CHAT, is_bot: false, first_name: 'Owner' }, chat: { id: OWNER_CHAT, type: 'private' }, date: Math.floor(Date.now() / 1000), text } });
+    const post = (url: string, secret?: string) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(secret === undefined ? {} : { 'x-telegram-bot-api-secret-token': secret }) }, body: update(`${marker} forged`) });
+    for (const secret of [undefined, '', 'guess', publicSecret]) {
+      const forged = await post(registered!.url, secret);
+      expect(forged.status).toBe(403);
+    }
+    // The committed webhook path is not registered at all.
+    expect((await post(`${stack.webhookUrl}/${trigger.webhookId}/webhook`, publicSecret)).status).toBe(404);
+    expect(await llm.requests(marker)).toEqual([]);
+    expect((await db.query('SELECT 1 FROM assistant.turns WHERE content LIKE $1', [`%${marker}%`])).rowCount).toBe(0);
+
+    const before = (await telegram.sent(OWNER_CHAT)).length;
+    const genuine = await fetch(registered!.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': registered!.secret_token! },
+      body: update(`${marker} genuine`),
+    });
+    expect(genuine.status).toBe(200);
+    const sent = await telegram.waitForSent(OWNER_CHAT, before + 1);
+    expect(sent.at(-1)?.text).toBe('genuine update answered');
+  });
+
   it('refuses a chat that is not the owner and stores nothing of it', async () => {
     const marker = tag('stranger');
     const delivered = await telegram.deliverText(STRANGER_CHAT, `${marker} hello, who are you?`);
@@ -217,6 +259,23 @@ describe('assistant on Telegram', () => {
     for (const message of sent) expect(message.parse_mode).toBe('HTML');
     // Telegram's parser (the fake's) accepted every part, so the escaped text reads back as the reply.
     expect(sent.map((message) => message.text).join('')).toContain('lorem ipsum &lt;b&gt; &amp;');
+  });
+});
+
+describe('assistant chat model', () => {
+  it('asks the provider for the model of the stored setting, switched without touching the workflow', async () => {
+    const first = await converse('model-a', [{ content: 'from model a' }]);
+    await updateInstanceSettings(db, { chatModel: 'e2e-model-a' });
+    expect((await ask(`${first} hello`, 'gina')).body.reply).toBe('from model a');
+    const second = await converse('model-b', [{ content: 'from model b' }]);
+    await updateInstanceSettings(db, { chatModel: 'vendor/e2e-model-b:latest' });
+    try {
+      expect((await ask(`${second} hello`, 'gina')).body.reply).toBe('from model b');
+    } finally {
+      await updateInstanceSettings(db, { chatModel: 'gpt-4o-mini' });
+    }
+    expect((await llm.requests(first)).map((request) => request.body.model)).toEqual(['e2e-model-a']);
+    expect((await llm.requests(second)).map((request) => request.body.model)).toEqual(['vendor/e2e-model-b:latest']);
   });
 });
 
