@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { Tokenizer } from '@huggingface/tokenizers';
+import { VocabLogSoftmax } from './log-softmax';
 
 /**
  * shared-prefix: prefix_key_values.{l}.* broadcast to every row + each row's own past (one batch for all questions);
@@ -57,6 +58,8 @@ export interface LoadedModel {
   /** Longest sequence the model holds (positions). */
   maxPositions: number;
   padId: number;
+  /** Normalises logits rows over the full vocabulary (a helper session, one per model). */
+  logSoftmax: VocabLogSoftmax;
 }
 
 function readJson(dir: string, file: string, required: boolean): Record<string, unknown> {
@@ -115,6 +118,13 @@ export async function loadModelDir(dir: string, intraOpNumThreads: number): Prom
     positiveNumber(config.max_position_embeddings, config.n_positions, config.n_ctx, tokenizerConfig.model_max_length) ??
     Number.MAX_SAFE_INTEGER;
   const padId = positiveNumber(config.pad_token_id, config.eos_token_id) ?? 0;
+  const logitsMeta = session.outputMetadata.find((m) => m.name === 'logits');
+  if (!logitsMeta) throw new Error(`${dir}: the graph has no "logits" output`);
+  if (logitsMeta.isTensor && logitsMeta.type !== 'float32' && logitsMeta.type !== 'float16') {
+    throw new Error(`${dir}: logits of type ${logitsMeta.type} are not supported`);
+  }
+  const logitsType = logitsMeta.isTensor && logitsMeta.type === 'float16' ? 'float16' : 'float32';
+  const logSoftmax = await VocabLogSoftmax.create(logitsType, intraOpNumThreads);
   return {
     dir,
     session,
@@ -127,5 +137,6 @@ export async function loadModelDir(dir: string, intraOpNumThreads: number): Prom
     inputs: new Set(session.inputNames),
     maxPositions,
     padId,
+    logSoftmax,
   };
 }

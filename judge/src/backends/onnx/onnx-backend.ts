@@ -14,7 +14,7 @@ import { BackendError } from '../../engine/backend';
 import { badRequest } from '../../protocol/errors';
 import { StateKvCache, stateKey, type CachedState } from './kv-cache';
 import { loadModelDir, type LoadedModel } from './model-dir';
-import { emptyKv, gatherKvRows, int64Tensor, kvBytes, sliceKv, tokenLogprobs, type KvTensors } from './tensors';
+import { emptyKv, gatherKvRows, int64Tensor, kvBytes, sliceKv, type KvTensors } from './tensors';
 
 export interface OnnxModelOptions {
   /** Pinned, versioned id, e.g. "judge-onnx-2026-11-01". */
@@ -72,14 +72,22 @@ interface RunOutput {
   kept: number;
 }
 
-/** Full-vocabulary log-probabilities of `tokenIds` at one column of one row. */
-function logprobsAt(out: RunOutput, row: number, column: number, tokenIds: number[]): number[] {
-  return tokenLogprobs(out.logits, row, column - (out.width - out.kept), tokenIds);
+interface ColumnPick {
+  row: number;
+  /** A column of the fed (padded) width. */
+  column: number;
+  tokenIds: number[];
 }
 
-/** The first token of each label, read at the row's last column. */
-function firstTokenLogprobs(out: RunOutput, row: number, q: PreparedQuestion): number[] {
-  return logprobsAt(out, row, out.width - 1, q.labelIds.map((l) => l[0]));
+/** Full-vocabulary log-probabilities of each pick's tokens, all normalised in one helper run. */
+function logprobsAt(m: LoadedModel, out: RunOutput, picks: ColumnPick[]): Promise<number[][]> {
+  const firstKept = out.width - out.kept;
+  return m.logSoftmax.logprobs(out.logits, picks.map((p) => ({ row: p.row, position: p.column - firstKept, tokenIds: p.tokenIds })));
+}
+
+/** Per question row (in order), the first token of each label, read at the row's last column. */
+function firstTokenLogprobs(m: LoadedModel, out: RunOutput, questions: PreparedQuestion[]): Promise<number[][]> {
+  return logprobsAt(m, out, questions.map((q, row) => ({ row, column: out.width - 1, tokenIds: q.labelIds.map((l) => l[0]) })));
 }
 
 /** Tokens fed during one score() call, kept apart from concurrent calls. */
@@ -173,7 +181,7 @@ export class OnnxBackend implements Backend {
       const out = await this.run(m, { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: true, keepLast: 1 }, job.signal);
       const stateKv = sliceKv(out.present!, S);
       this.cache.set(key, { tokens: S, kv: stateKv, bytes: kvBytes(stateKv) });
-      const first = firstTokenLogprobs(out, 0, q);
+      const [first] = await firstTokenLogprobs(m, out, [q]);
       const rest = await this.finishLabels(m, [q], out.present!, [Array(ids.length).fill(1)], [ids.length], undefined, job.signal);
       return [combine(first, rest[0])];
     }
@@ -192,7 +200,7 @@ export class OnnxBackend implements Backend {
         { rows, startPositions: rows.map(() => S), pastMasks: rows.map(() => []), prefix: state.kv, wantPresent: needPresent, keepLast: 1 },
         job.signal,
       );
-      const first = questions.map((q, r) => firstTokenLogprobs(out, r, q));
+      const first = await firstTokenLogprobs(m, out, questions);
       const ownMasks = rows.map((r) => Array.from({ length: out.width }, (_, i) => (i < out.width - r.length ? 0 : 1)));
       const rest = needPresent
         ? await this.finishLabels(m, questions, out.present!, ownMasks, rows.map((r) => S + r.length), state.kv, job.signal)
@@ -209,7 +217,7 @@ export class OnnxBackend implements Backend {
         { rows: [q.suffixIds], startPositions: [S], pastMasks: [Array(S).fill(1)], past: state.kv, wantPresent: needPresent, keepLast: 1 },
         job.signal,
       );
-      const first = firstTokenLogprobs(out, 0, q);
+      const [first] = await firstTokenLogprobs(m, out, [q]);
       const total = S + q.suffixIds.length;
       const rest = needPresent
         ? await this.finishLabels(m, [q], out.present!, [Array(total).fill(1)], [total], undefined, job.signal)
@@ -250,12 +258,17 @@ export class OnnxBackend implements Backend {
       },
       signal,
     );
+    // Row r's label token t (t ≥ 1) is read after its token t-1, at column padding + t - 1.
+    const picks: (ColumnPick & { job: number })[] = [];
     jobs.forEach((j, r) => {
       const label = questions[j.question].labelIds[j.label];
       const padding = out.width - (label.length - 1);
-      let sum = 0;
-      for (let t = 1; t < label.length; t++) sum += logprobsAt(out, r, padding + t - 1, [label[t]])[0];
-      result[j.question][j.label] = sum;
+      for (let t = 1; t < label.length; t++) picks.push({ job: r, row: r, column: padding + t - 1, tokenIds: [label[t]] });
+    });
+    const logprobs = await logprobsAt(m, out, picks);
+    picks.forEach((p, i) => {
+      const j = jobs[p.job];
+      result[j.question][j.label] += logprobs[i][0];
     });
     return result;
   }
@@ -265,13 +278,14 @@ export class OnnxBackend implements Backend {
     for (const q of questions) {
       const ids = [...stateIds, ...q.suffixIds];
       const out = await this.run(m, { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: false, keepLast: 1 }, signal);
-      const first = firstTokenLogprobs(out, 0, q);
+      const [first] = await firstTokenLogprobs(m, out, [q]);
       const rest = q.labelIds.map(() => 0);
       for (const [li, label] of q.labelIds.entries()) {
         if (label.length === 1) continue;
         const full = [...ids, ...label.slice(0, -1)];
         const cont = await this.run(m, { rows: [full], startPositions: [0], pastMasks: [[]], wantPresent: false }, signal);
-        for (let t = 1; t < label.length; t++) rest[li] += logprobsAt(cont, 0, ids.length - 1 + t, [label[t]])[0];
+        const picks = label.slice(1).map((token, i) => ({ row: 0, column: ids.length + i, tokenIds: [token] }));
+        for (const [lp] of await logprobsAt(m, cont, picks)) rest[li] += lp;
       }
       scores.push(combine(first, rest));
     }
@@ -333,7 +347,10 @@ export class OnnxBackend implements Backend {
 
   async close(): Promise<void> {
     this.cache.clear();
-    for (const entry of this.entries.values()) await entry.model.session.release();
+    for (const entry of this.entries.values()) {
+      await entry.model.session.release();
+      await entry.model.logSoftmax.release();
+    }
   }
 }
 

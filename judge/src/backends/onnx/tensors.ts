@@ -1,4 +1,4 @@
-// Tensor helpers for the decoder's inputs and outputs: int64 feeds, KV slicing and row gathering, log-softmax.
+// Tensor helpers for the decoder's inputs and outputs: int64 feeds, KV slicing and row gathering.
 import * as ort from 'onnxruntime-node';
 
 /** Per layer: the key and value tensors [B, H, T, D]. */
@@ -51,33 +51,4 @@ export function gatherKvRows(kv: KvTensors, rows: number[]): KvTensors {
 
 export function kvBytes(kv: KvTensors): number {
   return kv.reduce((sum, layer) => sum + (layer.key.data as KvData).byteLength + (layer.value.data as KvData).byteLength, 0);
-}
-
-function halfToFloat(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const frac = h & 0x3ff;
-  if (exp === 0) return sign * 2 ** -14 * (frac / 1024);
-  if (exp === 31) return frac ? NaN : sign * Infinity;
-  return sign * 2 ** (exp - 15) * (1 + frac / 1024);
-}
-
-/**
- * Log-softmax over the full vocabulary of one position of a [B, T, V] logits tensor, read at the given token ids.
- * Computed in float64, so every label is scored against the whole distribution (no top-k cap).
- */
-export function tokenLogprobs(logits: ort.Tensor, row: number, position: number, tokenIds: number[]): number[] {
-  const [, seq, vocab] = logits.dims;
-  const offset = (row * seq + position) * vocab;
-  const raw = logits.data as Float32Array | Uint16Array;
-  const values =
-    logits.type === 'float16'
-      ? Float32Array.from(raw.subarray(offset, offset + vocab), halfToFloat)
-      : (raw as Float32Array).subarray(offset, offset + vocab);
-  let max = -Infinity;
-  for (let i = 0; i < vocab; i++) if (values[i] > max) max = values[i];
-  let sum = 0;
-  for (let i = 0; i < vocab; i++) sum += Math.exp(values[i] - max);
-  const logZ = max + Math.log(sum);
-  return tokenIds.map((id) => values[id] - logZ);
 }
