@@ -1,5 +1,5 @@
-// The /webhook/v1/systemone wrapper workflow on the real n8n answers exactly like the judge server it wraps:
-// same answers, same statuses and envelopes, and the unmodified TypeSafe SDK works against it.
+// The /webhook/v1/systemone and /webhook/v1/models wrapper workflow on the real n8n answers exactly like the judge
+// server it wraps: same answers, same statuses and envelopes, and the unmodified TypeSafe SDK works against it.
 import {
   AuthenticationError,
   BadRequestError,
@@ -110,6 +110,29 @@ describe('the System One wrapper workflow', () => {
     expect(refused.status).toBe(400);
   });
 
+  it('answers GET /v1/models with the server\'s model list, behind the same key check', async () => {
+    const get = async (url: string, authorization: string | null): Promise<Reply> => {
+      const response = await fetch(url, { headers: authorization === null ? {} : { authorization } });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    };
+    await stack.webhook('v1/models', { headers: { authorization: `Bearer ${E2E_WRAPPER_KEY}` } }); // waits out activation
+    const viaWrapper = await get(`${stack.webhookUrl}/v1/models`, `Bearer ${E2E_WRAPPER_KEY}`);
+    const viaServer = await get(`${judgeUrl}/v1/models`, `Bearer ${E2E_JUDGE_KEY}`);
+    expect(viaServer.status).toBe(200);
+    expect(viaWrapper).toEqual(viaServer);
+    expect((viaWrapper.body as { models: Array<{ name: string }> }).models.map((model) => model.name)).toContain(
+      E2E_JUDGE_MODEL,
+    );
+    for (const authorization of [null, 'Bearer not-the-key', 'Basic dXNlcjpwYXNz']) {
+      expect(await get(`${stack.webhookUrl}/v1/models`, authorization)).toEqual(
+        await get(`${judgeUrl}/v1/models`, authorization),
+      );
+    }
+    expect((await get(`${stack.webhookUrl}/v1/models`, 'Bearer not-the-key')).status).toBe(401);
+    expect((await get(`${stack.webhookUrl}/v1/models`, null)).status).toBe(403);
+  });
+
   it('answers a body that is not a System One request with 422, not 500', async () => {
     for (const body of [[1, 2], 'just text', { state: 'no questions' }]) {
       const viaWrapper = await wrapper(body);
@@ -138,6 +161,14 @@ describe('the unmodified @typesafe-ai/sdk against the wrapper', () => {
     expect(Object.keys(viaWrapper.answers.topic.probabilities)).toEqual(['billing', 'bug', 'other']);
     expect(Object.keys(viaWrapper.answers.anger.probabilities)).toEqual(['0', '1', '2']);
     expect(viaWrapper.usage).toEqual(viaServer.usage);
+  });
+
+  it('lists the same models through the wrapper URL as from the server (models.list())', async () => {
+    const viaWrapper = await client(stack.webhookUrl, E2E_WRAPPER_KEY).models.list();
+    const viaServer = await client(judgeUrl, E2E_JUDGE_KEY).models.list();
+    expect(viaWrapper).toEqual(viaServer);
+    expect(viaWrapper.map((model) => model.name)).toContain(E2E_JUDGE_MODEL);
+    await expect(client(stack.webhookUrl, 'wrong-key').models.list()).rejects.toBeInstanceOf(AuthenticationError);
   });
 
   it('raises the SDK error classes for 401, 403, 422 and 400', async () => {

@@ -27,6 +27,23 @@ export const judgeProperties: INodeProperties[] = [
     default: 'judge',
   },
   {
+    displayName: 'Endpoint',
+    name: 'endpoint',
+    type: 'options',
+    noDataExpression: true,
+    options: [
+      {
+        name: 'POST /v1/systemone',
+        value: 'systemone',
+        description: 'Forward the request body and answer with the judgement',
+      },
+      { name: 'GET /v1/models', value: 'models', description: "Answer with the judge's model list" },
+    ],
+    default: 'systemone',
+    description: 'Which System One endpoint of the judge this webhook stands for',
+    displayOptions: { show: { mode: ['passThrough'] } },
+  },
+  {
     displayName: 'Model',
     name: 'model',
     type: 'string',

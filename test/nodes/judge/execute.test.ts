@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { Judge } from '../../../nodes/Judge/Judge.node';
 import { runNode } from './executeContext';
-import { startSystemOneServer, type SystemOneServer } from './systemOneServer';
+import { MODELS, startSystemOneServer, type SystemOneServer } from './systemOneServer';
 
 const JUDGE_KEY = 'judge-key-for-tests';
 const WRAPPER_KEY = 'wrapper-key-for-tests';
@@ -185,5 +185,33 @@ describe('Judge node, mode "Pass Through Webhook Request"', () => {
       systemOneApi: { baseUrl: 'http://127.0.0.1:9', apiKey: JUDGE_KEY },
     });
     expect(unreachable[0].json).toMatchObject({ statusCode: 502, body: { detail: expect.stringContaining('did not answer') } });
+  });
+
+  it('with Endpoint "GET /v1/models" answers the judge\'s model list, behind the same key check', async () => {
+    const models = (headers: Record<string, unknown>) =>
+      runNode(judge, {
+        parameters: { mode: 'passThrough', endpoint: 'models' },
+        items: [{ json: { headers, params: {}, query: {}, body: {} } as never }],
+        credentials,
+      });
+    const before = server.requests.length;
+    const [success, failure] = await models({ authorization: `Bearer ${WRAPPER_KEY}` });
+    expect(failure).toEqual([]);
+    expect(success).toEqual([{ json: { models: MODELS }, pairedItem: { item: 0 } }]);
+    const [, wrong] = await models({ authorization: 'Bearer nope' });
+    expect(wrong[0].json).toMatchObject({ statusCode: 401 });
+    const [, missing] = await models({});
+    expect(missing[0].json).toMatchObject({ statusCode: 403 });
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('refuses an unknown Endpoint, naming the parameter', async () => {
+    const error = await runNode(judge, {
+      parameters: { mode: 'passThrough', endpoint: 'healthz' },
+      items: [{ json: { headers: { authorization: `Bearer ${WRAPPER_KEY}` } } as never }],
+      credentials,
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NodeOperationError);
+    expect((error as Error).message).toContain('Endpoint');
   });
 });

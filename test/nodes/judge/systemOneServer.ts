@@ -1,5 +1,5 @@
 // A loopback System One provider for the node's unit tests: it speaks the wire protocol (Bearer auth,
-// {model, state, questions} → {model, answers, usage}, Jev's error envelope) with answers that follow simple
+// {model, state, questions} → {model, answers, usage}, GET /v1/models, Jev's error envelope) with answers that follow simple
 // visible rules, so routing can be checked. The e2e tests use the real judge server instead.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,9 @@ export interface SystemOneServer {
   requests: SystemOneRequest[];
   close(): Promise<void>;
 }
+
+/** What GET /v1/models answers. */
+export const MODELS = [{ name: 'judge-latest-2026-11-01', description: 'The test judge', release_date: '2026-11-01' }];
 
 function answer(state: string, question: Question): Answer {
   if (question.type === 'noul') return { type: 'noul', noul: state.includes('urgent') ? 0.9 : 0.1 };
@@ -45,6 +48,7 @@ export async function startSystemOneServer(apiKey: string): Promise<SystemOneSer
       if (authorization !== `Bearer ${apiKey}`) {
         return send(401, { detail: 'Invalid API key', error_type: 'authentication_error' });
       }
+      if (request.method === 'GET' && request.url === '/v1/models') return send(200, { models: MODELS });
       if (request.method !== 'POST' || request.url !== '/v1/systemone') return send(404, { detail: 'Not Found' });
       let body: SystemOneRequest;
       try {

@@ -1,10 +1,11 @@
 // Mode "Pass Through Webhook Request": the webhook item's Bearer key is checked against the inbound key
-// credential, its body forwarded to the judge as is, and the judge's reply emitted for Respond to Webhook:
-// the answer on output 0, or {statusCode, body: {detail…}} on output 1, so callers get the judge's own status.
-import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+// credential, the request forwarded to the judge (POST /v1/systemone with the body as is, or GET /v1/models),
+// and the judge's reply emitted for Respond to Webhook: the answer on output 0, or {statusCode, body: {detail…}}
+// on output 1, so callers get the judge's own status.
+import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type JsonObject } from 'n8n-workflow';
 
 import { checkBearerKey, type HttpFailure } from '../helpers/inboundKey';
-import { postSystemOne, readSystemOneCredential } from '../helpers/systemOneClient';
+import { callSystemOne, readSystemOneCredential, type SystemOneEndpoint } from '../helpers/systemOneClient';
 
 export const INBOUND_KEY_CREDENTIAL = 'systemOneInboundKeyApi';
 
@@ -29,6 +30,10 @@ export async function passThrough(this: IExecuteFunctions): Promise<INodeExecuti
   ]);
   const expectedKey = String(inbound.apiKey ?? '');
   const timeout = this.getNodeParameter('requestOptions.timeout', 0, 60000) as number;
+  const endpoint = this.getNodeParameter('endpoint', 0, 'systemone') as SystemOneEndpoint;
+  if (endpoint !== 'systemone' && endpoint !== 'models') {
+    throw new NodeOperationError(this.getNode(), `Endpoint: "${String(endpoint)}" is not "systemone" or "models"`);
+  }
 
   for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
     const pairedItem = { item: itemIndex };
@@ -39,7 +44,8 @@ export async function passThrough(this: IExecuteFunctions): Promise<INodeExecuti
       continue;
     }
     try {
-      const reply = await postSystemOne(this, credential, webhook.body ?? null, timeout);
+      const body = endpoint === 'models' ? undefined : (webhook.body ?? null);
+      const reply = await callSystemOne(this, credential, endpoint, body, timeout);
       if (reply.statusCode >= 200 && reply.statusCode < 300 && reply.body && typeof reply.body === 'object') {
         success.push({ json: reply.body as JsonObject, pairedItem });
       } else {

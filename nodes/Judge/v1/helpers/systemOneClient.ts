@@ -1,5 +1,5 @@
-// One HTTP call to a System One server (POST /v1/systemone) through the "System One API" credential.
-import type { IExecuteFunctions } from 'n8n-workflow';
+// One HTTP call to a System One server (POST /v1/systemone or GET /v1/models) through the "System One API" credential.
+import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
 export const SYSTEM_ONE_CREDENTIAL = 'systemOneApi';
 
@@ -18,21 +18,32 @@ export async function readSystemOneCredential(context: IExecuteFunctions): Promi
   return { baseUrl: String(credential.baseUrl ?? '').replace(/\/+$/, ''), apiKey: String(credential.apiKey ?? '') };
 }
 
+/** The two System One endpoints a server answers. */
+export type SystemOneEndpoint = 'systemone' | 'models';
+
 /**
- * Posts a request and returns the status and parsed body, whatever the status.
- * Network failures (refused, timeout) are thrown.
+ * Calls a System One endpoint — POST /v1/systemone with `body`, or GET /v1/models — and returns the status and
+ * parsed body, whatever the status. Network failures (refused, timeout) are thrown.
  */
-export async function postSystemOne(
+export async function callSystemOne(
   context: IExecuteFunctions,
   credential: SystemOneCredential,
+  endpoint: SystemOneEndpoint,
   body: unknown,
   timeoutMs: number,
 ): Promise<SystemOneReply> {
+  const authorization = `Bearer ${credential.apiKey}`;
+  const request: IHttpRequestOptions =
+    endpoint === 'models'
+      ? { method: 'GET', url: `${credential.baseUrl}/v1/models`, headers: { Authorization: authorization } }
+      : {
+          method: 'POST',
+          url: `${credential.baseUrl}/v1/systemone`,
+          headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+          body: body as object,
+        };
   const response = (await context.helpers.httpRequest({
-    method: 'POST',
-    url: `${credential.baseUrl}/v1/systemone`,
-    headers: { Authorization: `Bearer ${credential.apiKey}`, 'Content-Type': 'application/json' },
-    body: body as object,
+    ...request,
     json: true,
     returnFullResponse: true,
     ignoreHttpStatusErrors: true,
@@ -40,6 +51,14 @@ export async function postSystemOne(
   })) as { statusCode: number; body: unknown };
   return { statusCode: response.statusCode, body: response.body };
 }
+
+/** POST /v1/systemone. */
+export const postSystemOne = (
+  context: IExecuteFunctions,
+  credential: SystemOneCredential,
+  body: unknown,
+  timeoutMs: number,
+): Promise<SystemOneReply> => callSystemOne(context, credential, 'systemone', body, timeoutMs);
 
 /** A one-line summary of a System One error body, naming the fields of a 422. */
 export function describeErrorBody(body: unknown): string {
