@@ -156,6 +156,23 @@ describe('ONNX backend on generated models', () => {
     expect(maxAbsDiff(next.scores[0].logprobs, cold.scores[2].logprobs)).toBeLessThanOrEqual(1e-5);
   });
 
+  it('with the cache off, scores a one-question call the same and keeps no state', async () => {
+    const { dir } = generate(tmp.path, 'shared-nocache', { seed: 7, layout: 'shared-prefix' });
+    const uncached = await createOnnxBackend({ models: [{ id: MODEL, dir }], intraOpNumThreads: 1, kvCacheBytes: 0 });
+    try {
+      for (const name of ['failing', 'topic']) {
+        backends.shared.cache.clear();
+        const want = await backends.shared.score(job(MODEL, only(name)));
+        const got = await uncached.score(job(MODEL, only(name)));
+        expect(maxAbsDiff(got.scores[0].logprobs, want.scores[0].logprobs)).toBeLessThanOrEqual(1e-6);
+        expect(got.inputTokens).toBe(want.inputTokens);
+      }
+      expect(uncached.cache.size).toBe(0);
+    } finally {
+      await uncached.close();
+    }
+  });
+
   it('agrees across layouts: plain past runs the questions one by one, no past runs one full pass each', async () => {
     backends.shared.cache.clear();
     backends.plain.cache.clear();
@@ -245,6 +262,8 @@ describe('ONNX backend with multi-token labels', () => {
       const { dir } = generate(tmp.path, layout, { seed: 11, layout, tokenizer: { singleTokenYesNo: false } });
       backends.push(await createOnnxBackend({ models: [{ id: MODEL, dir }], intraOpNumThreads: 1 }));
     }
+    // The cache off: a one-question call then fetches its KV only for the labels' later tokens.
+    backends.push(await createOnnxBackend({ models: [{ id: MODEL, dir: `${tmp.path}/shared-prefix` }], intraOpNumThreads: 1, kvCacheBytes: 0 }));
     reference = await ort.InferenceSession.create(`${tmp.path}/no-past/model.onnx`, { intraOpNumThreads: 1 });
   });
 

@@ -29,6 +29,11 @@ export class StateKvCache {
     return hit;
   }
 
+  /** Whether an entry of this size would be kept at all (0 budget: never). */
+  accepts(bytes: number): boolean {
+    return bytes <= this.budgetBytes;
+  }
+
   /** Stores an entry, evicting the least recently used ones; an entry over the whole budget is not kept. */
   set(key: string, value: CachedState): void {
     const old = this.entries.get(key);

@@ -14,6 +14,7 @@ import { BackendError } from '../../engine/backend';
 import { badRequest } from '../../protocol/errors';
 import { StateKvCache, stateKey, type CachedState } from './kv-cache';
 import { loadModelDir, type LoadedModel } from './model-dir';
+import { TokenMemo } from './token-memo';
 import { emptyKv, gatherKvRows, int64Tensor, kvBytes, sliceKv, type KvTensors } from './tensors';
 
 export interface OnnxModelOptions {
@@ -43,13 +44,13 @@ export interface OnnxRunStats {
 }
 
 interface PreparedQuestion {
-  suffixIds: number[];
-  labelIds: number[][];
+  suffixIds: readonly number[];
+  labelIds: (readonly number[])[];
 }
 
 interface RunRequest {
   /** One token list per row; rows are left-padded to the longest, so every row ends in the last column. */
-  rows: number[][];
+  rows: (readonly number[])[];
   /** Per row: the position of its first token. */
   startPositions: number[];
   /** Per row: the attention mask over its own past (1 = real, 0 = padding). */
@@ -98,10 +99,14 @@ interface ModelEntry {
   model: LoadedModel;
 }
 
+/** Characters of text whose tokenisation each model keeps (states, suffixes, labels). */
+const TOKEN_MEMO_CHARS = 4 * 1024 * 1024;
+
 export class OnnxBackend implements Backend {
   readonly kind = 'onnx';
   readonly stats: OnnxRunStats = { runs: 0, tokens: 0, paddingTokens: 0 };
   readonly cache: StateKvCache;
+  private readonly tokenMemos = new Map<LoadedModel, TokenMemo>();
 
   constructor(
     private readonly entries: Map<string, ModelEntry>,
@@ -125,14 +130,16 @@ export class OnnxBackend implements Backend {
     return this.encode(this.loaded(model), text, false).length;
   }
 
-  private encode(m: LoadedModel, text: string, withSpecialTokens: boolean): number[] {
-    return m.tokenizer.encode(text, { add_special_tokens: withSpecialTokens }).ids;
+  private encode(m: LoadedModel, text: string, withSpecialTokens: boolean): readonly number[] {
+    let memo = this.tokenMemos.get(m);
+    if (!memo) this.tokenMemos.set(m, (memo = new TokenMemo(TOKEN_MEMO_CHARS)));
+    return memo.ids(withSpecialTokens ? 'special' : 'plain', text, (t) => m.tokenizer.encode(t, { add_special_tokens: withSpecialTokens }).ids);
   }
 
   /** Token ids of each label; when one label's tokens begin another's, every label is closed with ")". */
-  private labelIds(m: LoadedModel, labels: string[]): number[][] {
+  private labelIds(m: LoadedModel, labels: string[]): (readonly number[])[] {
     let ids = labels.map((label) => this.encode(m, label, false));
-    const isProperPrefix = (a: number[], b: number[]): boolean => a.length < b.length && a.every((t, i) => b[i] === t);
+    const isProperPrefix = (a: readonly number[], b: readonly number[]): boolean => a.length < b.length && a.every((t, i) => b[i] === t);
     if (ids.some((a, i) => ids.some((b, j) => i !== j && isProperPrefix(a, b)))) {
       ids = labels.map((label) => this.encode(m, `${label})`, false));
     }
@@ -169,20 +176,27 @@ export class OnnxBackend implements Backend {
     return { scores, inputTokens: tally.tokens };
   }
 
-  private async scoreWithPast(m: LoadedModel, job: ScoreJob, stateIds: number[], questions: PreparedQuestion[]): Promise<QuestionScores[]> {
+  private async scoreWithPast(m: LoadedModel, job: ScoreJob, stateIds: readonly number[], questions: PreparedQuestion[]): Promise<QuestionScores[]> {
     const S = stateIds.length;
     const key = stateKey(job.model, job.rendered.prefix);
     let state: CachedState | undefined = this.cache.get(key);
 
     if (!state && questions.length === 1) {
       // One question, cold state: a single pass over state + suffix. Its KV's state part fills the cache.
+      // The KV is fetched only when the cache would keep it or a label of several tokens needs it.
       const q = questions[0];
       const ids = [...stateIds, ...q.suffixIds];
-      const out = await this.run(m, { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: true, keepLast: 1 }, job.signal);
-      const stateKv = sliceKv(out.present!, S);
-      this.cache.set(key, { tokens: S, kv: stateKv, bytes: kvBytes(stateKv) });
+      const keepState = this.cache.accepts(stateKvBytes(m, S));
+      const needPresent = keepState || q.labelIds.some((l) => l.length > 1);
+      const out = await this.run(m, { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: needPresent, keepLast: 1 }, job.signal);
+      if (keepState) {
+        const stateKv = sliceKv(out.present!, S);
+        this.cache.set(key, { tokens: S, kv: stateKv, bytes: kvBytes(stateKv) });
+      }
       const [first] = await firstTokenLogprobs(m, out, [q]);
-      const rest = await this.finishLabels(m, [q], out.present!, [Array(ids.length).fill(1)], [ids.length], undefined, job.signal);
+      const rest = needPresent
+        ? await this.finishLabels(m, [q], out.present!, [Array(ids.length).fill(1)], [ids.length], undefined, job.signal)
+        : [q.labelIds.map(() => 0)];
       return [combine(first, rest[0])];
     }
 
@@ -273,7 +287,7 @@ export class OnnxBackend implements Backend {
     return result;
   }
 
-  private async scoreWithoutPast(m: LoadedModel, stateIds: number[], questions: PreparedQuestion[], signal?: AbortSignal): Promise<QuestionScores[]> {
+  private async scoreWithoutPast(m: LoadedModel, stateIds: readonly number[], questions: PreparedQuestion[], signal?: AbortSignal): Promise<QuestionScores[]> {
     const scores: QuestionScores[] = [];
     for (const q of questions) {
       const ids = [...stateIds, ...q.suffixIds];
@@ -352,6 +366,11 @@ export class OnnxBackend implements Backend {
       await entry.model.logSoftmax.release();
     }
   }
+}
+
+/** Bytes of a state KV of `tokens` positions (keys and values of every layer, batch 1). */
+function stateKvBytes(m: LoadedModel, tokens: number): number {
+  return 2 * m.layers * m.heads * tokens * m.headDim * (m.kvType === 'float16' ? 2 : 4);
 }
 
 /** Adds each label's later tokens to its first; the covered mass is the labels' total probability. */

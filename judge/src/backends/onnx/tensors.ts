@@ -1,4 +1,5 @@
 // Tensor helpers for the decoder's inputs and outputs: int64 feeds, KV slicing and row gathering.
+import { endianness } from 'node:os';
 import * as ort from 'onnxruntime-node';
 
 /** Per layer: the key and value tensors [B, H, T, D]. */
@@ -6,8 +7,23 @@ export type KvTensors = { key: ort.Tensor; value: ort.Tensor }[];
 
 type KvData = Float32Array | Uint16Array;
 
-export function int64Tensor(values: number[], dims: number[]): ort.Tensor {
-  return new ort.Tensor('int64', BigInt64Array.from(values, (v) => BigInt(v)), dims);
+const LITTLE_ENDIAN = endianness() === 'LE';
+
+/**
+ * An int64 tensor of whole numbers. Values within ±2^31 (ids, positions, masks) are written through a 32-bit view,
+ * which spares one BigInt per element.
+ */
+export function int64Tensor(values: readonly number[], dims: number[]): ort.Tensor {
+  const data = new BigInt64Array(values.length);
+  const halves = new Int32Array(data.buffer);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (LITTLE_ENDIAN && v === (v | 0)) {
+      halves[2 * i] = v;
+      halves[2 * i + 1] = v < 0 ? -1 : 0;
+    } else data[i] = BigInt(v);
+  }
+  return new ort.Tensor('int64', data, dims);
 }
 
 export function emptyKv(layers: number, batch: number, heads: number, headDim: number, type: 'float32' | 'float16'): KvTensors {
