@@ -1,18 +1,25 @@
-// The local stack behind scripts/run.sh: Postgres 17 + n8n + the judge server, state kept in .runtime/local/.
-// First run: random secrets into .runtime/local/local.env (mode 600). Later runs reuse the data and the secrets.
-// Ctrl-C (or SIGTERM) stops everything.
+// The local stack behind scripts/run.sh: Postgres 17 + n8n + the judge server + the assistant, state kept in
+// .runtime/local/. First run: random secrets into .runtime/local/local.env (mode 600). Later runs reuse the data and
+// the secrets. Ctrl-C (or SIGTERM) stops everything.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Pool, type PoolConfig } from 'pg';
+import { updateInstanceSettings } from '../../nodes/shared/assistant/settings';
+import { describe as describeMigration, runMigrations } from '../migrate';
 import { REPO_ROOT } from './n8n';
-import { startPostgres, type PostgresServer } from './postgres';
+import { createDatabase, startPostgres, type PostgresServer } from './postgres';
 import { StartupFailed, stopProcess, waitFor } from './process';
-import { startStack, type Stack } from './stack';
+import { readWorkflowFiles, startStack, WORKFLOWS_DIR, type Stack } from './stack';
 
 export const LOCAL_DIR = process.env.LOCAL_STATE_DIR ?? path.join(REPO_ROOT, '.runtime', 'local');
 const ENV_FILE = path.join(LOCAL_DIR, 'local.env');
 const API_KEY_FILE = path.join(LOCAL_DIR, 'n8n-api-key');
+const PRIVATE_WEBHOOK_IDS_FILE = path.join(LOCAL_DIR, 'private-webhook-ids.json');
+/** The assistant's tables live in their own database of the local Postgres (schema `assistant`). */
+const ASSISTANT_DATABASE = 'assistant';
+const TELEGRAM_ENTRY_WORKFLOW_ID = 'assistantTelegrm';
 const JUDGE_CLI = path.join(REPO_ROOT, 'judge', 'dist', 'cli', 'main.js');
 
 const secret = (bytes = 24) => randomBytes(bytes).toString('base64url');
@@ -37,6 +44,18 @@ function defaultSettings(): Record<string, string> {
     // Credentials n8n gets (scripts/runtime/credentials/*.json read these).
     SYSTEMONE_JUDGE_KEY: judgeKey,
     SYSTEMONE_WRAPPER_KEY: secret(),
+    // The assistant (docs/ASSISTANT.md): the X-API-Key of POST /webhook/agent, and its chat model, by default a
+    // local Ollama (any OpenAI-compatible server: base URL + key + model; the model must support tool calling).
+    ASSISTANT_API_KEY: secret(),
+    ASSISTANT_LLM_BASE_URL: 'http://127.0.0.1:11434/v1',
+    ASSISTANT_LLM_API_KEY: 'ollama',
+    ASSISTANT_LLM_MODEL: 'qwen2.5:7b-instruct',
+    // Optional Telegram bot: token from @BotFather, your chat id (the only chat it answers), and the public HTTPS
+    // base URL of this n8n (Telegram must reach its webhook). Empty token: the Telegram entry stays inactive.
+    ASSISTANT_TELEGRAM_BOT_TOKEN: '',
+    ASSISTANT_TELEGRAM_API_URL: 'https://api.telegram.org',
+    ASSISTANT_TELEGRAM_OWNER_CHAT_ID: '',
+    N8N_PUBLIC_URL: '',
   };
 }
 
@@ -110,12 +129,72 @@ async function startJudge(settings: Record<string, string>): Promise<ChildProces
   return child;
 }
 
+/** Named after the setting, so a bad value in local.env is easy to find. */
+function settingError(name: string, error: unknown): Error {
+  return new Error(`${name} (in ${ENV_FILE} or the shell): ${(error as Error).message.replace(/^\w+: /, '')}`);
+}
+
+/** The public base URL Telegram posts updates to (n8n's WEBHOOK_URL), when set. */
+function publicUrl(settings: Record<string, string>): string | undefined {
+  const value = settings.N8N_PUBLIC_URL?.trim();
+  if (!value) return undefined;
+  if (!/^https?:\/\/[^\s/]+/.test(value)) throw settingError('N8N_PUBLIC_URL', new Error('must be a URL such as https://n8n.example.com/'));
+  return value.endsWith('/') ? value : `${value}/`;
+}
+
+/**
+ * The assistant's database on the local Postgres: created if missing, migrated, and the settings given in local.env
+ * (chat model, owner's Telegram chat id) stored; an empty value leaves the stored setting as it is.
+ */
+async function prepareAssistant(postgres: PostgresServer, settings: Record<string, string>): Promise<{ connection: PoolConfig; ownerChatId: string | null; chatModel: string }> {
+  await createDatabase(postgres.url, ASSISTANT_DATABASE);
+  const connection: PoolConfig = { host: '127.0.0.1', port: postgres.port, user: postgres.user, password: postgres.password, database: ASSISTANT_DATABASE };
+  console.log(describeMigration(await runMigrations(connection)));
+  const pool = new Pool({ ...connection, max: 1 });
+  pool.on('error', () => undefined);
+  try {
+    const fromEnv: Array<[string, string]> = [
+      ['ASSISTANT_LLM_MODEL', 'chatModel'],
+      ['ASSISTANT_TELEGRAM_OWNER_CHAT_ID', 'ownerTelegramChatId'],
+    ];
+    for (const [name, field] of fromEnv) {
+      const value = settings[name]?.trim();
+      if (!value) continue;
+      await updateInstanceSettings(pool, { [field]: value }).catch((error: unknown) => {
+        throw settingError(name, error);
+      });
+    }
+    const stored = await pool.query<{ owner_telegram_chat_id: string | null; chat_model: string }>(
+      'SELECT owner_telegram_chat_id, chat_model FROM assistant.instance_settings',
+    );
+    return { connection, ownerChatId: stored.rows[0].owner_telegram_chat_id, chatModel: stored.rows[0].chat_model };
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Whether the chat model's server answers at all (a hint at start, never fatal). */
+async function llmReachable(settings: Record<string, string>): Promise<boolean> {
+  try {
+    const response = await fetch(`${settings.ASSISTANT_LLM_BASE_URL.replace(/\/+$/, '')}/models`, {
+      headers: { authorization: `Bearer ${settings.ASSISTANT_LLM_API_KEY}` },
+      signal: AbortSignal.timeout(3000),
+    });
+    await response.arrayBuffer();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function main(): Promise<void> {
   const settings = loadLocalSettings();
   const owner = { email: settings.OWNER_EMAIL, password: settings.OWNER_PASSWORD };
   let postgres: PostgresServer | undefined;
   let judge: ChildProcess | undefined;
   let stack: Stack | undefined;
+  let assistant: Awaited<ReturnType<typeof prepareAssistant>> | undefined;
+  let telegramStatus = 'off (no ASSISTANT_TELEGRAM_BOT_TOKEN)';
   let stopping = false;
 
   const stopAll = async (code: number) => {
@@ -139,8 +218,16 @@ async function main(): Promise<void> {
       database: 'n8n',
     });
     console.log(`Postgres 17 on 127.0.0.1:${postgres.port}`);
+    assistant = await prepareAssistant(postgres, settings);
     judge = await startJudge(settings);
     console.log(`judge server on http://127.0.0.1:${settings.JUDGE_PORT} (model: ${settings.JUDGE_OPENAI_BASE_URL})`);
+    const webhookBase = publicUrl(settings);
+    const telegramBot = settings.ASSISTANT_TELEGRAM_BOT_TOKEN.trim() !== '';
+    // The Telegram entry registers its webhook with Telegram when activated: only with a bot, and on its own below,
+    // so an unreachable Telegram cannot stop the rest from starting.
+    const activate = readWorkflowFiles([WORKFLOWS_DIR])
+      .filter((workflow) => workflow.triggered && workflow.id !== TELEGRAM_ENTRY_WORKFLOW_ID)
+      .map((workflow) => workflow.id);
     stack = await startStack({
       userFolder: path.join(LOCAL_DIR, 'n8n'),
       postgres,
@@ -148,11 +235,32 @@ async function main(): Promise<void> {
       encryptionKey: settings.N8N_ENCRYPTION_KEY,
       owner,
       importStateFile: path.join(LOCAL_DIR, 'imported-workflows.json'),
+      privateWebhookIdsFile: PRIVATE_WEBHOOK_IDS_FILE,
+      activate,
+      env: webhookBase ? { WEBHOOK_URL: webhookBase } : undefined,
       apiKey: existsSync(API_KEY_FILE) ? readFileSync(API_KEY_FILE, 'utf8').trim() : undefined,
-      credentialEnv: { ...settings, SYSTEMONE_JUDGE_URL: `http://127.0.0.1:${settings.JUDGE_PORT}` },
+      credentialEnv: {
+        ...settings,
+        SYSTEMONE_JUDGE_URL: `http://127.0.0.1:${settings.JUDGE_PORT}`,
+        ASSISTANT_PG_HOST: '127.0.0.1',
+        ASSISTANT_PG_PORT: String(postgres.port),
+        ASSISTANT_PG_DATABASE: ASSISTANT_DATABASE,
+        ASSISTANT_PG_USER: postgres.user,
+        ASSISTANT_PG_PASSWORD: settings.POSTGRES_PASSWORD,
+      },
       log: (line) => console.log(line),
     });
     writeFileSync(API_KEY_FILE, stack.apiKey, { mode: 0o600 });
+    if (telegramBot) {
+      try {
+        await stack.api(`/workflows/${TELEGRAM_ENTRY_WORKFLOW_ID}/activate`, { method: 'POST' });
+        telegramStatus = assistant.ownerChatId
+          ? `active, answers only chat ${assistant.ownerChatId}`
+          : 'active, but answers no one until ASSISTANT_TELEGRAM_OWNER_CHAT_ID is set';
+      } catch (error) {
+        telegramStatus = `NOT active: ${(error as Error).message.slice(0, 300)} (Telegram needs N8N_PUBLIC_URL, an HTTPS URL reaching this n8n)`;
+      }
+    }
   } catch (error) {
     console.error(`\nrun.sh: ${(error as Error).message}`);
     await stopAll(1);
@@ -166,7 +274,18 @@ async function main(): Promise<void> {
       `  owner login: ${owner.email} / ${owner.password}`,
       `  System One:  POST ${stack.webhookUrl}/v1/systemone  (Authorization: Bearer <SYSTEMONE_WRAPPER_KEY>)`,
       `  judge:       http://127.0.0.1:${settings.JUDGE_PORT}/v1  (Authorization: Bearer <JUDGE_API_KEYS>)`,
+      `  assistant:   POST ${stack.webhookUrl}/agent  (X-API-Key: <ASSISTANT_API_KEY>)`,
+      `               model ${assistant.chatModel} at ${settings.ASSISTANT_LLM_BASE_URL}${(await llmReachable(settings)) ? '' : '  (NOT reachable yet: start it, or set ASSISTANT_LLM_BASE_URL / ASSISTANT_LLM_API_KEY / ASSISTANT_LLM_MODEL)'}`,
+      `               Telegram: ${telegramStatus}`,
       `  settings and keys: ${ENV_FILE}`,
+      '',
+      'Talk to the assistant:',
+      `  curl -sS -X POST ${stack.webhookUrl}/agent -H 'content-type: application/json' \\`,
+      // The key is read from the env file (or the shell that overrides it), never printed.
+      process.env.ASSISTANT_API_KEY
+        ? `    -H "X-API-Key: $ASSISTANT_API_KEY" \\`
+        : `    -H "X-API-Key: $(sed -n 's/^ASSISTANT_API_KEY=//p' '${ENV_FILE}')" \\`,
+      `    -d '{"message": "Hello! What can you do?", "user_id": "me"}'`,
       '',
       'Ctrl-C stops everything.',
     ].join('\n'),
