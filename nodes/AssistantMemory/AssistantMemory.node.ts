@@ -1,7 +1,25 @@
 // Assistant Memory: remember, recall, update and forget what the assistant knows about one user.
 import { NodeConnectionTypes, NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
-import { forgetMemory, getMemory, recall, recentMemories, remember, updateMemory, MEMORY_KINDS } from '../shared/assistant';
+import { forgetMemory, getMemory, openAiEmbedder, recallWithEmbedding, recentMemories, rememberAndEmbed, updateAndEmbed, MEMORY_KINDS, type Embedder } from '../shared/assistant';
 import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/assistant/n8n/runItems';
+
+/** The optional embeddings endpoint (base URL, key, model, dimensions); the key stays in n8n's credential store. */
+export const EMBEDDINGS_CREDENTIAL = 'assistantEmbeddingsApi';
+
+async function embedderFor(context: IExecuteFunctions): Promise<Embedder | undefined> {
+  if (!context.getNode().credentials?.[EMBEDDINGS_CREDENTIAL]) return undefined;
+  const credential = await context.getCredentials(EMBEDDINGS_CREDENTIAL);
+  try {
+    return openAiEmbedder({
+      baseUrl: String(credential.baseUrl ?? ''),
+      apiKey: String(credential.apiKey ?? ''),
+      model: String(credential.model ?? ''),
+      dimensions: Number(credential.dimensions ?? 0),
+    });
+  } catch (error) {
+    throw new NodeOperationError(context.getNode(), `Assistant Embeddings API credential: ${(error as Error).message}`);
+  }
+}
 
 const kindOptions = MEMORY_KINDS.map((kind) => ({ name: kind[0].toUpperCase() + kind.slice(1), value: kind }));
 const ALL = ['remember', 'recall', 'recent', 'get', 'update', 'forget'];
@@ -32,7 +50,7 @@ export class AssistantMemory implements INodeType {
     inputs: [NodeConnectionTypes.Main],
     outputs: [NodeConnectionTypes.Main],
     usableAsTool: true,
-    credentials: postgresCredentials,
+    credentials: [...(postgresCredentials ?? []), { name: EMBEDDINGS_CREDENTIAL, required: false }],
     properties: [
       {
         displayName: 'Operation',
@@ -42,7 +60,7 @@ export class AssistantMemory implements INodeType {
         options: [
           { name: 'Forget', value: 'forget', action: 'Forget a memory', description: 'Delete a memory' },
           { name: 'Get', value: 'get', action: 'Get a memory', description: 'One memory by ID' },
-          { name: 'Recall', value: 'recall', action: 'Recall memories', description: 'Find the memories most relevant to a query (full text, names, recency)' },
+          { name: 'Recall', value: 'recall', action: 'Recall memories', description: 'Find the memories most relevant to a query (full text, names, recency, embeddings when configured)' },
           { name: 'Recent', value: 'recent', action: 'List recent memories', description: 'The newest memories' },
           { name: 'Remember', value: 'remember', action: 'Remember a fact', description: 'Store a new memory' },
           { name: 'Update', value: 'update', action: 'Update a memory', description: 'Change some fields of a memory' },
@@ -132,16 +150,18 @@ export class AssistantMemory implements INodeType {
   };
 
   async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+    const embedder = await embedderFor(this);
     return runItems(this, async (pool, i) => {
       const operation = this.getNodeParameter('operation', i) as string;
       const userId = parameter(this, 'userId', i);
       switch (operation) {
         case 'remember':
-          return asData({ memory: await remember(pool, userId, { content: parameter(this, 'content', i), ...(parameter(this, 'details', i) as object) }) });
+          // `embedding` says whether the vector was stored; a failing endpoint never loses the memory.
+          return asData(await rememberAndEmbed(pool, userId, { content: parameter(this, 'content', i), ...(parameter(this, 'details', i) as object) }, embedder));
         case 'recall': {
           const query = parameter(this, 'query', i);
-          const memories = await recall(pool, userId, query, { limit: parameter(this, 'limit', i), kind: parameter(this, 'kindFilter', i) });
-          return asData({ query, count: memories.length, memories });
+          const { memories, embedding } = await recallWithEmbedding(pool, userId, query, { limit: parameter(this, 'limit', i), kind: parameter(this, 'kindFilter', i), embedder });
+          return asData({ query, count: memories.length, memories, embedding });
         }
         case 'recent': {
           const memories = await recentMemories(pool, userId, parameter(this, 'limit', i));
@@ -150,7 +170,7 @@ export class AssistantMemory implements INodeType {
         case 'get':
           return asData({ memory: await getMemory(pool, userId, parameter(this, 'memoryId', i)) });
         case 'update':
-          return asData({ memory: await updateMemory(pool, userId, parameter(this, 'memoryId', i), updateInput(parameter(this, 'updateFields', i) as IDataObject)) });
+          return asData(await updateAndEmbed(pool, userId, parameter(this, 'memoryId', i), updateInput(parameter(this, 'updateFields', i) as IDataObject), embedder));
         case 'forget':
           return asData({ forgotten: await forgetMemory(pool, userId, parameter(this, 'memoryId', i)) });
         default:

@@ -6,6 +6,8 @@ export * from './migrate';
 export * from './identities';
 export * from './settings';
 export * from './memories';
+export * from './embeddings';
+export * from './vector-index';
 export * from './graph';
 export * from './tasks';
 export * from './turns';

@@ -1,8 +1,11 @@
 // Memory: what the assistant knows about a user. Recall ranks by full text (OR of stemmed words in the user's
-// language), trigram similarity on the people/entities named, importance, and a recency decay, in one query.
+// language), trigram similarity on the people/entities named, importance, a recency decay and, when an embeddings
+// endpoint is configured, cosine similarity of embeddings; in one query.
 import type { Queryable } from './db';
+import { EmbeddingError, type Embedder } from './embeddings';
 import { AssistantInputError, AssistantNotFoundError } from './errors';
 import { getUserSettings } from './settings';
+import { vectorIndexDimensions } from './vector-index';
 import { normaliseName, optionalEnum, optionalInt, optionalText, requirePositiveInt, requireText, requireUserId, stringList } from './validate';
 
 export const MEMORY_KINDS = ['fact', 'preference', 'event', 'person', 'note', 'instruction'] as const;
@@ -40,9 +43,28 @@ export interface RecallOptions {
   kind?: unknown;
   /** Days after which a memory's recency weight has halved (default 30). */
   halfLifeDays?: unknown;
+  /** Embeds the query when given; memories are then also ranked by cosine similarity. */
+  embedder?: Embedder;
+  /** The cosine similarity a memory found only by its embedding needs (default DEFAULT_MIN_SIMILARITY). */
+  minSimilarity?: unknown;
+}
+
+/** What happened to an embedding: none configured, stored/used, or failed (the memory itself is kept). */
+export interface EmbeddingOutcome {
+  status: 'off' | 'stored' | 'used' | 'failed';
+  model?: string;
+  dimensions?: number;
+  error?: string;
 }
 
 const MAX_CONTENT = 100_000;
+
+function optionalNumber(value: unknown, field: string, min: number, max: number): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < min || n > max) throw new AssistantInputError(field, `must be a number from ${min} to ${max}`);
+  return n;
+}
 const COLUMNS = 'id, content, kind, importance, tags, people, entities, source, created_at, updated_at';
 
 function toMemory(row: Record<string, unknown>): Memory {
@@ -119,12 +141,60 @@ export async function updateMemory(db: Queryable, userIdInput: unknown, idInput:
   const result = await db.query(
     `UPDATE assistant.memories SET content = $3, kind = $4, importance = $5, tags = $6, people = $7, entities = $8,
             name_keys = $9, names = $10, source = $11, language = $12::regconfig,
-            search_vector = ${SEARCH_VECTOR_SQL('$12', '$3', '$13')}, updated_at = now()
+            search_vector = ${SEARCH_VECTOR_SQL('$12', '$3', '$13')}, updated_at = now(),
+            -- an embedding of other content is stale: dropped (updateAndEmbed makes a new one)
+            embedding = CASE WHEN content = $3 THEN embedding END, embedding_model = CASE WHEN content = $3 THEN embedding_model END
       WHERE user_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
     [userId, current.id, next.content, next.kind, next.importance, next.tags, next.people, next.entities, nameKeys, names, next.source, language, extra],
   );
   if (!result.rows[0]) throw new AssistantNotFoundError('memoryId', `no memory ${current.id} for this user`);
   return toMemory(result.rows[0]);
+}
+
+/**
+ * Embeds a stored memory's content and saves the vector. An endpoint failure is reported in the outcome, never
+ * thrown: the memory stays stored, recall finds it by words and names, and a later update embeds it again.
+ */
+export async function embedMemory(db: Queryable, memory: Memory, userId: string, embedder: Embedder): Promise<EmbeddingOutcome> {
+  let vector: number[];
+  try {
+    [vector] = await embedder.embed([memory.content]);
+  } catch (error) {
+    if (!(error instanceof EmbeddingError)) throw error;
+    return { status: 'failed', model: embedder.model, error: `${error.message}; the memory is stored without an embedding` };
+  }
+  // Only if the content is still the one embedded (a concurrent update wins).
+  await db.query(`UPDATE assistant.memories SET embedding = $4::real[], embedding_model = $5 WHERE user_id = $1 AND id = $2 AND content = $3`, [
+    userId,
+    memory.id,
+    memory.content,
+    vector,
+    embedder.model,
+  ]);
+  return { status: 'stored', model: embedder.model, dimensions: vector.length };
+}
+
+/** remember, then embed the memory when an embedder is given (an endpoint failure loses nothing, see embedMemory). */
+export async function rememberAndEmbed(db: Queryable, userIdInput: unknown, input: MemoryInput, embedder?: Embedder): Promise<{ memory: Memory; embedding: EmbeddingOutcome }> {
+  const memory = await remember(db, userIdInput, input);
+  const embedding = embedder ? await embedMemory(db, memory, requireUserId(userIdInput), embedder) : { status: 'off' as const };
+  return { memory, embedding };
+}
+
+/** updateMemory, then embed the new content when it changed (or has no embedding yet) and an embedder is given. */
+export async function updateAndEmbed(
+  db: Queryable,
+  userIdInput: unknown,
+  idInput: unknown,
+  input: MemoryInput,
+  embedder?: Embedder,
+): Promise<{ memory: Memory; embedding: EmbeddingOutcome }> {
+  const memory = await updateMemory(db, userIdInput, idInput, input);
+  if (!embedder) return { memory, embedding: { status: 'off' } };
+  const userId = requireUserId(userIdInput);
+  const current = await db.query(`SELECT embedding_model FROM assistant.memories WHERE user_id = $1 AND id = $2`, [userId, memory.id]);
+  if (current.rows[0]?.embedding_model === embedder.model) return { memory, embedding: { status: 'stored', model: embedder.model } };
+  return { memory, embedding: await embedMemory(db, memory, userId, embedder) };
 }
 
 export async function forgetMemory(db: Queryable, userIdInput: unknown, idInput: unknown): Promise<Memory> {
@@ -147,20 +217,42 @@ export async function orQuery(db: Queryable, language: string, text: string): Pr
 }
 
 /**
- * What recall searches for: the OR tsquery of the stemmed words, and the words worth comparing with names
- * (at least 3 letters and not a stop word in the user's language). One round trip.
+ * A lexeme found in more than this share of all memories (Postgres' own statistics on search_vector, kept by
+ * ANALYZE) is "common": it still counts in the score, but its matches enter the candidates newest first and capped.
+ */
+export const COMMON_LEXEME_FREQUENCY = 0.01;
+
+/**
+ * What recall searches for: the OR tsquery of the stemmed words, the words worth comparing with names (at least
+ * 3 letters and not a stop word in the user's language), and which lexemes are common. One round trip.
  */
 export async function searchTerms(db: Queryable, language: string, text: string): Promise<SearchTerms> {
-  const result = await db.query<{ q: string; names: string[]; lexemes: string[] }>(
-    `SELECT replace(plainto_tsquery($1::regconfig, $2)::text, ' & ', ' | ') AS q,
-            tsvector_to_array(to_tsvector($1::regconfig, $2)) AS lexemes,
+  const result = await db.query<{ q: string; names: string[]; lexemes: string[]; common: string[] }>(
+    `WITH words AS (
+       SELECT replace(plainto_tsquery($1::regconfig, $2)::text, ' & ', ' | ') AS q,
+              tsvector_to_array(to_tsvector($1::regconfig, $2)) AS lexemes
+     )
+     SELECT q, lexemes,
             coalesce((SELECT array_agg(w ORDER BY i) FROM unnest($3::text[]) WITH ORDINALITY AS t(w, i)
-                       WHERE to_tsvector($1::regconfig, w) <> ''::tsvector), '{}') AS names`,
-    [language, text, nameCandidates(text)],
+                       WHERE to_tsvector($1::regconfig, w) <> ''::tsvector), '{}') AS names,
+            coalesce((SELECT array_agg(e) FROM pg_stats s,
+                             unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS f(e, freq)
+                       WHERE s.schemaname = 'assistant' AND s.tablename = 'memories' AND s.attname = 'search_vector'
+                         AND f.freq > $4 AND f.e = ANY (words.lexemes)), '{}') AS common
+       FROM words`,
+    [language, text, nameCandidates(text), COMMON_LEXEME_FREQUENCY],
   );
   const row = result.rows[0];
   const q = row?.q ?? '';
-  return { tsquery: q.trim() === '' ? null : q, names: row?.names ?? [], lexemes: (row?.lexemes ?? []).slice(0, MAX_TERMS) };
+  const lexemes = (row?.lexemes ?? []).slice(0, MAX_TERMS);
+  const common = new Set(row?.common ?? []);
+  return {
+    tsquery: q.trim() === '' ? null : q,
+    names: row?.names ?? [],
+    lexemes,
+    rare: lexemes.filter((lexeme) => !common.has(lexeme)),
+    common: lexemes.filter((lexeme) => common.has(lexeme)),
+  };
 }
 
 export interface SearchTerms {
@@ -170,81 +262,174 @@ export interface SearchTerms {
   names: string[];
   /** The stemmed words, one by one (at most MAX_TERMS), for counting how many a memory contains. */
   lexemes: string[];
+  /** The lexemes whose every match is a candidate. */
+  rare: string[];
+  /** The lexemes in more than COMMON_LEXEME_FREQUENCY of all memories: their matches are capped, newest first. */
+  common: string[];
 }
 
 const MAX_TERMS = 12;
 /** Recall scores in full only this many candidates, picked by how many query words (and names) they match. */
 export const RECALL_CANDIDATES = 300;
+/** The newest matches of the common words (and of all of them together) that may become candidates. */
+export const COMMON_CANDIDATES = 300;
+/** Candidates found by embedding alone (nearest by pgvector, or else the newest embedded memories). */
+export const SEMANTIC_CANDIDATES = 200;
+/** A memory found only by its embedding is recalled when its cosine similarity reaches this (default). */
+export const DEFAULT_MIN_SIMILARITY = 0.3;
 
 /** A single lexeme as a tsquery literal (quoted, so any character is taken literally). */
 const lexemeQuery = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
+/** How recall uses embeddings: not at all, re-ranking the candidates (real[]), or also a pgvector HNSW arm. */
+export type SemanticMode = 'none' | 'rerank' | 'pgvector';
+
+export interface RecallPlan {
+  withText: boolean;
+  withKind: boolean;
+  terms: Pick<SearchTerms, 'lexemes' | 'rare' | 'common' | 'names'>;
+  semantic: SemanticMode;
+}
+
 /**
- * The ranked recall query, in two stages so that its cost stays bounded when a common word matches many rows:
- * the candidates (index scans on the tsvector and trigram GIN indexes) are cut to the RECALL_CANDIDATES that match
- * the most query words and names (newest first among equals); only those get the full score: ts_rank_cd, the best
- * name similarity, importance, and a recency decay (half-life $4 days, never below 0.7).
- * Parameters: $1 user id, $2 name words, $3 limit, $4 half-life, then the OR tsquery (when the query has
- * lexemes), the kind (when filtered), one tsquery per lexeme, and each name word again.
+ * The ranked recall query, in two stages so that its cost stays bounded when a common word matches many rows.
+ * Candidates: every match of the rare words (tsvector GIN), the newest COMMON_CANDIDATES matches of the common
+ * words and of all common words together, and the name matches (trigram GIN); cut to the RECALL_CANDIDATES that
+ * match the most query words and names (newest first among equals). With embeddings, up to SEMANTIC_CANDIDATES
+ * more: the nearest by pgvector, or else the newest embedded memories. Only the candidates get the full score:
+ * ts_rank_cd, the best name similarity, importance, cosine similarity, and a recency decay (half-life $4 days,
+ * never below 0.7). A memory found only by its embedding needs a similarity of at least the minimum.
+ * Parameters: $1 user id, $2 name words, $3 limit, $4 half-life, then the OR tsquery, the rare-word tsquery, the
+ * common-word OR and AND tsqueries (each when present), the kind (when filtered), one tsquery per lexeme, each
+ * name word again, and with embeddings the query vector, the model and the minimum similarity.
  */
-export function recallSql(withText: boolean, withKind: boolean, lexemeCount = 0, nameCount = 0): string {
+export function recallSql(plan: RecallPlan): string {
+  const { withText, withKind, terms, semantic } = plan;
   let next = 5;
-  const tsq = withText ? `$${next++}::tsquery` : '';
-  const kindParam = withKind ? `$${next++}` : '';
-  const lexemeHits = Array.from({ length: withText ? lexemeCount : 0 }, () => `(m.search_vector @@ $${next++}::tsquery)::int`);
+  const param = () => `$${next++}`;
+  const tsq = withText ? `${param()}::tsquery` : '';
+  const rareQuery = withText && terms.rare.length > 0 ? `${param()}::tsquery` : '';
+  const commonQuery = withText && terms.common.length > 0 ? `${param()}::tsquery` : '';
+  const commonAllQuery = withText && terms.common.length > 1 ? `${param()}::tsquery` : '';
+  const kindFilter = withKind ? `AND m.kind = ${param()}` : '';
+  const lexemeHits = Array.from({ length: withText ? terms.lexemes.length : 0 }, () => `(m.search_vector @@ ${param()}::tsquery)::int`);
   // One clause per name word, so that each is a GIN trigram index scan (OR-ed as a bitmap).
-  const nameMatches = Array.from({ length: nameCount }, () => `m.names %> $${next++}`);
+  const nameMatches = terms.names.map(() => `m.names %> ${param()}`);
   const nameMatch = nameMatches.length > 0 ? `(${nameMatches.join(' OR ')})` : 'false';
-  const textMatch = withText ? `m.search_vector @@ ${tsq}` : 'false';
+  const vector = semantic !== 'none' ? `${param()}::real[]` : '';
+  const model = semantic !== 'none' ? param() : '';
+  const minSimilarity = semantic !== 'none' ? `${param()}::float8` : '';
+
   const textScore = withText ? `CASE WHEN m.search_vector @@ ${tsq} THEN ts_rank_cd(m.search_vector, ${tsq}, 32) ELSE 0 END` : '0';
-  const kindFilter = withKind ? `AND m.kind = ${kindParam}` : '';
   const hits = `${[...lexemeHits, `(m.names <> '' AND ${nameMatch})::int`].join(' + ')} AS hits`;
-  // Two arms, each planned on its own index (tsvector GIN, trigram GIN); UNION removes rows found by both.
+  const arm = (where: string, newestFirst = false) =>
+    `(SELECT m.id, m.created_at, ${hits} FROM assistant.memories m WHERE m.user_id = $1 AND ${where} ${kindFilter}` +
+    (newestFirst ? ` ORDER BY m.created_at DESC LIMIT ${COMMON_CANDIDATES})` : ')');
+  // Each arm is planned on its own: the rare words and the names by their GIN indexes, the common words by the
+  // (user_id, created_at) index read newest first until enough match. UNION removes rows found twice.
   const arms = [
-    withText ? `SELECT m.id, m.created_at, ${hits} FROM assistant.memories m WHERE m.user_id = $1 AND ${textMatch} ${kindFilter}` : '',
-    nameCount > 0 ? `SELECT m.id, m.created_at, ${hits} FROM assistant.memories m WHERE m.user_id = $1 AND ${nameMatch} ${kindFilter}` : '',
+    rareQuery ? arm(`m.search_vector @@ ${rareQuery}`) : '',
+    commonQuery ? arm(`m.search_vector @@ ${commonQuery}`, true) : '',
+    commonAllQuery ? arm(`m.search_vector @@ ${commonAllQuery}`, true) : '',
+    nameMatches.length > 0 ? arm(nameMatch) : '',
+  ].filter(Boolean);
+  const similarity =
+    semantic === 'none'
+      ? '0::float8'
+      : `CASE WHEN m.embedding_model = ${model} AND cardinality(m.embedding) = cardinality(${vector})
+              THEN (SELECT sum(a::float8 * b::float8) FROM unnest(m.embedding, ${vector}) AS v(a, b)) ELSE 0 END`;
+  const semanticOrder = semantic === 'pgvector' ? `m.embedding_vector <=> ${vector}::vector` : 'm.created_at DESC';
+  const sources = [
+    arms.length > 0
+      ? `SELECT id, true AS lexical FROM (SELECT id FROM (${arms.join(' UNION ')}) matched ORDER BY hits DESC, created_at DESC LIMIT ${RECALL_CANDIDATES}) lexical`
+      : '',
+    semantic !== 'none'
+      ? `SELECT id, false AS lexical FROM (SELECT m.id FROM assistant.memories m WHERE m.user_id = $1 AND m.embedding_model = ${model} ${kindFilter}
+           ORDER BY ${semanticOrder} LIMIT ${SEMANTIC_CANDIDATES}) semantic`
+      : '',
   ].filter(Boolean);
   return `
     WITH candidates AS (
-      SELECT id FROM (${arms.join(' UNION ')}) matched
-       ORDER BY hits DESC, created_at DESC
-       LIMIT ${RECALL_CANDIDATES}
+      SELECT id, bool_or(lexical) AS lexical FROM (${sources.join(' UNION ALL ')}) found GROUP BY id
     )
     SELECT ${COLUMNS}, score FROM (
       SELECT m.*, (
           ${textScore}
           + CASE WHEN m.names = '' THEN 0 ELSE (SELECT coalesce(max(word_similarity(w, m.names)), 0) FROM unnest($2::text[]) AS w) END
           + m.importance * 0.04::float8
+          + 0.5 * greatest(similarity, 0)
         ) * (0.7 + 0.3 * power(0.5::float8, extract(epoch FROM now() - m.created_at)::float8 / 86400.0::float8 / $4::float8)) AS score
         FROM candidates c JOIN assistant.memories m ON m.id = c.id
+        CROSS JOIN LATERAL (SELECT ${similarity} AS similarity) s
+       WHERE c.lexical${semantic !== 'none' ? ` OR s.similarity >= ${minSimilarity}` : ''}
     ) ranked
     ORDER BY score DESC, id DESC
     LIMIT $3`;
 }
 
+export interface SemanticQuery {
+  vector: number[];
+  model: string;
+  minSimilarity: number;
+}
+
 /** The parameters of recallSql, in its order. */
-export function recallParameters(userId: string, terms: SearchTerms, limit: number, halfLifeDays: number, kind?: string): unknown[] {
+export function recallParameters(userId: string, terms: SearchTerms, limit: number, halfLifeDays: number, kind?: string, semantic?: SemanticQuery): unknown[] {
   const values: unknown[] = [userId, terms.names, limit, halfLifeDays];
-  if (terms.tsquery) values.push(terms.tsquery);
+  if (terms.tsquery) {
+    values.push(terms.tsquery);
+    if (terms.rare.length > 0) values.push(terms.rare.map(lexemeQuery).join(' | '));
+    if (terms.common.length > 0) values.push(terms.common.map(lexemeQuery).join(' | '));
+    if (terms.common.length > 1) values.push(terms.common.map(lexemeQuery).join(' & '));
+  }
   if (kind) values.push(kind);
   if (terms.tsquery) values.push(...terms.lexemes.map(lexemeQuery));
   values.push(...terms.names);
+  if (semantic) values.push(semantic.vector, semantic.model, semantic.minSimilarity);
   return values;
+}
+
+export interface RecallResult {
+  memories: RecalledMemory[];
+  /** Whether the query's embedding took part: off (no embedder), used, or failed (then recall ran without it). */
+  embedding: EmbeddingOutcome;
 }
 
 /** The memories most relevant to a free-text query, best first. */
 export async function recall(db: Queryable, userIdInput: unknown, queryInput: unknown, options: RecallOptions = {}): Promise<RecalledMemory[]> {
+  return (await recallWithEmbedding(db, userIdInput, queryInput, options)).memories;
+}
+
+/**
+ * recall, and how the embedding went. When the embeddings endpoint fails, recall still answers from full text,
+ * names, importance and recency, and says so in `embedding`.
+ */
+export async function recallWithEmbedding(db: Queryable, userIdInput: unknown, queryInput: unknown, options: RecallOptions = {}): Promise<RecallResult> {
   const userId = requireUserId(userIdInput);
   const query = requireText(queryInput, 'query', 10_000);
   const limit = optionalInt(options.limit, 'limit', 1, 100) ?? 10;
   const halfLife = optionalInt(options.halfLifeDays, 'halfLifeDays', 1, 36_500) ?? 30;
   const kind = optionalEnum(options.kind, 'kind', MEMORY_KINDS);
+  const minSimilarity = optionalNumber(options.minSimilarity, 'minSimilarity', -1, 1) ?? DEFAULT_MIN_SIMILARITY;
   const { language } = await getUserSettings(db, userId);
   const terms = await searchTerms(db, language, query);
-  if (!terms.tsquery && terms.names.length === 0) return [];
-  const sql = recallSql(terms.tsquery !== null, kind !== undefined, terms.lexemes.length, terms.names.length);
-  const result = await db.query(sql, recallParameters(userId, terms, limit, halfLife, kind));
-  return result.rows.map((row) => ({ ...toMemory(row), score: Number(Number(row.score).toFixed(4)) }));
+  let embedding: EmbeddingOutcome = { status: 'off' };
+  let semantic: SemanticQuery | undefined;
+  if (options.embedder) {
+    try {
+      const [vector] = await options.embedder.embed([query]);
+      semantic = { vector, model: options.embedder.model, minSimilarity };
+      embedding = { status: 'used', model: options.embedder.model, dimensions: vector.length };
+    } catch (error) {
+      if (!(error instanceof EmbeddingError)) throw error;
+      embedding = { status: 'failed', model: options.embedder.model, error: `${error.message}; recalled without embeddings` };
+    }
+  }
+  if (!terms.tsquery && terms.names.length === 0 && !semantic) return { memories: [], embedding };
+  const mode: SemanticMode = !semantic ? 'none' : (await vectorIndexDimensions(db)) === semantic.vector.length ? 'pgvector' : 'rerank';
+  const sql = recallSql({ withText: terms.tsquery !== null, withKind: kind !== undefined, terms, semantic: mode });
+  const result = await db.query(sql, recallParameters(userId, terms, limit, halfLife, kind, semantic));
+  return { memories: result.rows.map((row) => ({ ...toMemory(row), score: Number(Number(row.score).toFixed(4)) })), embedding };
 }
 
 /** The newest memories, for "what do you know about me" without a query. */

@@ -160,4 +160,19 @@ ALTER TABLE assistant.instance_settings
   ADD COLUMN chat_model text NOT NULL DEFAULT 'gpt-4o-mini' CHECK (chat_model ~ '^[^[:space:][:cntrl:]]{1,200}$');
 `,
   },
+  {
+    version: 4,
+    name: 'optional memory embeddings (unit vectors as real[], with the model that made them)',
+    sql: `
+-- Filled only when an embeddings endpoint is configured; recall re-ranks its candidates by cosine similarity.
+-- A pgvector column and HNSW index are added separately by enableVectorIndex (the dimension is set at install).
+ALTER TABLE assistant.memories ADD COLUMN embedding real[], ADD COLUMN embedding_model text;
+-- One row once enableVectorIndex has run: the pgvector column's dimension.
+CREATE TABLE assistant.vector_index (
+  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  dimensions integer NOT NULL CHECK (dimensions BETWEEN 1 AND 2000),
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
 ];

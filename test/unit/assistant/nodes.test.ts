@@ -44,7 +44,9 @@ async function run(node: INodeType, items: Params[], options: { continueOnFail?:
 describe('node descriptions', () => {
   it.each([new AssistantContext(), new AssistantMemory(), new AssistantKnowledgeGraph(), new AssistantTasks()])('$description.displayName is a tool on the postgres credential', (node) => {
     expect(node.description.usableAsTool).toBe(true);
-    expect(node.description.credentials).toEqual([{ name: 'postgres', required: true }]);
+    // The Memory node may also have an embeddings endpoint (optional).
+    const optional = node instanceof AssistantMemory ? [{ name: 'assistantEmbeddingsApi', required: false }] : [];
+    expect(node.description.credentials).toEqual([{ name: 'postgres', required: true }, ...optional]);
     expect(node.description.icon).toMatch(/^file:.+\.svg$/);
     const operation = node.description.properties.find((p) => p.name === 'operation')!;
     for (const option of operation.options as { action?: string }[]) expect(option.action).toBeTruthy();

@@ -1,0 +1,224 @@
+// Optional embeddings in memory recall, on a real Postgres 17 (no pgvector: the real[] re-ranking path) and the
+// loopback OpenAI fake's /v1/embeddings (deterministic unit vectors: equal texts embed equally). Also an endpoint
+// that refuses the key and one that is not there: memories are still stored, and the outcome says so.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Pool } from 'pg';
+import * as assistant from '../../../nodes/shared/assistant';
+import { AssistantInputError } from '../../../nodes/shared/assistant';
+import { startOpenAiChatFake, type OpenAiChatFake } from '../../fakes/openai-chat';
+import { startAssistantDatabase, type TestDatabase } from './database';
+
+const KEY = 'sk-embeddings-test-key';
+let db: TestDatabase;
+let pool: Pool;
+let openai: OpenAiChatFake;
+let embedder: assistant.Embedder;
+
+beforeAll(async () => {
+  [db, openai] = await Promise.all([startAssistantDatabase(), startOpenAiChatFake({ apiKey: KEY })]);
+  pool = db.pool;
+  embedder = assistant.openAiEmbedder({ baseUrl: `${openai.url}/v1`, apiKey: KEY, model: 'text-embedding-3-small', dimensions: 256 });
+});
+afterAll(async () => {
+  await Promise.all([db?.stop(), openai?.close()]);
+});
+
+async function newUser(name: string): Promise<string> {
+  return (await assistant.resolveIdentity(pool, 'api', `${name}-${Math.random().toString(36).slice(2)}`)).userId;
+}
+
+async function storedEmbedding(id: number): Promise<{ embedding: number[] | null; embedding_model: string | null }> {
+  return (await pool.query('SELECT embedding, embedding_model FROM assistant.memories WHERE id = $1', [id])).rows[0];
+}
+
+describe('embeddings endpoint client', () => {
+  it('returns unit vectors of the asked dimension, in input order', async () => {
+    const [a, b, again] = await embedder.embed(['first text', 'second text', 'first text']);
+    expect(a).toHaveLength(256);
+    expect(Math.hypot(...a)).toBeCloseTo(1, 5);
+    expect(again).toEqual(a);
+    expect(b).not.toEqual(a);
+  });
+
+  it('names the bad setting', () => {
+    const field = (settings: Partial<assistant.EmbeddingSettings>) => {
+      try {
+        assistant.openAiEmbedder({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: '', model: 'm', ...settings });
+      } catch (error) {
+        expect(error).toBeInstanceOf(AssistantInputError);
+        return (error as AssistantInputError).field;
+      }
+      return 'accepted';
+    };
+    expect(field({ baseUrl: 'ftp://example.com' })).toBe('baseUrl');
+    expect(field({ baseUrl: 'not a url' })).toBe('baseUrl');
+    expect(field({ model: ' ' })).toBe('model');
+    expect(field({ dimensions: -3 })).toBe('dimensions');
+    expect(field({ dimensions: 1.5 })).toBe('dimensions');
+    expect(field({})).toBe('accepted');
+  });
+
+  it('reports a refused key and an absent server as EmbeddingError, without the key', async () => {
+    const refused = assistant.openAiEmbedder({ baseUrl: `${openai.url}/v1`, apiKey: 'sk-wrong-secret', model: 'm' });
+    const error = await refused.embed(['x']).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(assistant.EmbeddingError);
+    expect((error as Error).message).toMatch(/401.*Incorrect API key/);
+    expect((error as Error).message).not.toContain('sk-wrong-secret');
+    const absent = assistant.openAiEmbedder({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY, model: 'm', timeoutMs: 2000 });
+    const unreachable = await absent.embed(['x']).catch((e: unknown) => e);
+    expect(unreachable).toBeInstanceOf(assistant.EmbeddingError);
+    expect((unreachable as Error).message).toMatch(/unreachable/);
+  });
+});
+
+describe('remember and recall with embeddings (no pgvector: cosine re-ranking on real[])', () => {
+  it('this server has no vector extension, so enableVectorIndex declines and says why', async () => {
+    expect(await assistant.vectorExtensionAvailable(pool)).toBe(false);
+    const result = await assistant.enableVectorIndex(pool, 256);
+    expect(result).toMatchObject({ pgvector: false, dimensions: null });
+    expect(result.reason).toMatch(/vector extension is not installed/);
+    expect(await assistant.vectorIndexDimensions(pool)).toBeNull();
+    await expect(assistant.enableVectorIndex(pool, 0)).rejects.toMatchObject({ field: 'dimensions' });
+    await expect(assistant.enableVectorIndex(pool, 5000)).rejects.toMatchObject({ field: 'dimensions' });
+  });
+
+  it('stores the unit vector and model with the memory', async () => {
+    const userId = await newUser('embed');
+    const { memory, embedding } = await assistant.rememberAndEmbed(pool, userId, { content: 'My bike is a green Brompton' }, embedder);
+    expect(embedding).toEqual({ status: 'stored', model: 'text-embedding-3-small', dimensions: 256 });
+    const row = await storedEmbedding(memory.id);
+    expect(row.embedding_model).toBe('text-embedding-3-small');
+    const [expected] = await embedder.embed(['My bike is a green Brompton']);
+    expect(row.embedding).toHaveLength(256);
+    row.embedding!.forEach((value, i) => expect(value).toBeCloseTo(expected[i], 5));
+  });
+
+  it('finds a memory by its embedding alone, where words and names find nothing', async () => {
+    const userId = await newUser('semantic');
+    // Only stop words: no lexeme and no name to search by.
+    const { memory } = await assistant.rememberAndEmbed(pool, userId, { content: 'To be or not to be' }, embedder);
+    await assistant.rememberAndEmbed(pool, userId, { content: 'The boiler needs a service in October' }, embedder);
+    expect(await assistant.recall(pool, userId, 'to be or not to be')).toEqual([]);
+    const found = await assistant.recallWithEmbedding(pool, userId, 'To be or not to be', { embedder });
+    expect(found.embedding).toMatchObject({ status: 'used', dimensions: 256 });
+    expect(found.memories.map((m) => m.id)).toEqual([memory.id]);
+  });
+
+  it('re-ranks the word matches by similarity', async () => {
+    const userId = await newUser('rerank');
+    const important = await assistant.rememberAndEmbed(pool, userId, { content: 'Coffee with Anna on Friday', importance: 5 }, embedder);
+    const close = await assistant.rememberAndEmbed(pool, userId, { content: 'coffee', importance: 1 }, embedder);
+    const plain = await assistant.recall(pool, userId, 'coffee');
+    expect(plain.map((m) => m.id)).toEqual([important.memory.id, close.memory.id]);
+    const semantic = await assistant.recall(pool, userId, 'coffee', { embedder });
+    expect(semantic.map((m) => m.id)).toEqual([close.memory.id, important.memory.id]);
+    expect(semantic[0].score).toBeGreaterThan(plain.find((m) => m.id === close.memory.id)!.score + 0.3);
+  });
+
+  it('ignores embeddings of another model or dimension, and another user\'s memories', async () => {
+    const userId = await newUser('models');
+    const other = await newUser('other');
+    const { memory } = await assistant.rememberAndEmbed(pool, userId, { content: 'To be or not to be' }, embedder);
+    await assistant.rememberAndEmbed(pool, other, { content: 'To be or not to be' }, embedder);
+    const otherModel = assistant.openAiEmbedder({ baseUrl: `${openai.url}/v1`, apiKey: KEY, model: 'another-model', dimensions: 256 });
+    expect((await assistant.recall(pool, userId, 'To be or not to be', { embedder: otherModel }))).toEqual([]);
+    expect((await assistant.recall(pool, userId, 'To be or not to be', { embedder })).map((m) => m.id)).toEqual([memory.id]);
+  });
+
+  it('drops a stale embedding when the content changes, and updateAndEmbed makes a new one', async () => {
+    const userId = await newUser('update');
+    const { memory } = await assistant.rememberAndEmbed(pool, userId, { content: 'To be or not to be' }, embedder);
+    await assistant.updateMemory(pool, userId, memory.id, { importance: 4 });
+    expect((await storedEmbedding(memory.id)).embedding_model).toBe('text-embedding-3-small');
+    await assistant.updateMemory(pool, userId, memory.id, { content: 'Let it be' });
+    expect(await storedEmbedding(memory.id)).toEqual({ embedding: null, embedding_model: null });
+    const updated = await assistant.updateAndEmbed(pool, userId, memory.id, { content: 'Let it be, let it be' }, embedder);
+    expect(updated.embedding).toMatchObject({ status: 'stored' });
+    const found = await assistant.recall(pool, userId, 'Let it be, let it be', { embedder });
+    expect(found.map((m) => m.id)).toEqual([memory.id]);
+  });
+
+  it('checks minSimilarity', async () => {
+    const userId = await newUser('min');
+    await expect(assistant.recall(pool, userId, 'x', { embedder, minSimilarity: 'high' })).rejects.toMatchObject({ field: 'minSimilarity' });
+    await expect(assistant.recall(pool, userId, 'x', { embedder, minSimilarity: 2 })).rejects.toMatchObject({ field: 'minSimilarity' });
+  });
+});
+
+describe('a failing embeddings endpoint loses nothing', () => {
+  const failing = () => assistant.openAiEmbedder({ baseUrl: `${openai.url}/v1`, apiKey: 'sk-revoked-key', model: 'text-embedding-3-small' });
+
+  it('remember stores the memory, says the embedding failed and why, and recall still finds it by words', async () => {
+    const userId = await newUser('failing');
+    const result = await assistant.rememberAndEmbed(pool, userId, { content: 'The spare key is under the blue flowerpot' }, failing());
+    expect(result.embedding.status).toBe('failed');
+    expect(result.embedding.error).toMatch(/401.*the memory is stored without an embedding/);
+    expect(JSON.stringify(result)).not.toContain('sk-revoked-key');
+    expect(await assistant.getMemory(pool, userId, result.memory.id)).toMatchObject({ content: 'The spare key is under the blue flowerpot' });
+    expect(await storedEmbedding(result.memory.id)).toEqual({ embedding: null, embedding_model: null });
+
+    const recalled = await assistant.recallWithEmbedding(pool, userId, 'where is the spare key?', { embedder: failing() });
+    expect(recalled.embedding.status).toBe('failed');
+    expect(recalled.embedding.error).toMatch(/recalled without embeddings/);
+    expect(recalled.memories.map((m) => m.id)).toEqual([result.memory.id]);
+  });
+
+  it('an unreachable endpoint: the same', async () => {
+    const userId = await newUser('unreachable');
+    const absent = assistant.openAiEmbedder({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY, model: 'm', timeoutMs: 2000 });
+    const result = await assistant.rememberAndEmbed(pool, userId, { content: 'Dentist on the 3rd of May' }, absent);
+    expect(result.embedding).toMatchObject({ status: 'failed' });
+    expect((await assistant.recall(pool, userId, 'dentist')).map((m) => m.id)).toEqual([result.memory.id]);
+  });
+});
+
+describe('the Assistant Memory node with the Assistant Embeddings API credential', () => {
+  async function runMemoryNode(items: Record<string, unknown>[], embeddings: Record<string, unknown> | undefined) {
+    const { AssistantMemory } = await import('../../../nodes/AssistantMemory/AssistantMemory.node');
+    const node = new AssistantMemory();
+    const postgres = { host: db.server.host, port: db.server.port, database: db.server.database, user: db.server.user, password: db.server.password, ssl: 'disable' };
+    const nodeInfo = {
+      id: 'm1',
+      name: 'Assistant Memory',
+      type: 'assistantMemory',
+      typeVersion: 1,
+      position: [0, 0],
+      parameters: {},
+      credentials: embeddings ? { assistantEmbeddingsApi: { id: '1', name: 'Embeddings' } } : undefined,
+    };
+    const context = {
+      getInputData: () => items.map(() => ({ json: {} })),
+      getNodeParameter: (name: string, i: number, fallback?: unknown) => (name in items[i] ? items[i][name] : fallback),
+      getCredentials: async (type: string) => (type === 'postgres' ? postgres : embeddings),
+      getNode: () => nodeInfo,
+      continueOnFail: () => false,
+    };
+    const [output] = (await node.execute.call(context as never)) as { json: Record<string, unknown> }[][];
+    return output.map((item) => item.json);
+  }
+
+  it('embeds on remember and recalls by embedding; without the credential it says "off"', async () => {
+    const userId = await newUser('node');
+    const credential = { baseUrl: `${openai.url}/v1`, apiKey: KEY, model: 'text-embedding-3-small', dimensions: 128 };
+    const [remembered] = await runMemoryNode([{ operation: 'remember', userId, content: 'To be or not to be', details: {} }], credential);
+    expect(remembered.embedding).toEqual({ status: 'stored', model: 'text-embedding-3-small', dimensions: 128 });
+    const [recalled] = await runMemoryNode([{ operation: 'recall', userId, query: 'To be or not to be', limit: 5, kindFilter: '' }], credential);
+    expect(recalled).toMatchObject({ count: 1, embedding: { status: 'used' } });
+    const [plain] = await runMemoryNode([{ operation: 'recall', userId, query: 'To be or not to be', limit: 5, kindFilter: '' }], undefined);
+    expect(plain).toMatchObject({ count: 0, embedding: { status: 'off' } });
+  });
+
+  it('a failing endpoint: the memory is stored and the output says the embedding failed', async () => {
+    const userId = await newUser('node-failing');
+    const credential = { baseUrl: `${openai.url}/v1`, apiKey: 'sk-bad', model: 'text-embedding-3-small', dimensions: 0 };
+    const [remembered] = await runMemoryNode([{ operation: 'remember', userId, content: 'Parking spot 42 on level 3', details: {} }], credential);
+    expect(remembered.embedding).toMatchObject({ status: 'failed' });
+    expect((remembered.memory as { content: string }).content).toBe('Parking spot 42 on level 3');
+  });
+
+  it('a bad credential setting is a node error naming the field', async () => {
+    const userId = await newUser('node-bad');
+    const credential = { baseUrl: 'ftp://example.com', apiKey: KEY, model: 'm', dimensions: 0 };
+    await expect(runMemoryNode([{ operation: 'recall', userId, query: 'x' }], credential)).rejects.toThrow(/Assistant Embeddings API credential: baseUrl: /);
+  });
+});
