@@ -222,3 +222,12 @@ describe('the Assistant Memory node with the Assistant Embeddings API credential
     await expect(runMemoryNode([{ operation: 'recall', userId, query: 'x' }], credential)).rejects.toThrow(/Assistant Embeddings API credential: baseUrl: /);
   });
 });
+
+describe('scripts/migrate.ts with ASSISTANT_EMBEDDING_DIMENSIONS', () => {
+  it('reports that this server has no pgvector, and names the variable for a bad value', async () => {
+    const { setUpVectorIndex } = await import('../../../scripts/migrate');
+    expect(await setUpVectorIndex(db.server.url, undefined)).toBeUndefined();
+    expect(await setUpVectorIndex(db.server.url, '256')).toMatch(/no pgvector index \(the vector extension is not installed/);
+    await expect(setUpVectorIndex(db.server.url, 'big')).rejects.toThrow(/^ASSISTANT_EMBEDDING_DIMENSIONS: dimensions: /);
+  });
+});
