@@ -262,6 +262,31 @@ describe('assistant on Telegram', () => {
   });
 });
 
+describe('assistant conversation', () => {
+  it('gives the model the recent turns of the session as chat messages, and nothing of other sessions', async () => {
+    const session = `chat-${run}`;
+    const first = await converse('turns-first', [{ content: 'Hello Hannah, noted.' }]);
+    expect((await ask(`${first} I am Hannah.`, 'hannah', session)).body.reply).toBe('Hello Hannah, noted.');
+    const other = await converse('turns-other', [{ content: 'other session' }]);
+    await ask(`${other} unrelated`, 'hannah', `elsewhere-${run}`);
+    const second = await converse('turns-second', [{ content: 'You are Hannah.' }]);
+    expect((await ask(`${second} Who am I?`, 'hannah', session)).body.reply).toBe('You are Hannah.');
+
+    const [request] = await llm.requests(second);
+    const messages = (request.body.messages ?? []).map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) }));
+    expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(messages.slice(1)).toEqual([
+      { role: 'user', content: `${first} I am Hannah.` },
+      { role: 'assistant', content: 'Hello Hannah, noted.' },
+      { role: 'user', content: `${second} Who am I?` },
+    ]);
+    expect(messages[0].content).not.toContain('I am Hannah');
+    // A first message of a session has no history.
+    const [opening] = await llm.requests(other);
+    expect((opening.body.messages ?? []).map((m) => m.role)).toEqual(['system', 'user']);
+  });
+});
+
 describe('assistant chat model', () => {
   it('asks the provider for the model of the stored setting, switched without touching the workflow', async () => {
     const first = await converse('model-a', [{ content: 'from model a' }]);
