@@ -5,6 +5,7 @@
 // on the deterministic fake OpenAI logprobs server, measures, prints a Markdown table, and stops everything.
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { cpus, loadavg } from 'node:os';
 
 import { startStack } from '../../scripts/runtime/stack';
 import { E2E_JUDGE_KEY, E2E_WRAPPER_KEY, systemOneJudgeFake } from './setup/systemone-judge';
@@ -22,6 +23,7 @@ type Autocannon = (options: {
   body: string;
   connections: number;
   duration: number;
+  workers?: number;
 }) => Promise<AutocannonResult>;
 // autocannon ships without type declarations.
 const autocannon = createRequire(__filename)('autocannon') as Autocannon;
@@ -74,6 +76,8 @@ async function throughput(target: Target): Promise<{ rps: number; errors: number
     body,
     connections,
     duration: seconds,
+    // The load generator in its own thread, so it does not share an event loop with the in-process judge server.
+    workers: 1,
   });
   return { rps: result.requests.average, errors: result.errors + result.non2xx, p50: result.latency.p50 };
 }
@@ -123,7 +127,10 @@ function freePort(): Promise<number> {
   });
 }
 
+const machineLoad = () => loadavg().map((value) => value.toFixed(2)).join(' / ');
+
 async function main() {
+  const loadAtStart = machineLoad();
   const judge = await systemOneJudgeFake.start();
   // Its own task-broker port, so it can run beside another n8n (the default 5679 is shared otherwise).
   const env = { E2E_SYSTEMONE_JUDGE_URL: judge.url, N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
@@ -170,6 +177,10 @@ async function main() {
       return { name: target.name, p50: percentile(sorted, 50), p95: percentile(sorted, 95), rps, errors, loadP50 };
     });
     const [server, n8nFloor, n8n] = rows;
+    console.log(
+      `${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}; load average (1/5/15 min) ` +
+        `${loadAtStart} at start, ${machineLoad()} at the end\n`,
+    );
     console.log(`| path | p50 (ms, sequential) | p95 (ms, sequential) | req/s (${connections} connections, ${seconds} s) | p50 under load (ms) | errors |`);
     console.log('| --- | --- | --- | --- | --- | --- |');
     for (const row of rows) {

@@ -68,8 +68,9 @@ async function wrapper(body: unknown, authorization: string | null = `Bearer ${E
 }
 
 describe('the System One wrapper workflow', () => {
-  it('is imported and active', () => {
+  it('is imported and active (POST /v1/systemone and GET /v1/models, one small workflow each)', () => {
     expect(stack.workflows.find((workflow) => workflow.id === 'sysOneWrapper001')).toMatchObject({ active: true });
+    expect(stack.workflows.find((workflow) => workflow.id === 'sysOneModels0001')).toMatchObject({ active: true });
   });
 
   it('answers noul, choice and score exactly like the judge server', async () => {
