@@ -103,7 +103,12 @@ export const DEFAULT_OWNER = { email: 'owner@example.com', password: 'Owner-pass
 /** n8n settings: performance (see docs/RUNTIME.md) and nothing that calls the internet. */
 export function baseN8nEnv(): Record<string, string> {
   return {
+    // Performance (measured in docs/BENCHMARKS.md, "n8n wrapper"):
+    // an execution takes an expression isolate only when it evaluates an expression, so the wrapper's
+    // expression-free success path never waits for one (n8n's default takes one per execution);
     N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true',
+    // an execution runs ~20 queries (execution rows, status, credentials, statistics): concurrent webhooks need
+    // more than n8n's default pool of 2 connections.
     DB_POSTGRESDB_POOL_SIZE: '10',
     N8N_DIAGNOSTICS_ENABLED: 'false',
     N8N_DIAGNOSTICS_CONFIG_FRONTEND: '',
