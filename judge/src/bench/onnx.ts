@@ -5,7 +5,7 @@
 //
 //   npm run build -w systemone-judge && npm run bench:onnx -w systemone-judge [-- --quick] [-- --threads 2]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createOnnxBackend, type OnnxBackend } from '../backends/onnx';
@@ -79,6 +79,8 @@ interface Row {
   Q: number;
   separateMs: number;
   batchMs: number;
+  /** 1-minute load average when this row's measurement began and ended (other work on the machine). */
+  load: [number, number];
 }
 
 async function benchModel(m: BenchModel, threads: number, repeats: number): Promise<Row[]> {
@@ -96,6 +98,7 @@ async function benchModel(m: BenchModel, threads: number, repeats: number): Prom
       await backend.score(job(together)); // warm-up (shapes, allocator)
       const separate: number[] = [];
       const batch: number[] = [];
+      const loadBefore = loadavg()[0];
       for (let r = 0; r < repeats; r++) {
         // Alternate the two so that machine noise falls on both alike.
         batch.push(await timeIt(() => backend.score(job(together))));
@@ -105,8 +108,11 @@ async function benchModel(m: BenchModel, threads: number, repeats: number): Prom
           }),
         );
       }
-      rows.push({ model: m.name, params: parameterCount({ ...m.spec, seed: 1, layout: 'shared-prefix' }), n, S, Q, separateMs: median(separate), batchMs: median(batch) });
-      process.stderr.write(`${m.name} N=${n}: separate ${median(separate).toFixed(1)} ms, one call ${median(batch).toFixed(1)} ms\n`);
+      const load: [number, number] = [loadBefore, loadavg()[0]];
+      rows.push({ model: m.name, params: parameterCount({ ...m.spec, seed: 1, layout: 'shared-prefix' }), n, S, Q, separateMs: median(separate), batchMs: median(batch), load });
+      process.stderr.write(
+        `${m.name} N=${n}: separate ${median(separate).toFixed(1)} ms, one call ${median(batch).toFixed(1)} ms (load ${load.map((l) => l.toFixed(2)).join(' → ')})\n`,
+      );
     }
     return rows;
   } finally {
@@ -126,15 +132,16 @@ function table(rows: Row[], threads: number, repeats: number): string {
     `then all questions in one batch over the shared state KV). Median of ${repeats} alternating repeats.`,
     'Token ratio = N·(S+Q) / (S+N·Q); the target is a time ratio ≥ 0.9 × the token ratio at N = 20.',
     'The machine is shared with other work, so absolute times are noisy; the ratios within one run are what matters.',
+    `"load" is the 1-minute load average when the row began → ended; the benchmark's own ${threads} thread(s) account for up to ${threads} of it, the rest is other work competing for the ${cpus().length} cores.`,
     '',
-    '| model | params | N | S | Q | N separate calls ms | one N-question call ms | time ratio | token ratio | time ÷ token ratio |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| model | params | N | S | Q | N separate calls ms | one N-question call ms | time ratio | token ratio | time ÷ token ratio | load |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const r of rows) {
     const timeRatio = r.separateMs / r.batchMs;
     const tokenRatio = (r.n * (r.S + r.Q)) / (r.S + r.n * r.Q);
     lines.push(
-      `| ${r.model} | ${(r.params / 1e6).toFixed(1)}M | ${r.n} | ${r.S} | ${r.Q.toFixed(1)} | ${r.separateMs.toFixed(1)} | ${r.batchMs.toFixed(1)} | ${timeRatio.toFixed(2)} | ${tokenRatio.toFixed(2)} | ${(timeRatio / tokenRatio).toFixed(2)} |`,
+      `| ${r.model} | ${(r.params / 1e6).toFixed(1)}M | ${r.n} | ${r.S} | ${r.Q.toFixed(1)} | ${r.separateMs.toFixed(1)} | ${r.batchMs.toFixed(1)} | ${timeRatio.toFixed(2)} | ${tokenRatio.toFixed(2)} | ${(timeRatio / tokenRatio).toFixed(2)} | ${r.load.map((l) => l.toFixed(1)).join(' → ')} |`,
     );
   }
   lines.push('', `Run at ${new Date().toISOString()}.`, '');
