@@ -33,11 +33,11 @@ export const judgeProperties: INodeProperties[] = [
     noDataExpression: true,
     options: [
       {
-        name: 'POST /v1/systemone',
+        name: 'Judgement',
         value: 'systemone',
-        description: 'Forward the request body and answer with the judgement',
+        description: 'POST /v1/systemone: forward the request body and answer with the judgement',
       },
-      { name: 'GET /v1/models', value: 'models', description: "Answer with the judge's model list" },
+      { name: 'Model List', value: 'models', description: "GET /v1/models: answer with the judge's model list" },
     ],
     default: 'systemone',
     description: 'Which System One endpoint of the judge this webhook stands for',
