@@ -217,8 +217,10 @@ export async function orQuery(db: Queryable, language: string, text: string): Pr
 }
 
 /**
- * A lexeme found in more than this share of all memories (Postgres' own statistics on search_vector, kept by
- * ANALYZE) is "common": it still counts in the score, but its matches enter the candidates newest first and capped.
+ * A lexeme is "common" when Postgres' own statistics on search_vector (kept by ANALYZE) put it in more than
+ * sqrt(COMMON_CANDIDATES / rows) of all memories, and at least this share. Reading the newest rows until
+ * COMMON_CANDIDATES match then costs fewer rows than fetching every match (e.g. above 5.5% at 100k rows).
+ * A common lexeme still counts in the score, but only its newest matches become candidates.
  */
 export const COMMON_LEXEME_FREQUENCY = 0.01;
 
@@ -235,12 +237,14 @@ export async function searchTerms(db: Queryable, language: string, text: string)
      SELECT q, lexemes,
             coalesce((SELECT array_agg(w ORDER BY i) FROM unnest($3::text[]) WITH ORDINALITY AS t(w, i)
                        WHERE to_tsvector($1::regconfig, w) <> ''::tsvector), '{}') AS names,
-            coalesce((SELECT array_agg(e) FROM pg_stats s,
+            coalesce((SELECT array_agg(f.e)
+                        FROM pg_stats s JOIN pg_class c ON c.oid = 'assistant.memories'::regclass,
                              unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS f(e, freq)
                        WHERE s.schemaname = 'assistant' AND s.tablename = 'memories' AND s.attname = 'search_vector'
-                         AND f.freq > $4 AND f.e = ANY (words.lexemes)), '{}') AS common
+                         AND f.freq > greatest($4::float8, sqrt($5::float8 / greatest(c.reltuples, 1)))
+                         AND f.e = ANY (words.lexemes)), '{}') AS common
        FROM words`,
-    [language, text, nameCandidates(text), COMMON_LEXEME_FREQUENCY],
+    [language, text, nameCandidates(text), COMMON_LEXEME_FREQUENCY, COMMON_CANDIDATES],
   );
   const row = result.rows[0];
   const q = row?.q ?? '';
@@ -264,7 +268,7 @@ export interface SearchTerms {
   lexemes: string[];
   /** The lexemes whose every match is a candidate. */
   rare: string[];
-  /** The lexemes in more than COMMON_LEXEME_FREQUENCY of all memories: their matches are capped, newest first. */
+  /** The common lexemes (see COMMON_LEXEME_FREQUENCY): their matches are capped, newest first. */
   common: string[];
 }
 
@@ -321,17 +325,19 @@ export function recallSql(plan: RecallPlan): string {
   const minSimilarity = semantic !== 'none' ? `${param()}::float8` : '';
 
   const textScore = withText ? `CASE WHEN m.search_vector @@ ${tsq} THEN ts_rank_cd(m.search_vector, ${tsq}, 32) ELSE 0 END` : '0';
-  const hits = `${[...lexemeHits, `(m.names <> '' AND ${nameMatch})::int`].join(' + ')} AS hits`;
-  const arm = (where: string, newestFirst = false) =>
-    `(SELECT m.id, m.created_at, ${hits} FROM assistant.memories m WHERE m.user_id = $1 AND ${where} ${kindFilter}` +
+  // How many query words and names a memory matches (in the name arm the names are known to match).
+  const hits = (namesKnown: boolean) => `${[...lexemeHits, namesKnown ? '1' : `(m.names <> '' AND ${nameMatch})::int`].join(' + ')} AS hits`;
+  const arm = (where: string, newestFirst = false, namesKnown = false) =>
+    `(SELECT m.id, m.created_at, ${hits(namesKnown)} FROM assistant.memories m WHERE m.user_id = $1 AND ${where} ${kindFilter}` +
     (newestFirst ? ` ORDER BY m.created_at DESC LIMIT ${COMMON_CANDIDATES})` : ')');
-  // Each arm is planned on its own: the rare words and the names by their GIN indexes, the common words by the
-  // (user_id, created_at) index read newest first until enough match. UNION removes rows found twice.
+  // Each arm is planned on its own: rare words and names by their GIN indexes, common words (and all of them
+  // together) newest first, capped: by the (user_id, created_at) index until enough match, or by GIN and a sort
+  // when that is cheaper. UNION removes rows found twice (their hits agree).
   const arms = [
     rareQuery ? arm(`m.search_vector @@ ${rareQuery}`) : '',
     commonQuery ? arm(`m.search_vector @@ ${commonQuery}`, true) : '',
     commonAllQuery ? arm(`m.search_vector @@ ${commonAllQuery}`, true) : '',
-    nameMatches.length > 0 ? arm(nameMatch) : '',
+    nameMatches.length > 0 ? arm(nameMatch, false, true) : '',
   ].filter(Boolean);
   const similarity =
     semantic === 'none'
