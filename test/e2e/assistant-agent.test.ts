@@ -11,7 +11,7 @@ import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { E2E_LLM_API_KEY, E2E_TELEGRAM_BOT_TOKEN } from '../fakes/assistant-e2e-fakes';
 import { findSecrets } from '../unit/channel/find-secrets';
-import { runMigrations, updateInstanceSettings } from '../../nodes/shared/assistant';
+import { runMigrations, storeTurn, updateInstanceSettings } from '../../nodes/shared/assistant';
 
 const API_KEY = 'e2e-assistant-api-key-5b1d0c';
 const OWNER_CHAT = 4242001;
@@ -284,6 +284,19 @@ describe('assistant conversation', () => {
     // A first message of a session has no history.
     const [opening] = await llm.requests(other);
     expect((opening.body.messages ?? []).map((m) => m.role)).toEqual(['system', 'user']);
+  });
+
+  it('replays at most the last 20 turns of a long session', async () => {
+    const session = `long-${run}`;
+    const opener = await converse('long-opener', [{ content: 'ok' }]);
+    await ask(`${opener} start`, 'ivan', session);
+    const ivan = (await userIdOf('api:ivan'))!;
+    for (let i = 1; i <= 15; i++) await storeTurn(db, ivan, { sessionId: session, userMessage: `question ${i}`, assistantReply: `answer ${i}` });
+    const last = await converse('long-last', [{ content: 'done' }]);
+    await ask(`${last} and now?`, 'ivan', session);
+    const [request] = await llm.requests(last);
+    const history = (request.body.messages ?? []).slice(1, -1).map((m) => m.content);
+    expect(history).toEqual(Array.from({ length: 10 }, (_, i) => [`question ${i + 6}`, `answer ${i + 6}`]).flat());
   });
 });
 
