@@ -229,27 +229,19 @@ export const COMMON_LEXEME_FREQUENCY = 0.01;
  * 3 letters and not a stop word in the user's language), and which lexemes are common. One round trip.
  */
 export async function searchTerms(db: Queryable, language: string, text: string): Promise<SearchTerms> {
-  const result = await db.query<{ q: string; names: string[]; lexemes: string[]; common: string[] }>(
-    `WITH words AS (
-       SELECT replace(plainto_tsquery($1::regconfig, $2)::text, ' & ', ' | ') AS q,
-              tsvector_to_array(to_tsvector($1::regconfig, $2)) AS lexemes
-     )
-     SELECT q, lexemes,
-            coalesce((SELECT array_agg(w ORDER BY i) FROM unnest($3::text[]) WITH ORDINALITY AS t(w, i)
-                       WHERE to_tsvector($1::regconfig, w) <> ''::tsvector), '{}') AS names,
-            coalesce((SELECT array_agg(f.e)
-                        FROM pg_stats s JOIN pg_class c ON c.oid = 'assistant.memories'::regclass,
-                             unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS f(e, freq)
-                       WHERE s.schemaname = 'assistant' AND s.tablename = 'memories' AND s.attname = 'search_vector'
-                         AND f.freq > greatest($4::float8, sqrt($5::float8 / greatest(c.reltuples, 1)))
-                         AND f.e = ANY (words.lexemes)), '{}') AS common
-       FROM words`,
-    [language, text, nameCandidates(text), COMMON_LEXEME_FREQUENCY, COMMON_CANDIDATES],
-  );
+  const [result, common] = await Promise.all([
+    db.query<{ q: string; names: string[]; lexemes: string[] }>(
+      `SELECT replace(plainto_tsquery($1::regconfig, $2)::text, ' & ', ' | ') AS q,
+              tsvector_to_array(to_tsvector($1::regconfig, $2)) AS lexemes,
+              coalesce((SELECT array_agg(w ORDER BY i) FROM unnest($3::text[]) WITH ORDINALITY AS t(w, i)
+                         WHERE to_tsvector($1::regconfig, w) <> ''::tsvector), '{}') AS names`,
+      [language, text, nameCandidates(text)],
+    ),
+    commonLexemes(db),
+  ]);
   const row = result.rows[0];
   const q = row?.q ?? '';
   const lexemes = (row?.lexemes ?? []).slice(0, MAX_TERMS);
-  const common = new Set(row?.common ?? []);
   return {
     tsquery: q.trim() === '' ? null : q,
     names: row?.names ?? [],
@@ -257,6 +249,36 @@ export async function searchTerms(db: Queryable, language: string, text: string)
     rare: lexemes.filter((lexeme) => !common.has(lexeme)),
     common: lexemes.filter((lexeme) => common.has(lexeme)),
   };
+}
+
+/** How long the common-lexeme list is reused; the statistics behind it change only when ANALYZE runs. */
+const COMMON_LEXEMES_TTL_MS = 60_000;
+const commonLexemesCache = new WeakMap<Queryable, { at: number; lexemes: Promise<Set<string>> }>();
+
+/**
+ * The common lexemes of the whole memories table (no user data: Postgres' statistics), read from pg_stats and
+ * reused for a minute per connection pool.
+ */
+export function commonLexemes(db: Queryable): Promise<Set<string>> {
+  const cached = commonLexemesCache.get(db);
+  if (cached && Date.now() - cached.at < COMMON_LEXEMES_TTL_MS) return cached.lexemes;
+  const lexemes = db
+    .query<{ e: string }>(
+      `SELECT f.e FROM pg_stats s JOIN pg_class c ON c.oid = 'assistant.memories'::regclass,
+              unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS f(e, freq)
+        WHERE s.schemaname = 'assistant' AND s.tablename = 'memories' AND s.attname = 'search_vector'
+          AND f.e IS NOT NULL AND f.freq > greatest($1::float8, sqrt($2::float8 / greatest(c.reltuples, 1)))`,
+      [COMMON_LEXEME_FREQUENCY, COMMON_CANDIDATES],
+    )
+    .then((result) => new Set(result.rows.map((row) => row.e)));
+  commonLexemesCache.set(db, { at: Date.now(), lexemes });
+  lexemes.catch(() => commonLexemesCache.delete(db));
+  return lexemes;
+}
+
+/** Forgets the cached common lexemes (after ANALYZE, in tests and benchmarks). */
+export function forgetCommonLexemes(db: Queryable): void {
+  commonLexemesCache.delete(db);
 }
 
 export interface SearchTerms {
@@ -299,8 +321,8 @@ export interface RecallPlan {
  * The ranked recall query, in two stages so that its cost stays bounded when a common word matches many rows.
  * Candidates: every match of the rare words (tsvector GIN), the newest COMMON_CANDIDATES matches of the common
  * words and of all common words together, and the name matches (trigram GIN); cut to the RECALL_CANDIDATES that
- * match the most query words and names (newest first among equals). With embeddings, up to SEMANTIC_CANDIDATES
- * more: the nearest by pgvector, or else the newest embedded memories. Only the candidates get the full score:
+ * match the most query words (a rare word counts double) or a name (newest first among equals). With embeddings,
+ * up to SEMANTIC_CANDIDATES more: the nearest by pgvector, or else the newest embedded memories. Only the candidates get the full score:
  * ts_rank_cd, the best name similarity, importance, cosine similarity, and a recency decay (half-life $4 days,
  * never below 0.7). A memory found only by its embedding needs a similarity of at least the minimum.
  * Parameters: $1 user id, $2 name words, $3 limit, $4 half-life, then the OR tsquery, the rare-word tsquery, the
@@ -316,7 +338,8 @@ export function recallSql(plan: RecallPlan): string {
   const commonQuery = withText && terms.common.length > 0 ? `${param()}::tsquery` : '';
   const commonAllQuery = withText && terms.common.length > 1 ? `${param()}::tsquery` : '';
   const kindFilter = withKind ? `AND m.kind = ${param()}` : '';
-  const lexemeHits = Array.from({ length: withText ? terms.lexemes.length : 0 }, () => `(m.search_vector @@ ${param()}::tsquery)::int`);
+  // A rare word counts twice as much as a common one when picking candidates (it says more about the memory).
+  const lexemeHits = (withText ? terms.lexemes : []).map((lexeme) => `(m.search_vector @@ ${param()}::tsquery)::int${terms.common.includes(lexeme) ? '' : ' * 2'}`);
   // One clause per name word, so that each is a GIN trigram index scan (OR-ed as a bitmap).
   const nameMatches = terms.names.map(() => `m.names %> ${param()}`);
   const nameMatch = nameMatches.length > 0 ? `(${nameMatches.join(' OR ')})` : 'false';
@@ -325,19 +348,22 @@ export function recallSql(plan: RecallPlan): string {
   const minSimilarity = semantic !== 'none' ? `${param()}::float8` : '';
 
   const textScore = withText ? `CASE WHEN m.search_vector @@ ${tsq} THEN ts_rank_cd(m.search_vector, ${tsq}, 32) ELSE 0 END` : '0';
-  // How many query words and names a memory matches (in the name arm the names are known to match).
-  const hits = (namesKnown: boolean) => `${[...lexemeHits, namesKnown ? '1' : `(m.names <> '' AND ${nameMatch})::int`].join(' + ')} AS hits`;
-  const arm = (where: string, newestFirst = false, namesKnown = false) =>
-    `(SELECT m.id, m.created_at, ${hits(namesKnown)} FROM assistant.memories m WHERE m.user_id = $1 AND ${where} ${kindFilter}` +
+  // How many query words a memory contains (rare ones twice); 1 for a memory that contains none but names someone
+  // like a query word (trigram similarity is costly per row, so it is only computed for those).
+  const wordHits = lexemeHits.length > 0 ? `(${lexemeHits.join(' + ')})` : '0';
+  const hits = `CASE WHEN ${wordHits} > 0 THEN ${wordHits} WHEN m.names <> '' AND ${nameMatch} THEN 1 ELSE 0 END AS hits`;
+  const arm = (where: string, newestFirst = false) =>
+    `(SELECT m.id, m.created_at, ${hits} FROM assistant.memories m WHERE m.user_id = $1 AND ${where} ${kindFilter}` +
     (newestFirst ? ` ORDER BY m.created_at DESC LIMIT ${COMMON_CANDIDATES})` : ')');
-  // Each arm is planned on its own: rare words and names by their GIN indexes, common words (and all of them
-  // together) newest first, capped: by the (user_id, created_at) index until enough match, or by GIN and a sort
-  // when that is cheaper. UNION removes rows found twice (their hits agree).
+  // Each arm is planned on its own. Rare words and names: one arm, a BitmapOr of the tsvector and trigram GIN
+  // indexes, so a row found by both (a name is also a word of the memory) is fetched once. Common words (and all
+  // of them together): newest first, capped, by the (user_id, created_at) index until enough match, or by GIN
+  // and a sort when that is cheaper. UNION removes rows found twice (their hits agree).
+  const exact = [rareQuery ? `m.search_vector @@ ${rareQuery}` : '', ...nameMatches].filter(Boolean);
   const arms = [
-    rareQuery ? arm(`m.search_vector @@ ${rareQuery}`) : '',
+    exact.length > 0 ? arm(`(${exact.join(' OR ')})`) : '',
     commonQuery ? arm(`m.search_vector @@ ${commonQuery}`, true) : '',
     commonAllQuery ? arm(`m.search_vector @@ ${commonAllQuery}`, true) : '',
-    nameMatches.length > 0 ? arm(nameMatch, false, true) : '',
   ].filter(Boolean);
   const similarity =
     semantic === 'none'
