@@ -148,7 +148,7 @@ function table(rows: Row[], threads: number): string {
       `| ${r.model} | ${(r.params / 1e6).toFixed(1)}M | ${r.n} | ${r.S} | ${r.Q.toFixed(1)} | ${r.separateMs.toFixed(1)} | ${r.batchMs.toFixed(1)} | ${timeRatio.toFixed(2)} | ${tokenRatio.toFixed(2)} | ${(timeRatio / tokenRatio).toFixed(2)} | ${r.load.map((l) => l.toFixed(1)).join(' → ')} |`,
     );
   }
-  lines.push('', `Run at ${new Date().toISOString()}.`, '');
+  lines.push('', `Run at ${new Date().toISOString()}.`, '', '');
   return lines.join('\n');
 }
 
