@@ -4,6 +4,7 @@
 // on output 1, so callers get the judge's own status.
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type JsonObject } from 'n8n-workflow';
 
+import { getCachedCredentials } from '../helpers/credentialCache';
 import { checkBearerKey, type HttpFailure } from '../helpers/inboundKey';
 import { callSystemOne, readSystemOneCredential, type SystemOneEndpoint } from '../helpers/systemOneClient';
 
@@ -23,10 +24,10 @@ export async function passThrough(this: IExecuteFunctions): Promise<INodeExecuti
   const items = this.getInputData();
   const success: INodeExecutionData[] = [];
   const failure: INodeExecutionData[] = [];
-  // Both lookups read the database: in parallel, they cost one round trip of latency.
+  // Both reads are cached for a moment (each costs n8n a query and a decryption), and made in parallel.
   const [inbound, credential] = await Promise.all([
-    this.getCredentials<{ apiKey?: string }>(INBOUND_KEY_CREDENTIAL),
-    readSystemOneCredential(this),
+    getCachedCredentials<{ apiKey?: string }>(this, INBOUND_KEY_CREDENTIAL),
+    readSystemOneCredential(this, (type) => getCachedCredentials(this, type)),
   ]);
   const expectedKey = String(inbound.apiKey ?? '');
   const timeout = this.getNodeParameter('requestOptions.timeout', 0, 60000) as number;

@@ -13,8 +13,12 @@ export interface SystemOneCredential {
   apiKey: string;
 }
 
-export async function readSystemOneCredential(context: IExecuteFunctions): Promise<SystemOneCredential> {
-  const credential = await context.getCredentials<{ baseUrl?: string; apiKey?: string }>(SYSTEM_ONE_CREDENTIAL);
+/** Reads the credential; `read` may be a cached read (helpers/credentialCache.ts). */
+export async function readSystemOneCredential(
+  context: IExecuteFunctions,
+  read: (type: string) => Promise<{ baseUrl?: string; apiKey?: string }> = (type) => context.getCredentials(type),
+): Promise<SystemOneCredential> {
+  const credential = await read(SYSTEM_ONE_CREDENTIAL);
   return { baseUrl: String(credential.baseUrl ?? '').replace(/\/+$/, ''), apiKey: String(credential.apiKey ?? '') };
 }
 
