@@ -6,6 +6,10 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install.sh
 
+# Static checks first: strict TypeScript everywhere, and the one lint setup (incl. n8n's community-node rules).
+npm run typecheck
+npm run lint
+
 mkdir -p .runtime
 report=.runtime/vitest-report.json
 rm -f "$report"
