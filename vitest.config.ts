@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// One runner, three projects: the judgement package, the n8n nodes (unit), and end-to-end tests on a real n8n.
+// One runner, four projects: the judgement package, the assistant's domain, the n8n nodes with the scripts,
+// fakes and workflow checks (unit), and end-to-end tests on a real n8n.
 export default defineConfig({
   test: {
     projects: [
@@ -14,8 +15,16 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'assistant',
+          include: ['assistant/test/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
           name: 'nodes',
-          include: ['test/nodes/**/*.test.ts', 'test/unit/**/*.test.ts'],
+          include: ['test/nodes/**/*.test.ts', 'test/fakes/**/*.test.ts', 'test/scripts/**/*.test.ts', 'test/workflows/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

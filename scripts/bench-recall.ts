@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { Pool, type PoolClient } from 'pg';
-import { getUserSettings, recall, recallParameters, recallSql, resolveIdentity, runMigrations, searchTerms } from '../nodes/shared/assistant';
+import { getUserSettings, recall, recallParameters, recallSql, resolveIdentity, runMigrations, searchTerms } from 'assistant-core';
 import { startPostgres } from './runtime/postgres';
 
 const SECTION = '## Assistant memory recall';

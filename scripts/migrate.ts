@@ -5,8 +5,8 @@
 // ASSISTANT_EMBEDDING_DIMENSIONS=<n> also sets up the pgvector index for memory embeddings of that dimension when
 // the server has the `vector` extension (and says so when it has not: recall then re-ranks without it).
 import { Pool, type PoolConfig } from 'pg';
-import { runMigrations, type MigrationResult } from '../nodes/shared/assistant/migrate';
-import { enableVectorIndex } from '../nodes/shared/assistant/vector-index';
+import { runMigrations, type MigrationResult } from 'assistant-core';
+import { enableVectorIndex } from 'assistant-core';
 
 export { runMigrations };
 

@@ -13,6 +13,7 @@ import type { BackendConfig } from './backends';
 import type { EngineLimits } from './engine/engine';
 import { DEFAULT_ENGINE_LIMITS } from './engine/engine';
 import type { Temperatures } from './engine/readout';
+import { FieldError } from './shared/field-error';
 
 export interface ServerLimits extends EngineLimits {
   /** Largest request body in bytes (default 1 MiB); larger → 413. */
@@ -36,13 +37,9 @@ export interface JudgeConfig {
   shutdownGraceMs: number;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`config ${field}: ${message}`);
-    this.name = 'ConfigError';
+export class ConfigError extends FieldError {
+  constructor(field: string, reason: string) {
+    super(field, reason, `config ${field}`);
   }
 }
 

@@ -1,4 +1,6 @@
 // systemone-judge as a library: wire types, validation, rendering, the engine, backends, the server and config.
+export * from './shared/field-error';
+export * from './shared/api-key';
 export * from './protocol/types';
 export { ApiError, badRequest, schemaError } from './protocol/errors';
 export { validateRequest, jsonNestingDepth, DEFAULT_VALIDATION_LIMITS, type ValidationLimits } from './protocol/validate';

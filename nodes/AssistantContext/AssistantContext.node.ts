@@ -12,8 +12,8 @@ import {
   storeTurn,
   updateInstanceSettings,
   updateUserSettings,
-} from '../shared/assistant';
-import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/assistant/n8n/runItems';
+} from 'assistant-core';
+import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/n8n/runItems';
 
 const channelProperty = (operations: string[]) => ({
   displayName: 'Channel',

@@ -1,7 +1,7 @@
 // Assistant Knowledge Graph: people, companies, products, … and typed relations between them, per user.
 import { NodeConnectionTypes, NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
-import { endRelation, queryGraph, relate, upsertEntity, ENTITY_TYPES } from '../shared/assistant';
-import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/assistant/n8n/runItems';
+import { endRelation, queryGraph, relate, upsertEntity, ENTITY_TYPES } from 'assistant-core';
+import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/n8n/runItems';
 
 const typeOptions = ENTITY_TYPES.map((type) => ({ name: type[0].toUpperCase() + type.slice(1), value: type }));
 const ALL = ['upsertEntity', 'relate', 'query', 'endRelation'];

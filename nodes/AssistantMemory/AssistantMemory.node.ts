@@ -1,7 +1,7 @@
 // Assistant Memory: remember, recall, update and forget what the assistant knows about one user.
 import { NodeConnectionTypes, NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
-import { forgetMemory, getMemory, openAiEmbedder, recallWithEmbedding, recentMemories, rememberAndEmbed, updateAndEmbed, MEMORY_KINDS, type Embedder } from '../shared/assistant';
-import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/assistant/n8n/runItems';
+import { forgetMemory, getMemory, openAiEmbedder, recallWithEmbedding, recentMemories, rememberAndEmbed, updateAndEmbed, MEMORY_KINDS, type Embedder } from 'assistant-core';
+import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/n8n/runItems';
 
 /** The optional embeddings endpoint (base URL, key, model, dimensions); the key stays in n8n's credential store. */
 export const EMBEDDINGS_CREDENTIAL = 'assistantEmbeddingsApi';

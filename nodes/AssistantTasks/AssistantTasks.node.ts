@@ -1,7 +1,7 @@
 // Assistant Tasks: the user's to-do list, with priorities, due times, subtasks and tags.
 import { NodeConnectionTypes, NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
-import { completeTask, createTask, deleteTask, getTask, listTasks, updateTask, TASK_PRIORITIES, TASK_STATUSES } from '../shared/assistant';
-import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/assistant/n8n/runItems';
+import { completeTask, createTask, deleteTask, getTask, listTasks, updateTask, TASK_PRIORITIES, TASK_STATUSES } from 'assistant-core';
+import { asData, parameter, postgresCredentials, runItems, userIdProperty } from '../shared/n8n/runItems';
 
 const titleCase = (value: string) => value.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
 const priorityOptions = TASK_PRIORITIES.map((value) => ({ name: titleCase(value), value }));

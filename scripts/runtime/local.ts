@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Pool, type PoolConfig } from 'pg';
-import { updateInstanceSettings } from '../../nodes/shared/assistant/settings';
+import { updateInstanceSettings } from 'assistant-core';
 import { describe as describeMigration, runMigrations } from '../migrate';
 import { REPO_ROOT } from './n8n';
 import { createDatabase, startPostgres, type PostgresServer } from './postgres';

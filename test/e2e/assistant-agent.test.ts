@@ -10,8 +10,8 @@ import { e2eStack, type E2EStack } from './setup/harness';
 import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { E2E_LLM_API_KEY, E2E_TELEGRAM_BOT_TOKEN } from '../fakes/assistant-e2e-fakes';
-import { findSecrets } from '../unit/channel/find-secrets';
-import { runMigrations, storeTurn, updateInstanceSettings } from '../../nodes/shared/assistant';
+import { findSecrets } from '../workflows/find-secrets';
+import { runMigrations, storeTurn, updateInstanceSettings } from 'assistant-core';
 
 const API_KEY = 'e2e-assistant-api-key-5b1d0c';
 const OWNER_CHAT = 4242001;

@@ -8,7 +8,7 @@
 import { createServer } from 'node:net';
 import { Pool } from 'pg';
 import { startStack } from '../../scripts/runtime/stack';
-import { runMigrations } from '../../nodes/shared/assistant';
+import { runMigrations } from 'assistant-core';
 import { OpenAiChatFakeControl } from '../fakes/openai-chat';
 import { assistantFakes } from '../fakes/assistant-e2e-fakes';
 

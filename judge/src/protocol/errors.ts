@@ -1,10 +1,10 @@
-// Errors in Jev's envelope: {"detail": string | FieldError[], "error_type"?: string}.
-import type { ErrorBody, FieldError } from './types';
+// Errors in Jev's envelope: {"detail": string | FieldIssue[], "error_type"?: string}.
+import type { ErrorBody, FieldIssue } from './types';
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly detail: string | FieldError[],
+    readonly detail: string | FieldIssue[],
     readonly errorType?: string,
   ) {
     super(typeof detail === 'string' ? detail : detail.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('; '));
@@ -17,7 +17,7 @@ export class ApiError extends Error {
 }
 
 /** 422: the body does not match the schema; every entry names its field. */
-export function schemaError(errors: FieldError[]): ApiError {
+export function schemaError(errors: FieldIssue[]): ApiError {
   return new ApiError(422, errors, 'invalid_request_error');
 }
 

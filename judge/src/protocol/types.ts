@@ -77,7 +77,7 @@ export interface ModelList {
 }
 
 /** One entry of a 422 `detail` list, naming the exact field. */
-export interface FieldError {
+export interface FieldIssue {
   loc: (string | number)[];
   msg: string;
   type: string;
@@ -85,6 +85,6 @@ export interface FieldError {
 
 /** Jev's error envelope. */
 export interface ErrorBody {
-  detail: string | FieldError[];
+  detail: string | FieldIssue[];
   error_type?: string;
 }

@@ -4,7 +4,7 @@
 // Unknown fields are ignored (as Jev does); known fields are never silently defaulted.
 import { setOwn } from '../util/own';
 import { badRequest, schemaError } from './errors';
-import type { FieldError, JsonValue, Question, SystemOneRequest } from './types';
+import type { FieldIssue, JsonValue, Question, SystemOneRequest } from './types';
 
 export interface ValidationLimits {
   /** Most questions in one request. */
@@ -38,7 +38,7 @@ function kindOf(value: unknown): string {
 
 const QUESTION_TYPES = ['noul', 'choice', 'score'] as const;
 
-function validateQuestion(name: string, raw: unknown, errors: FieldError[]): Question | undefined {
+function validateQuestion(name: string, raw: unknown, errors: FieldIssue[]): Question | undefined {
   const loc: Loc = ['body', 'questions', name];
   if (!isPlainObject(raw)) {
     errors.push({ loc, msg: `Question must be an object, got ${kindOf(raw)}.`, type: 'dict_type' });
@@ -157,7 +157,7 @@ export function validateRequest(
   body: unknown,
   limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS,
 ): SystemOneRequest {
-  const errors: FieldError[] = [];
+  const errors: FieldIssue[] = [];
   if (!isPlainObject(body)) {
     throw schemaError([{ loc: ['body'], msg: `The body must be a JSON object, got ${kindOf(body)}.`, type: 'dict_type' }]);
   }

@@ -1,5 +1,5 @@
 // Request-level helpers: reading a bounded body, replying in Jev's envelope, authentication.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { checkKey, KeyRing } from '../shared/api-key';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../protocol/errors';
 
@@ -48,27 +48,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, ext
   res.end(text);
 }
 
-/** Constant-time key check (hashing first makes the lengths equal). */
-export class KeyRing {
-  private readonly digests: Buffer[];
-
-  constructor(keys: string[]) {
-    this.digests = keys.map((key) => createHash('sha256').update(key).digest());
-  }
-
-  has(key: string): boolean {
-    const digest = createHash('sha256').update(key).digest();
-    let found = false;
-    for (const known of this.digests) found = timingSafeEqual(known, digest) || found;
-    return found;
-  }
-}
-
 /** Jev's rules: no credentials → 403; wrong credentials → 401 authentication_error. */
 export function authenticate(req: IncomingMessage, keys: KeyRing): void {
-  const header = req.headers.authorization;
-  if (!header || !header.trim()) throw new ApiError(403, 'Not authenticated.', 'permission_error');
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  if (!match) throw new ApiError(403, 'Not authenticated: use "Authorization: Bearer <key>".', 'permission_error');
-  if (!keys.has(match[1].trim())) throw new ApiError(401, 'Invalid API key.', 'authentication_error');
+  const verdict = checkKey(req.headers.authorization, keys, 'bearer');
+  if (verdict === 'missing') throw new ApiError(403, 'Not authenticated.', 'permission_error');
+  if (verdict === 'not-bearer') throw new ApiError(403, 'Not authenticated: use "Authorization: Bearer <key>".', 'permission_error');
+  if (verdict === 'wrong') throw new ApiError(401, 'Invalid API key.', 'authentication_error');
 }

@@ -11,7 +11,8 @@ import { JudgeEngine } from '../engine/engine';
 import type { Temperatures } from '../engine/readout';
 import { ApiError, badRequest, schemaError } from '../protocol/errors';
 import { jsonNestingDepth } from '../protocol/validate';
-import { authenticate, KeyRing, readBody, sendJson } from './http';
+import { KeyRing } from '../shared/api-key';
+import { authenticate, readBody, sendJson } from './http';
 
 export interface LogLine {
   time: string;

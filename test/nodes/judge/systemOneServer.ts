@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { Answer, Question, SystemOneRequest } from '../../../judge/src/protocol/types';
+import type { Answer, Question, SystemOneRequest } from 'systemone-judge/core';
 
 export interface SystemOneServer {
   url: string;

@@ -1,15 +1,8 @@
 // Validates the ONNX backend's section of the server config, naming the exact field on every error.
+import { FieldError } from '../../shared/field-error';
 import type { OnnxBackendOptions, OnnxModelOptions } from './onnx-backend';
 
-export class OnnxConfigError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${field}: ${message}`);
-    this.name = 'OnnxConfigError';
-  }
-}
+export class OnnxConfigError extends FieldError {}
 
 function nonNegativeInteger(value: unknown, field: string): number | undefined {
   if (value === undefined) return undefined;

@@ -4,10 +4,10 @@
 // Nothing from another chat is passed on, so nothing of theirs is stored.
 import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { poolConfigFromCredential, sharedPool, type PostgresCredential } from '../../../shared/assistant/db';
-import { isTelegramOwner } from '../../../shared/assistant/settings';
-import { escapeHtml } from '../domain/telegramText';
-import { normaliseTelegramUpdate } from '../domain/telegramUpdate';
+import { poolConfigFromCredential, sharedPool, type PostgresCredential } from 'assistant-core';
+import { isTelegramOwner } from 'assistant-core';
+import { escapeHtml } from 'assistant-core';
+import { normaliseTelegramUpdate } from 'assistant-core';
 
 export const POSTGRES_CREDENTIAL = 'postgres';
 

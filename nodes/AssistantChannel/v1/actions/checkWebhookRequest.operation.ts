@@ -2,8 +2,8 @@
 // output 0 as {channel, externalId, message, sessionId, metadata}; rejections to output 1 as {statusCode, body}
 // for a Respond to Webhook node.
 import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { checkApiKey, type HeaderAuthCredential } from '../domain/apiKey';
-import { isHttpResult, parseAgentRequest } from '../domain/webhookRequest';
+import { checkApiKey, type HeaderAuthCredential } from 'assistant-core';
+import { isHttpResult, parseAgentRequest } from 'assistant-core';
 
 export const HEADER_AUTH_CREDENTIAL = 'httpHeaderAuth';
 

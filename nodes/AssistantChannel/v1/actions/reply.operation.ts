@@ -2,8 +2,8 @@
 // output 0 as {statusCode, body}; Telegram messages to output 1 as {chatId, text, parseMode}, one item per part.
 import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { describeFailure } from '../domain/failures';
-import { telegramMessages } from '../domain/telegramText';
+import { describeFailure } from 'assistant-core';
+import { telegramMessages } from 'assistant-core';
 
 export async function reply(this: IExecuteFunctions, operation: 'formatReply' | 'describeFailure'): Promise<INodeExecutionData[][]> {
   const webhook: INodeExecutionData[] = [];

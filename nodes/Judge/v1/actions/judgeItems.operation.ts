@@ -2,7 +2,7 @@
 import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { Answer, SystemOneRequest, SystemOneResponse } from '../../../../judge/src/protocol/types';
+import type { Answer, SystemOneRequest, SystemOneResponse } from 'systemone-judge/core';
 import { configureOutputs, type OutputParameters, type RouteBy } from '../helpers/outputs';
 import { buildQuestions, QuestionParameterError, type QuestionParameter } from '../helpers/questions';
 import { readState, StateParameterError, type StateFormat } from '../helpers/state';

@@ -1,5 +1,5 @@
 // Turns the node's "Questions" collection into System One questions, naming the exact field on bad input.
-import type { JsonValue, Question } from '../../../../judge/src/protocol/types';
+import { FieldError, type JsonValue, type Question } from 'systemone-judge/core';
 
 export interface OptionParameter {
   label?: string;
@@ -25,15 +25,7 @@ export const MIN_SCORE_LEVELS = 2;
 export const MAX_SCORE_LEVELS = 10;
 
 /** A bad question parameter; `field` is the path shown to the user, e.g. `Questions[2].Options`. */
-export class QuestionParameterError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${field}: ${message}`);
-    this.name = 'QuestionParameterError';
-  }
-}
+export class QuestionParameterError extends FieldError {}
 
 const isBlank = (value: JsonValue | undefined): boolean =>
   value === undefined || value === null || (typeof value === 'string' && value.trim() === '');

@@ -1,12 +1,11 @@
 // Reads the node's "State" parameter: free text, or JSON (an object or array from an expression, or JSON text).
-import type { SystemOneRequest } from '../../../../judge/src/protocol/types';
+import { FieldError, type SystemOneRequest } from 'systemone-judge/core';
 
 export type StateFormat = 'text' | 'json';
 
-export class StateParameterError extends Error {
-  constructor(message: string) {
-    super(`State: ${message}`);
-    this.name = 'StateParameterError';
+export class StateParameterError extends FieldError {
+  constructor(reason: string) {
+    super('State', reason);
   }
 }
 

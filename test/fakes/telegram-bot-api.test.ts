@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const TelegramBot = require('node-telegram-bot-api');
-import { startTelegramBotApiFake, TelegramBotApiFakeControl, visibleTextOfHtml, type TelegramBotApiFake } from '../../fakes/telegram-bot-api';
+import { startTelegramBotApiFake, TelegramBotApiFakeControl, visibleTextOfHtml, type TelegramBotApiFake } from './telegram-bot-api';
 
 const TOKEN = '123456:TEST-token_abc';
 

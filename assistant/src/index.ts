@@ -12,3 +12,4 @@ export * from './graph';
 export * from './tasks';
 export * from './turns';
 export * from './context';
+export * from './channel';

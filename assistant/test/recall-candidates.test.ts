@@ -2,7 +2,7 @@
 // (here over sqrt(300 / 904) ≈ 58%) are "common" and only their newest matches become candidates, while rare
 // words, names, and memories containing all the common words together are found however old.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as assistant from '../../../nodes/shared/assistant';
+import * as assistant from '../src';
 import { startAssistantDatabase, type TestDatabase } from './database';
 
 let db: TestDatabase;

@@ -9,9 +9,9 @@ import {
   type INodeTypeDescription,
 } from 'n8n-workflow';
 import type { Pool } from 'pg';
-import { poolConfigFromCredential, sharedPool, type PostgresCredential } from '../db';
-import { AssistantInputError, AssistantNotFoundError } from '../errors';
-import { ensureSchema } from '../migrate';
+import { poolConfigFromCredential, sharedPool, type PostgresCredential } from 'assistant-core';
+import { AssistantInputError, AssistantNotFoundError } from 'assistant-core';
+import { ensureSchema } from 'assistant-core';
 
 /** n8n's own Postgres credential type (host, port, database, user, password, ssl). */
 export const POSTGRES_CREDENTIAL = 'postgres';

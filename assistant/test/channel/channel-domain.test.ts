@@ -1,13 +1,8 @@
 // The Assistant Channel's domain: API key check, webhook body validation, Telegram updates, reply splitting and
 // formatting (checked against the fake Telegram's parser), and failure mapping.
 import { describe, expect, it } from 'vitest';
-import { checkApiKey } from '../../../nodes/AssistantChannel/v1/domain/apiKey';
-import { parseAgentRequest } from '../../../nodes/AssistantChannel/v1/domain/webhookRequest';
-import { normaliseTelegramUpdate } from '../../../nodes/AssistantChannel/v1/domain/telegramUpdate';
-import { splitText, telegramMessages, toTelegramHtml, TELEGRAM_LIMIT } from '../../../nodes/AssistantChannel/v1/domain/telegramText';
-import { describeFailure } from '../../../nodes/AssistantChannel/v1/domain/failures';
-import { configureOutputs } from '../../../nodes/AssistantChannel/v1/outputs';
-import { visibleTextOfHtml } from '../../fakes/telegram-bot-api';
+import { checkApiKey, describeFailure, normaliseTelegramUpdate, parseAgentRequest, splitText, telegramMessages, toTelegramHtml, TELEGRAM_LIMIT } from '../../src/channel';
+import { visibleTextOfHtml } from '../../../test/fakes/telegram-bot-api';
 
 const credential = { name: 'X-API-Key', value: 'k3y-value' };
 
@@ -108,15 +103,10 @@ describe('Telegram replies', () => {
   });
 });
 
-describe('failures and outputs', () => {
+describe('failures', () => {
   it('maps timeouts to 504 and other failures to 502, with JSON bodies', () => {
     expect(describeFailure('Request timed out.')).toMatchObject({ statusCode: 504, body: { error: { code: 'upstream_timeout' } } });
     expect(describeFailure('500 The server had an error')).toMatchObject({ statusCode: 502, body: { error: { code: 'upstream_failed' } } });
     expect(describeFailure(undefined).statusCode).toBe(502);
-  });
-  it('names outputs by operation', () => {
-    expect(configureOutputs({ operation: 'checkWebhookRequest' }).map((o) => o.displayName)).toEqual(['Accepted', 'Rejected']);
-    expect(configureOutputs({ operation: 'checkTelegramUpdate' }).map((o) => o.displayName)).toEqual(['Accepted', 'Refused']);
-    expect(configureOutputs({ operation: 'formatReply' }).map((o) => o.displayName)).toEqual(['Webhook', 'Telegram']);
   });
 });

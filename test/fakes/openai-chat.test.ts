@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { ChatOpenAI } from '@langchain/openai';
-import { OpenAiChatFakeControl, startOpenAiChatFake, type OpenAiChatFake } from '../../fakes/openai-chat';
+import { OpenAiChatFakeControl, startOpenAiChatFake, type OpenAiChatFake } from './openai-chat';
 
 const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
   { type: 'function', function: { name: 'remember_memory', parameters: { type: 'object', properties: { content: { type: 'string' } } } } },

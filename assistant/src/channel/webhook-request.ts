@@ -1,5 +1,5 @@
 // Validates the body of POST /webhook/agent: {message, user_id, session_id?, metadata?}.
-import { httpError, type HttpResult } from './httpResult';
+import { httpError, type HttpResult } from './http-result';
 
 export const MAX_MESSAGE_LENGTH = 1_000_000;
 export const MAX_ID_LENGTH = 200;

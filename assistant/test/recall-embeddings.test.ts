@@ -3,9 +3,9 @@
 // that refuses the key and one that is not there: memories are still stored, and the outcome says so.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pool } from 'pg';
-import * as assistant from '../../../nodes/shared/assistant';
-import { AssistantInputError } from '../../../nodes/shared/assistant';
-import { startOpenAiChatFake, type OpenAiChatFake } from '../../fakes/openai-chat';
+import * as assistant from '../src';
+import { AssistantInputError } from '../src';
+import { startOpenAiChatFake, type OpenAiChatFake } from '../../test/fakes/openai-chat';
 import { startAssistantDatabase, type TestDatabase } from './database';
 
 const KEY = 'sk-embeddings-test-key';
@@ -174,7 +174,7 @@ describe('a failing embeddings endpoint loses nothing', () => {
 
 describe('the Assistant Memory node with the Assistant Embeddings API credential', () => {
   async function runMemoryNode(items: Record<string, unknown>[], embeddings: Record<string, unknown> | undefined) {
-    const { AssistantMemory } = await import('../../../nodes/AssistantMemory/AssistantMemory.node');
+    const { AssistantMemory } = await import('../../nodes/AssistantMemory/AssistantMemory.node');
     const node = new AssistantMemory();
     const postgres = { host: db.server.host, port: db.server.port, database: db.server.database, user: db.server.user, password: db.server.password, ssl: 'disable' };
     const nodeInfo = {
@@ -225,7 +225,7 @@ describe('the Assistant Memory node with the Assistant Embeddings API credential
 
 describe('scripts/migrate.ts with ASSISTANT_EMBEDDING_DIMENSIONS', () => {
   it('reports that this server has no pgvector, and names the variable for a bad value', async () => {
-    const { setUpVectorIndex } = await import('../../../scripts/migrate');
+    const { setUpVectorIndex } = await import('../../scripts/migrate');
     expect(await setUpVectorIndex(db.server.url, undefined)).toBeUndefined();
     expect(await setUpVectorIndex(db.server.url, '256')).toMatch(/no pgvector index \(the vector extension is not installed/);
     await expect(setUpVectorIndex(db.server.url, 'big')).rejects.toThrow(/^ASSISTANT_EMBEDDING_DIMENSIONS: dimensions: /);

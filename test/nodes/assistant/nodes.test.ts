@@ -6,7 +6,7 @@ import { AssistantContext } from '../../../nodes/AssistantContext/AssistantConte
 import { AssistantKnowledgeGraph } from '../../../nodes/AssistantKnowledgeGraph/AssistantKnowledgeGraph.node';
 import { AssistantMemory } from '../../../nodes/AssistantMemory/AssistantMemory.node';
 import { AssistantTasks } from '../../../nodes/AssistantTasks/AssistantTasks.node';
-import { closeSharedPools, poolConfigFromCredential, type PostgresCredential } from '../../../nodes/shared/assistant';
+import { closeSharedPools, poolConfigFromCredential, type PostgresCredential } from 'assistant-core';
 import { startPostgres, type PostgresServer } from '../../../scripts/runtime/postgres';
 
 let server: PostgresServer;

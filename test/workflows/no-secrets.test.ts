@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findSecrets } from './channel/find-secrets';
+import { findSecrets } from './find-secrets';
 
 const WORKFLOWS_DIR = path.join(__dirname, '..', '..', 'workflows');
 

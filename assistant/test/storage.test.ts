@@ -2,9 +2,9 @@
 // knowledge graph, tasks, turns, context and input validation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Pool } from 'pg';
-import * as assistant from '../../../nodes/shared/assistant';
-import { AssistantInputError, AssistantNotFoundError } from '../../../nodes/shared/assistant';
-import { createDatabase } from '../../../scripts/runtime/postgres';
+import * as assistant from '../src';
+import { AssistantInputError, AssistantNotFoundError } from '../src';
+import { createDatabase } from '../../scripts/runtime/postgres';
 import { startAssistantDatabase, type TestDatabase } from './database';
 
 let db: TestDatabase;

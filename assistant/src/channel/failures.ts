@@ -1,6 +1,6 @@
 // Maps a failure of the agent (its LLM or a tool) to a meaningful answer: 504 when something timed out, 502 when
 // the model provider or a tool failed. The caller gets a short, stable message, not an internal stack.
-import { httpError, type HttpResult } from './httpResult';
+import { httpError, type HttpResult } from './http-result';
 
 export const CHAT_APOLOGY = "Sorry, I couldn't answer that just now: my language model or one of my tools failed. Please try again in a moment.";
 export const CHAT_TIMEOUT_APOLOGY = 'Sorry, that took too long and I gave up. Please try again in a moment.';

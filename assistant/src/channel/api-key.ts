@@ -1,9 +1,7 @@
 // Checks the API key header of a webhook call against the key in n8n's Header Auth credential, in constant time.
 // A missing key answers 401 (not authenticated); a wrong key 403 (not allowed). Both as JSON.
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { httpError, type HttpResult } from './httpResult';
-
-const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+import { checkKey, KeyRing } from 'systemone-judge/core';
+import { httpError, type HttpResult } from './http-result';
 
 export interface HeaderAuthCredential {
   name: string;
@@ -17,11 +15,9 @@ export function checkApiKey(headers: Record<string, unknown> | undefined, creden
     // A misconfigured credential must never let everyone in.
     return httpError(503, 'auth_not_configured', 'The assistant has no API key configured (its Header Auth credential has no header name or value)');
   }
-  const raw = headers?.[headerName];
-  const presented = Array.isArray(raw) ? raw[0] : raw;
-  if (typeof presented !== 'string' || presented === '') {
+  const verdict = checkKey(headers?.[headerName], new KeyRing([credential.value]), 'plain');
+  if (verdict === 'missing') {
     return httpError(401, 'unauthenticated', `Missing API key: send it in the ${credential.name.trim()} header`);
   }
-  // Hashing first gives equal-length buffers, so the comparison time does not depend on the key.
-  return timingSafeEqual(digest(presented), digest(credential.value)) ? null : httpError(403, 'forbidden', 'Invalid API key');
+  return verdict === 'accepted' ? null : httpError(403, 'forbidden', 'Invalid API key');
 }
