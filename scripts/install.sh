@@ -2,6 +2,9 @@
 # Installs the project's dependencies and builds it. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# npm's warnings (deprecations, engines, this machine's own npmrc keys) are noise on a newcomer's screen; errors
+# still show. npm_config_loglevel=warn (or notice) brings them back.
+export npm_config_loglevel=${npm_config_loglevel:-error}
 
 # onnxruntime-node's postinstall downloads CUDA files; its CPU runtime is already inside the package.
 export ONNXRUNTIME_NODE_INSTALL=skip

@@ -3,12 +3,17 @@
 # Prints a closing line "tests: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# npm's warnings (deprecations, engines, this machine's own npmrc keys) are noise on a newcomer's screen; errors
+# still show. npm_config_loglevel=warn (or notice) brings them back.
+export npm_config_loglevel=${npm_config_loglevel:-error}
 
 bash scripts/install.sh
 
-# Static checks first: strict TypeScript everywhere, and the one lint setup (incl. n8n's community-node rules).
+# Static checks first: strict TypeScript everywhere, the one lint setup (incl. n8n's community-node rules), and the
+# formatter (prettier; `npm run format` fixes what it reports).
 npm run typecheck
 npm run lint
+npm run format:check
 
 mkdir -p .runtime
 report=.runtime/vitest-report.json

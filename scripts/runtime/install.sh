@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 runtime_dir=$(pwd)
+# npm's warnings (deprecations, engines, this machine's own npmrc keys) are noise on a newcomer's screen; errors
+# still show. npm_config_loglevel=warn (or notice) brings them back.
+export npm_config_loglevel=${npm_config_loglevel:-error}
 
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 # onnxruntime-node (never needed here) would download CUDA files.

@@ -271,7 +271,8 @@ async function main(): Promise<void> {
     [
       '',
       `  n8n editor:  ${stack.n8nUrl}/`,
-      `  owner login: ${owner.email} / ${owner.password}`,
+      // The password stays in the mode-600 settings file: this output may end up in the system log.
+      `  owner login: ${owner.email} (password: OWNER_PASSWORD in ${ENV_FILE})`,
       `  System One:  POST ${stack.webhookUrl}/v1/systemone  (Authorization: Bearer <SYSTEMONE_WRAPPER_KEY>)`,
       `  judge:       http://127.0.0.1:${settings.JUDGE_PORT}/v1  (Authorization: Bearer <JUDGE_API_KEYS>)`,
       `  assistant:   POST ${stack.webhookUrl}/agent  (X-API-Key: <ASSISTANT_API_KEY>)`,
