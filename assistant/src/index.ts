@@ -1,13 +1,9 @@
-// The assistant's storage and domain: one module per concern.
-export * from './db';
+// The assistant's storage and domain: one folder per concern.
+export * from './storage';
 export * from './errors';
-export * from './migrations';
-export * from './migrate';
 export * from './identities';
 export * from './settings';
-export * from './memories';
-export * from './embeddings';
-export * from './vector-index';
+export * from './memory';
 export * from './graph';
 export * from './tasks';
 export * from './turns';

@@ -1,7 +1,7 @@
 // A real Postgres 17 for the assistant tests: started once per test file, migrated, stopped after.
 import { Pool } from 'pg';
 import { startPostgres, type PostgresServer } from '../../scripts/runtime/postgres';
-import { runMigrations } from '../src/migrate';
+import { runMigrations } from '../src/storage/migrate';
 
 export interface TestDatabase {
   server: PostgresServer;

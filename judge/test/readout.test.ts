@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JudgeEngine } from '../src/engine/engine';
+import { DEFAULT_ALIAS, defaultAliases, JudgeEngine } from '../src/engine/engine';
 import { choiceConfidence, readOut, scoreConfidence, toProbabilities } from '../src/engine/readout';
 import { renderQuestion } from '../src/engine/render';
 import { ApiError } from '../src/protocol/errors';
@@ -95,5 +95,15 @@ describe('engine with exact probabilities', () => {
 
   it('refuses an alias that points nowhere', () => {
     expect(() => new JudgeEngine({ backend: new ExactBackend(() => []), aliases: { 'jev-latest': 'nope' } })).toThrow(/alias "jev-latest"/);
+  });
+
+  it('without configured aliases, maps jev-latest to the first model; configured aliases replace that', () => {
+    const plain = new JudgeEngine({ backend: new ExactBackend(() => []) });
+    expect(DEFAULT_ALIAS).toBe('jev-latest');
+    expect(plain.resolveModel('jev-latest')).toBe(EXACT_MODEL.id);
+    expect(plain.listModels().map((m) => m.name)).toEqual([EXACT_MODEL.id, 'jev-latest']);
+    const none = new JudgeEngine({ backend: new ExactBackend(() => []), aliases: {} });
+    expect(() => none.resolveModel('jev-latest')).toThrow(/Unknown model "jev-latest"/);
+    expect(defaultAliases([])).toEqual({});
   });
 });

@@ -23,7 +23,12 @@ import { assertRuntimeInstalled, N8N_BIN, N8N_MODULES, NODE24, REPO_ROOT, runN8n
 import { startPostgres, type PostgresServer } from './postgres';
 import { freePort, isAlive, sleep, StartupFailed, stopProcess, waitFor } from './process';
 import { isActivatableTrigger, readWorkflowFiles, type WorkflowFile } from './workflow-files';
-import { needsPrivateIds, readPrivateWebhookIds, withPrivateWebhookIds, writePrivateWebhookIds } from './private-webhook-ids';
+import {
+  needsPrivateIds,
+  readPrivateWebhookIds,
+  withPrivateWebhookIds,
+  writePrivateWebhookIds,
+} from './private-webhook-ids';
 
 export const NODES_PACKAGE_NAME = 'n8n-nodes-judge-assistant';
 export const WORKFLOWS_DIR = path.join(REPO_ROOT, 'workflows');
@@ -213,7 +218,10 @@ async function createApiKey(n8nUrl: string, owner: { email: string; password: st
     .join('; ');
   if (!cookie) throw new Error('POST /rest/login: no n8n-auth cookie in the answer');
   const headers = { cookie, 'content-type': 'application/json' };
-  const scopes = (await readJson(await fetch(`${n8nUrl}/rest/api-keys/scopes`, { headers }), 'GET /rest/api-keys/scopes')) as {
+  const scopes = (await readJson(
+    await fetch(`${n8nUrl}/rest/api-keys/scopes`, { headers }),
+    'GET /rest/api-keys/scopes',
+  )) as {
     data: string[];
   };
   const created = (await readJson(
@@ -227,221 +235,324 @@ async function createApiKey(n8nUrl: string, owner: { email: string; password: st
   return created.data.rawApiKey;
 }
 
+type Cleanup = () => Promise<void>;
+type Log = (line: string) => void;
+
+/** Runs the clean-ups registered so far, newest first, each once; a failing one does not stop the others. */
+async function runCleanups(cleanups: Cleanup[]): Promise<void> {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+}
+
+/** Postgres: the caller's, or our own (stopped by the clean-up). */
+async function usePostgres(options: StackOptions, cleanups: Cleanup[], log: Log): Promise<PostgresServer> {
+  if (options.postgres && 'url' in options.postgres) return options.postgres;
+  const postgres = await startPostgres({ database: 'n8n', ...(options.postgres ?? {}) });
+  cleanups.push(() => postgres.stop());
+  log(`postgres 17 on ${postgres.port}`);
+  return postgres;
+}
+
+/** n8n's user folder: the caller's, or a fresh temporary one (removed by the clean-up). */
+function prepareUserFolder(options: StackOptions, cleanups: Cleanup[]): string {
+  const temporaryFolder = options.userFolder === undefined;
+  const userFolder = temporaryFolder ? mkdtempSync(path.join(tmpdir(), 'n8n-')) : path.resolve(options.userFolder!);
+  mkdirSync(path.join(userFolder, '.n8n'), { recursive: true });
+  if (temporaryFolder) cleanups.push(async () => rmSync(userFolder, { recursive: true, force: true }));
+  return userFolder;
+}
+
+/** The nodes package, when asked for (default: when it is built). */
+function installNodesPackageIfWanted(options: StackOptions, userFolder: string): void {
+  const wantNodes = options.installNodesPackage ?? existsSync(path.join(REPO_ROOT, 'dist'));
+  if (wantNodes) installNodesPackage(userFolder);
+}
+
+interface N8nSettings {
+  n8nUrl: string;
+  owner: { email: string; password: string };
+  /** n8n's settings (Stack.env). */
+  env: Record<string, string>;
+  /** What n8n and its CLI run with: the settings, PATH, HOME and LANG. */
+  processEnv: NodeJS.ProcessEnv;
+}
+
+/** Free ports, the owner, and the environment n8n runs with. */
+async function n8nSettings(options: StackOptions, userFolder: string, postgres: PostgresServer): Promise<N8nSettings> {
+  const port = options.port ?? (await freePort());
+  const n8nUrl = `http://127.0.0.1:${port}`;
+  const owner = options.owner ?? DEFAULT_OWNER;
+  const env: Record<string, string> = {
+    ...baseN8nEnv(),
+    N8N_USER_FOLDER: userFolder,
+    N8N_ENCRYPTION_KEY: options.encryptionKey ?? TEST_ENCRYPTION_KEY,
+    N8N_PORT: String(port),
+    // The task runners' broker: a free port too, so stacks can run side by side.
+    N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+    N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+    N8N_LISTEN_ADDRESS: '127.0.0.1',
+    N8N_HOST: '127.0.0.1',
+    N8N_PROTOCOL: 'http',
+    N8N_EDITOR_BASE_URL: `${n8nUrl}/`,
+    WEBHOOK_URL: `${n8nUrl}/`,
+    DB_TYPE: 'postgresdb',
+    DB_POSTGRESDB_HOST: '127.0.0.1',
+    DB_POSTGRESDB_PORT: String(postgres.port),
+    DB_POSTGRESDB_DATABASE: postgres.database,
+    DB_POSTGRESDB_USER: postgres.user,
+    DB_POSTGRESDB_PASSWORD: postgres.password ?? '',
+    N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+    N8N_INSTANCE_OWNER_EMAIL: owner.email,
+    N8N_INSTANCE_OWNER_FIRST_NAME: options.owner?.firstName ?? 'Instance',
+    N8N_INSTANCE_OWNER_LAST_NAME: options.owner?.lastName ?? 'Owner',
+    N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(owner.password),
+    ...(options.env ?? {}),
+  };
+  // n8n and its CLI see only what they need: PATH, HOME and the settings above (no unrelated secrets).
+  const processEnv: NodeJS.ProcessEnv = {
+    PATH: `${path.dirname(NODE24)}:${process.env.PATH ?? ''}`,
+    HOME: process.env.HOME ?? userFolder,
+    LANG: 'C.UTF-8',
+    ...env,
+  };
+  return { n8nUrl, owner, env, processEnv };
+}
+
+/** Credentials: templates filled from the environment, imported (n8n encrypts them), the plain file removed. */
+async function importCredentials(
+  options: StackOptions,
+  userFolder: string,
+  processEnv: NodeJS.ProcessEnv,
+  log: Log,
+): Promise<void> {
+  const credentials = loadCredentialTemplates(options.credentialDirs ?? [CREDENTIAL_TEMPLATES_DIR], {
+    ...process.env,
+    ...(options.env ?? {}),
+    ...(options.credentialEnv ?? {}),
+  });
+  if (credentials.length > 0) {
+    const file = path.join(userFolder, `credentials-${randomBytes(6).toString('hex')}.json`);
+    writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
+    try {
+      await runN8nCli(['import:credentials', `--input=${file}`], processEnv);
+    } finally {
+      rmSync(file, { force: true });
+    }
+    log(`imported ${credentials.length} credential(s)`);
+  }
+}
+
+/**
+ * Workflows: one import per folder (`--separate`: one workflow per file); with an import state file, only the new or
+ * changed ones. Returns every workflow file read (imported now or earlier).
+ */
+async function importWorkflows(
+  options: StackOptions,
+  userFolder: string,
+  processEnv: NodeJS.ProcessEnv,
+  log: Log,
+): Promise<ImportedWorkflow[]> {
+  const workflowDirs = [...(options.workflowDirs ?? [WORKFLOWS_DIR]), ...(options.extraWorkflowDirs ?? [])];
+  const workflows = readWorkflowFiles(workflowDirs);
+  const imported: Record<string, string> =
+    options.importStateFile && existsSync(options.importStateFile)
+      ? JSON.parse(readFileSync(options.importStateFile, 'utf8'))
+      : {};
+  // What is imported: the file, or (for Telegram Triggers) a copy with this installation's private node ids.
+  const privateIds = readPrivateWebhookIds(options.privateWebhookIdsFile);
+  const contentOf = (file: string): Buffer => {
+    const bytes = readFileSync(file);
+    const json = JSON.parse(bytes.toString('utf8'));
+    return needsPrivateIds(json)
+      ? Buffer.from(JSON.stringify(withPrivateWebhookIds(json, privateIds), null, 2))
+      : bytes;
+  };
+  const contents = new Map(workflows.map((w) => [w.id, contentOf(w.file)]));
+  if (options.privateWebhookIdsFile) writePrivateWebhookIds(options.privateWebhookIdsFile, privateIds);
+  const hashOf = (id: string) => createHash('sha256').update(contents.get(id)!).digest('hex');
+  const toImport = workflows.filter((w) => !options.importStateFile || imported[w.id] !== hashOf(w.id));
+  if (toImport.length > 0) {
+    // One CLI run for all (each run boots n8n's DB layer): the files are staged in one folder (mode 700: the
+    // private ids are secrets).
+    const staging = mkdtempSync(path.join(userFolder, 'import-'));
+    try {
+      for (const w of toImport) writeFileSync(path.join(staging, `${w.id}.json`), contents.get(w.id)!, { mode: 0o600 });
+      await runN8nCli(['import:workflow', '--separate', `--input=${staging}`], processEnv);
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
+    if (options.importStateFile) {
+      for (const w of toImport) imported[w.id] = hashOf(w.id);
+      writeFileSync(options.importStateFile, JSON.stringify(imported, null, 2));
+    }
+    log(`imported ${toImport.length} workflow(s)`);
+  }
+  return workflows;
+}
+
+interface N8nProcess {
+  child: ChildProcess;
+  logFile: string;
+  /** n8n's PID and every PID seen in its process tree (task runners), all stopped by the clean-up. */
+  knownPids: Set<number>;
+  exited(): boolean;
+}
+
+/** n8n itself, in its own process group so its task runners stop with it (by the clean-up). */
+function spawnN8n(userFolder: string, processEnv: NodeJS.ProcessEnv, cleanups: Cleanup[]): N8nProcess {
+  const logFile = path.join(userFolder, 'n8n.log');
+  const logFd = openSync(logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(NODE24, [N8N_BIN, 'start'], { env: processEnv, stdio: ['ignore', logFd, logFd], detached: true });
+  } finally {
+    closeSync(logFd);
+  }
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  const knownPids = new Set<number>([child.pid!]);
+  const killGroupOnExit = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  process.on('exit', killGroupOnExit);
+  cleanups.push(async () => {
+    process.off('exit', killGroupOnExit);
+    for (const pid of processTree(child.pid!)) knownPids.add(pid);
+    await stopProcess(child, { signal: 'SIGTERM', timeoutMs: 20_000 });
+    // Anything of its group still running (a task runner) goes too.
+    for (const pid of knownPids) {
+      if (isAlive(pid)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+  });
+  return { child, logFile, knownPids, exited: () => exited };
+}
+
+/** Waits for n8n's readiness; a failure keeps the end of n8n's log (the clean-up may remove the user folder). */
+async function waitUntilReady(n8n: N8nProcess, n8nUrl: string, log: Log): Promise<void> {
+  const { logFile } = n8n;
+  try {
+    await waitFor(
+      async () => {
+        if (n8n.exited()) throw new StartupFailed(`n8n exited during start-up`);
+        const response = await fetch(`${n8nUrl}/healthz/readiness`);
+        return response.ok;
+      },
+      { timeoutMs: 240_000, what: `n8n readiness on ${n8nUrl}`, intervalMs: 500 },
+    );
+  } catch (error) {
+    // The user folder (and its log) may be removed by the clean-up: keep the end of the log in the error.
+    const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n') : '';
+    throw new Error(`${(error as Error).message}; last lines of ${logFile}:\n${tail}`);
+  }
+  log(`n8n ready on ${n8nUrl}`);
+}
+
+/** The caller's API key when n8n still accepts it, else a new one made as the owner. */
+async function ownerApiKey(
+  options: StackOptions,
+  n8nUrl: string,
+  owner: { email: string; password: string },
+): Promise<string> {
+  const reusable =
+    options.apiKey &&
+    (await fetch(`${n8nUrl}/api/v1/workflows?limit=1`, { headers: { 'X-N8N-API-KEY': options.apiKey } })).ok;
+  return reusable ? options.apiKey! : await createApiKey(n8nUrl, owner);
+}
+
+/** Calls n8n's public API (/api/v1/...) with the API key; throws on a non-2xx answer, naming it. */
+function publicApi(n8nUrl: string, apiKey: string): Stack['api'] {
+  return async <T>(apiPath: string, init: { method?: string; body?: unknown } = {}): Promise<T> => {
+    const response = await fetch(`${n8nUrl}/api/v1${apiPath}`, {
+      method: init.method ?? 'GET',
+      headers: { 'X-N8N-API-KEY': apiKey, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    return (await readJson(response, `${init.method ?? 'GET'} /api/v1${apiPath}`)) as T;
+  };
+}
+
+/** Activates the workflows `options.activate` names (default: the triggered ones) and marks them active. */
+async function activateWorkflows(
+  options: StackOptions,
+  workflows: ImportedWorkflow[],
+  api: Stack['api'],
+  log: Log,
+): Promise<void> {
+  const mode = options.activate ?? 'triggered';
+  for (const workflow of workflows) {
+    const wanted = Array.isArray(mode)
+      ? mode.includes(workflow.id)
+      : mode === 'all' || (mode === 'triggered' && workflow.triggered);
+    if (!wanted) continue;
+    try {
+      await api(`/workflows/${workflow.id}/activate`, { method: 'POST' });
+    } catch (error) {
+      throw new Error(`activating workflow "${workflow.name}" (${workflow.file}): ${(error as Error).message}`);
+    }
+    workflow.active = true;
+  }
+  const activeCount = workflows.filter((w) => w.active).length;
+  if (activeCount > 0) log(`activated ${activeCount} workflow(s)`);
+}
+
+/** Calls a production webhook (path after /webhook/), retrying a 404 just after activation. */
+function webhookCaller(n8nUrl: string): Stack['webhook'] {
+  return async (webhookPath: string, init: RequestInit & { retry404Ms?: number } = {}) => {
+    const deadline = Date.now() + (init.retry404Ms ?? 10_000);
+    for (;;) {
+      const response = await fetch(`${n8nUrl}/webhook/${webhookPath.replace(/^\/+/, '')}`, init);
+      if (response.status !== 404 || Date.now() > deadline) return response;
+      await response.arrayBuffer();
+      await sleep(250);
+    }
+  };
+}
+
+/** PIDs of n8n and its process tree, and of the stack's own Postgres until the stack is stopped. */
+function stackPids(
+  options: StackOptions,
+  n8n: N8nProcess,
+  postgres: PostgresServer,
+  cleanups: Cleanup[],
+): () => number[] {
+  return () => {
+    const alive = n8n.exited() ? [] : processTree(n8n.child.pid!);
+    for (const pid of alive) n8n.knownPids.add(pid);
+    const all = [...n8n.knownPids];
+    if (cleanups.length > 0 && !(options.postgres && 'url' in options.postgres)) all.push(postgres.pid);
+    return [...new Set(all)];
+  };
+}
+
+/**
+ * Starts Postgres (unless given one), prepares n8n's user folder with the nodes package, credentials and workflows,
+ * starts n8n, gets an API key and activates the workflows. A failing step stops everything started before it.
+ */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   assertRuntimeInstalled();
   const log = options.log ?? (() => undefined);
-  const cleanups: Array<() => Promise<void>> = [];
-  const runCleanups = async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-  };
-
+  const cleanups: Cleanup[] = [];
   try {
-    // Postgres: the caller's, or our own.
-    let postgres: PostgresServer;
-    if (options.postgres && 'url' in options.postgres) {
-      postgres = options.postgres;
-    } else {
-      postgres = await startPostgres({ database: 'n8n', ...(options.postgres ?? {}) });
-      cleanups.push(() => postgres.stop());
-      log(`postgres 17 on ${postgres.port}`);
-    }
-
-    const temporaryFolder = options.userFolder === undefined;
-    const userFolder = temporaryFolder ? mkdtempSync(path.join(tmpdir(), 'n8n-')) : path.resolve(options.userFolder!);
-    mkdirSync(path.join(userFolder, '.n8n'), { recursive: true });
-    if (temporaryFolder) cleanups.push(async () => rmSync(userFolder, { recursive: true, force: true }));
-
-    const wantNodes = options.installNodesPackage ?? existsSync(path.join(REPO_ROOT, 'dist'));
-    if (wantNodes) installNodesPackage(userFolder);
-
-    const port = options.port ?? (await freePort());
-    const n8nUrl = `http://127.0.0.1:${port}`;
-    const owner = options.owner ?? DEFAULT_OWNER;
-    const env: Record<string, string> = {
-      ...baseN8nEnv(),
-      N8N_USER_FOLDER: userFolder,
-      N8N_ENCRYPTION_KEY: options.encryptionKey ?? TEST_ENCRYPTION_KEY,
-      N8N_PORT: String(port),
-      // The task runners' broker: a free port too, so stacks can run side by side.
-      N8N_RUNNERS_BROKER_PORT: String(await freePort()),
-      N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-      N8N_LISTEN_ADDRESS: '127.0.0.1',
-      N8N_HOST: '127.0.0.1',
-      N8N_PROTOCOL: 'http',
-      N8N_EDITOR_BASE_URL: `${n8nUrl}/`,
-      WEBHOOK_URL: `${n8nUrl}/`,
-      DB_TYPE: 'postgresdb',
-      DB_POSTGRESDB_HOST: '127.0.0.1',
-      DB_POSTGRESDB_PORT: String(postgres.port),
-      DB_POSTGRESDB_DATABASE: postgres.database,
-      DB_POSTGRESDB_USER: postgres.user,
-      DB_POSTGRESDB_PASSWORD: postgres.password ?? '',
-      N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-      N8N_INSTANCE_OWNER_EMAIL: owner.email,
-      N8N_INSTANCE_OWNER_FIRST_NAME: options.owner?.firstName ?? 'Instance',
-      N8N_INSTANCE_OWNER_LAST_NAME: options.owner?.lastName ?? 'Owner',
-      N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(owner.password),
-      ...(options.env ?? {}),
-    };
-    // n8n and its CLI see only what they need: PATH, HOME and the settings above (no unrelated secrets).
-    const processEnv: NodeJS.ProcessEnv = {
-      PATH: `${path.dirname(NODE24)}:${process.env.PATH ?? ''}`,
-      HOME: process.env.HOME ?? userFolder,
-      LANG: 'C.UTF-8',
-      ...env,
-    };
-
-    // Credentials: templates filled from the environment, imported (n8n encrypts them), the plain file removed.
-    const credentials = loadCredentialTemplates(options.credentialDirs ?? [CREDENTIAL_TEMPLATES_DIR], {
-      ...process.env,
-      ...(options.env ?? {}),
-      ...(options.credentialEnv ?? {}),
-    });
-    if (credentials.length > 0) {
-      const file = path.join(userFolder, `credentials-${randomBytes(6).toString('hex')}.json`);
-      writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
-      try {
-        await runN8nCli(['import:credentials', `--input=${file}`], processEnv);
-      } finally {
-        rmSync(file, { force: true });
-      }
-      log(`imported ${credentials.length} credential(s)`);
-    }
-
-    // Workflows: one import per folder (`--separate`: one workflow per file).
-    const workflowDirs = [...(options.workflowDirs ?? [WORKFLOWS_DIR]), ...(options.extraWorkflowDirs ?? [])];
-    const workflows = readWorkflowFiles(workflowDirs);
-    const imported: Record<string, string> =
-      options.importStateFile && existsSync(options.importStateFile)
-        ? JSON.parse(readFileSync(options.importStateFile, 'utf8'))
-        : {};
-    // What is imported: the file, or (for Telegram Triggers) a copy with this installation's private node ids.
-    const privateIds = readPrivateWebhookIds(options.privateWebhookIdsFile);
-    const contentOf = (file: string): Buffer => {
-      const bytes = readFileSync(file);
-      const json = JSON.parse(bytes.toString('utf8'));
-      return needsPrivateIds(json) ? Buffer.from(JSON.stringify(withPrivateWebhookIds(json, privateIds), null, 2)) : bytes;
-    };
-    const contents = new Map(workflows.map((w) => [w.id, contentOf(w.file)]));
-    if (options.privateWebhookIdsFile) writePrivateWebhookIds(options.privateWebhookIdsFile, privateIds);
-    const hashOf = (id: string) => createHash('sha256').update(contents.get(id)!).digest('hex');
-    const toImport = workflows.filter((w) => !options.importStateFile || imported[w.id] !== hashOf(w.id));
-    if (toImport.length > 0) {
-      // One CLI run for all (each run boots n8n's DB layer): the files are staged in one folder (mode 700: the
-      // private ids are secrets).
-      const staging = mkdtempSync(path.join(userFolder, 'import-'));
-      try {
-        for (const w of toImport) writeFileSync(path.join(staging, `${w.id}.json`), contents.get(w.id)!, { mode: 0o600 });
-        await runN8nCli(['import:workflow', '--separate', `--input=${staging}`], processEnv);
-      } finally {
-        rmSync(staging, { recursive: true, force: true });
-      }
-      if (options.importStateFile) {
-        for (const w of toImport) imported[w.id] = hashOf(w.id);
-        writeFileSync(options.importStateFile, JSON.stringify(imported, null, 2));
-      }
-      log(`imported ${toImport.length} workflow(s)`);
-    }
-
-    // n8n itself, in its own process group so its task runners stop with it.
-    const logFile = path.join(userFolder, 'n8n.log');
-    const logFd = openSync(logFile, 'a');
-    let child: ChildProcess;
-    try {
-      child = spawn(NODE24, [N8N_BIN, 'start'], { env: processEnv, stdio: ['ignore', logFd, logFd], detached: true });
-    } finally {
-      closeSync(logFd);
-    }
-    let exited = false;
-    child.on('exit', () => (exited = true));
-    const knownPids = new Set<number>([child.pid!]);
-    const killGroupOnExit = () => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    process.on('exit', killGroupOnExit);
-    cleanups.push(async () => {
-      process.off('exit', killGroupOnExit);
-      for (const pid of processTree(child.pid!)) knownPids.add(pid);
-      await stopProcess(child, { signal: 'SIGTERM', timeoutMs: 20_000 });
-      // Anything of its group still running (a task runner) goes too.
-      for (const pid of knownPids) {
-        if (isAlive(pid)) {
-          try {
-            process.kill(pid, 'SIGKILL');
-          } catch {
-            // already gone
-          }
-        }
-      }
-    });
-
-    try {
-      await waitFor(
-        async () => {
-          if (exited) throw new StartupFailed(`n8n exited during start-up`);
-          const response = await fetch(`${n8nUrl}/healthz/readiness`);
-          return response.ok;
-        },
-        { timeoutMs: 240_000, what: `n8n readiness on ${n8nUrl}`, intervalMs: 500 },
-      );
-    } catch (error) {
-      // The user folder (and its log) may be removed by the clean-up: keep the end of the log in the error.
-      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n') : '';
-      throw new Error(`${(error as Error).message}; last lines of ${logFile}:\n${tail}`);
-    }
-    log(`n8n ready on ${n8nUrl}`);
-
-    const reusable =
-      options.apiKey &&
-      (await fetch(`${n8nUrl}/api/v1/workflows?limit=1`, { headers: { 'X-N8N-API-KEY': options.apiKey } })).ok;
-    const apiKey = reusable ? options.apiKey! : await createApiKey(n8nUrl, owner);
-    const api = async <T>(apiPath: string, init: { method?: string; body?: unknown } = {}): Promise<T> => {
-      const response = await fetch(`${n8nUrl}/api/v1${apiPath}`, {
-        method: init.method ?? 'GET',
-        headers: { 'X-N8N-API-KEY': apiKey, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      });
-      return (await readJson(response, `${init.method ?? 'GET'} /api/v1${apiPath}`)) as T;
-    };
-
-    const mode = options.activate ?? 'triggered';
-    for (const workflow of workflows) {
-      const wanted = Array.isArray(mode)
-        ? mode.includes(workflow.id)
-        : mode === 'all' || (mode === 'triggered' && workflow.triggered);
-      if (!wanted) continue;
-      try {
-        await api(`/workflows/${workflow.id}/activate`, { method: 'POST' });
-      } catch (error) {
-        throw new Error(`activating workflow "${workflow.name}" (${workflow.file}): ${(error as Error).message}`);
-      }
-      workflow.active = true;
-    }
-    const activeCount = workflows.filter((w) => w.active).length;
-    if (activeCount > 0) log(`activated ${activeCount} workflow(s)`);
-
-    const webhook = async (webhookPath: string, init: RequestInit & { retry404Ms?: number } = {}) => {
-      const deadline = Date.now() + (init.retry404Ms ?? 10_000);
-      for (;;) {
-        const response = await fetch(`${n8nUrl}/webhook/${webhookPath.replace(/^\/+/, '')}`, init);
-        if (response.status !== 404 || Date.now() > deadline) return response;
-        await response.arrayBuffer();
-        await sleep(250);
-      }
-    };
-
-    const pids = () => {
-      const alive = exited ? [] : processTree(child.pid!);
-      for (const pid of alive) knownPids.add(pid);
-      const all = [...knownPids];
-      if (cleanups.length > 0 && !(options.postgres && 'url' in options.postgres)) all.push(postgres.pid);
-      return [...new Set(all)];
-    };
-
+    const postgres = await usePostgres(options, cleanups, log);
+    const userFolder = prepareUserFolder(options, cleanups);
+    installNodesPackageIfWanted(options, userFolder);
+    const { n8nUrl, owner, env, processEnv } = await n8nSettings(options, userFolder, postgres);
+    await importCredentials(options, userFolder, processEnv, log);
+    const workflows = await importWorkflows(options, userFolder, processEnv, log);
+    const n8n = spawnN8n(userFolder, processEnv, cleanups);
+    await waitUntilReady(n8n, n8nUrl, log);
+    const apiKey = await ownerApiKey(options, n8nUrl, owner);
+    const api = publicApi(n8nUrl, apiKey);
+    await activateWorkflows(options, workflows, api, log);
     return {
       n8nUrl,
       webhookUrl: `${n8nUrl}/webhook`,
@@ -449,16 +560,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       owner: { email: owner.email, password: owner.password },
       postgres: { url: postgres.url, port: postgres.port, database: postgres.database },
       userFolder,
-      logFile,
+      logFile: n8n.logFile,
       workflows,
       env,
-      pids,
+      pids: stackPids(options, n8n, postgres, cleanups),
       api,
-      webhook,
-      stop: runCleanups,
+      webhook: webhookCaller(n8nUrl),
+      stop: () => runCleanups(cleanups),
     };
   } catch (error) {
-    await runCleanups();
+    await runCleanups(cleanups);
     throw error;
   }
 }

@@ -14,9 +14,18 @@ export interface EngineLimits extends ValidationLimits {
 
 export const DEFAULT_ENGINE_LIMITS: EngineLimits = { ...DEFAULT_VALIDATION_LIMITS, maxInputTokens: 32_768 };
 
+/** The moving name a request may use for "the current model" (the TypeSafe SDK's default model name). */
+export const DEFAULT_ALIAS = 'jev-latest';
+
+/** The aliases when none are configured: DEFAULT_ALIAS → the backend's first model (none when it serves none). */
+export function defaultAliases(models: ModelDescriptor[]): Record<string, string> {
+  const firstModel = models[0]?.id;
+  return firstModel ? { [DEFAULT_ALIAS]: firstModel } : {};
+}
+
 export interface EngineOptions {
   backend: Backend;
-  /** Moving names → pinned ids, e.g. {"jev-latest": "judge-openai-2026-11-01"}. */
+  /** Moving names → pinned ids, e.g. {"jev-latest": "judge-openai-2026-11-01"}. Default: defaultAliases. */
   aliases?: Record<string, string>;
   limits?: Partial<EngineLimits>;
   temperatures?: Temperatures;
@@ -36,7 +45,7 @@ export class JudgeEngine {
 
   constructor(options: EngineOptions) {
     this.backend = options.backend;
-    this.aliases = { ...(options.aliases ?? {}) };
+    this.aliases = { ...(options.aliases ?? defaultAliases(this.backend.models())) };
     this.limits = { ...DEFAULT_ENGINE_LIMITS, ...(options.limits ?? {}) };
     this.temperatures = { ...(options.temperatures ?? {}) };
     const ids = new Set(this.backend.models().map((m) => m.id));

@@ -37,6 +37,7 @@ export interface ServerOptions {
   apiKeys: string[];
   /** A backend config (created and closed by the server) or a ready backend (the caller closes it). */
   backend: BackendConfig | Backend;
+  /** Moving names → pinned ids. Default: the engine's defaultAliases ("jev-latest" → the backend's first model). */
   aliases?: Record<string, string>;
   limits?: Partial<ServerLimits>;
   temperatures?: Temperatures;
@@ -68,9 +69,7 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
   const ownsBackend = !isBackend(options.backend);
   const backend = isBackend(options.backend) ? options.backend : await createBackend(options.backend);
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...(options.limits ?? {}) };
-  const firstModel = backend.models()[0]?.id;
-  const aliases = options.aliases ?? (firstModel ? { 'jev-latest': firstModel } : {});
-  const engine = new JudgeEngine({ backend, aliases, limits, temperatures: options.temperatures });
+  const engine = new JudgeEngine({ backend, aliases: options.aliases, limits, temperatures: options.temperatures });
   const keys = new KeyRing(options.apiKeys);
   const log = options.log ?? ((line: LogLine) => process.stdout.write(JSON.stringify(line) + '\n'));
   const inFlight = new Set<AbortController>();

@@ -8,7 +8,7 @@ import type { SystemOneRequest } from '../../src/protocol/types';
 import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
 import { decodeModel, encodeModel } from '../../src/model-tools/onnx-proto';
 import { ConvertError, convertToSharedPrefix } from '../../src/model-tools/convert-shared-prefix';
-import { buildTinyLm } from '../../src/model-tools/generate-model';
+import { buildTinyLm } from '../../tools/fixtures/generate-model';
 import { generate, maxAbsDiff, tempDir } from './fixtures';
 
 const state = 'Order 4411: two chairs arrived broken. The customer wants a replacement, not a refund, before the 12th.';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { generateTinyModelDir, type GenerateOptions } from '../../src/model-tools/generate-model';
+import { generateTinyModelDir, type GenerateOptions } from '../../tools/fixtures/generate-model';
 
 export function tempDir(prefix: string): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));

@@ -3,7 +3,7 @@
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VocabLogSoftmax } from '../../src/backends/onnx/log-softmax';
-import { seededRandom } from '../../src/model-tools/generate-model';
+import { seededRandom } from '../../tools/fixtures/generate-model';
 
 const VOCAB = 5000;
 

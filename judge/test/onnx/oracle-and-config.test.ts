@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JudgeEngine } from '../../src/engine/engine';
 import { createOnnxBackend, parseOnnxBackendOptions, type OnnxBackend } from '../../src/backends/onnx';
 import { StateKvCache } from '../../src/backends/onnx/kv-cache';
-import { generateOracleModelDir } from '../../src/model-tools/generate-model';
+import { generateOracleModelDir } from '../../tools/fixtures/generate-model';
 import type { ChoiceAnswer, NoulAnswer, ScoreAnswer } from '../../src/protocol/types';
 import { tempDir } from './fixtures';
 

@@ -3,14 +3,15 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createBackend } from '../../backends';
 import { loadConfig } from '../../config';
-import { JudgeEngine } from '../../engine/engine';
+import { DEFAULT_ALIAS, JudgeEngine } from '../../engine/engine';
 import { UsageError, type Command } from '../command';
 
 export const ask: Command = {
   name: 'ask',
   summary: 'answer one System One request and print the JSON response',
   usage:
-    'ask [--config judge.json] (--request body.json | --request - | --state <text> --question <name>=<question JSON> …) [--model jev-latest]',
+    'ask [--config judge.json] (--request body.json | --request - | --state <text> ' +
+    `--question <name>=<question JSON> …) [--model ${DEFAULT_ALIAS}]`,
   async run(argv) {
     const { values } = parseArgs({
       args: argv,
@@ -46,16 +47,15 @@ export const ask: Command = {
       body = { state: values.state, questions };
     }
     if (values.model !== undefined) body.model = values.model;
-    body.model ??= 'jev-latest';
+    body.model ??= DEFAULT_ALIAS;
 
     // ask runs locally; keys only guard the server, so none are needed here.
     const config = loadConfig({ file: values.config, env: { JUDGE_API_KEYS: 'local-cli', ...process.env } });
     const backend = await createBackend(config.backend);
     try {
-      const firstModel = backend.models()[0]?.id;
       const engine = new JudgeEngine({
         backend,
-        aliases: config.aliases ?? (firstModel ? { 'jev-latest': firstModel } : {}),
+        aliases: config.aliases,
         limits: config.limits,
         temperatures: config.temperatures,
       });

@@ -1,0 +1,70 @@
+// The context step of the agent: personality, recent turns within a token budget, and relevant memories.
+import type { Queryable } from '../storage/db';
+import { recall, type RecalledMemory } from '../memory/recall';
+import { getInstanceSettings, getUserSettings, type AssistantSettings } from '../settings/settings';
+import { recentMessages, requireSessionId, type ChatMessage } from '../turns/turns';
+import { optionalInt, optionalText, requireUserId } from '../validate';
+
+export interface AssistantContext {
+  userId: string;
+  sessionId: string;
+  settings: AssistantSettings;
+  /** The instance's chat model name, for the Chat Model node. */
+  chatModel: string;
+  /** The current local time in the user's time zone, ISO-like, e.g. "2026-05-01 09:30 (Europe/Vienna)". */
+  localTime: string;
+  messages: ChatMessage[];
+  memories: RecalledMemory[];
+  /** A ready system prompt: personality, local time and the relevant memories. */
+  systemPrompt: string;
+}
+
+export interface ContextOptions {
+  sessionId?: unknown;
+  message?: unknown;
+  tokenBudget?: unknown;
+  memoryLimit?: unknown;
+  now?: Date;
+}
+
+export function localTime(timeZone: string, now = new Date()): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    weekday: 'long',
+    hourCycle: 'h23',
+  }).formatToParts(now);
+  const get = (type: string) => parts.find((part) => part.type === type)?.value ?? '';
+  return `${get('weekday')} ${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')} (${timeZone})`;
+}
+
+export function systemPrompt(settings: AssistantSettings, time: string, memories: RecalledMemory[]): string {
+  const lines = [
+    `You are ${settings.assistantName}, a personal assistant.`,
+    `Style: ${settings.style}`,
+    `The user's preferred language is ${settings.language}; answer in the language the user writes in.`,
+    `The user's local time is ${time}.`,
+  ];
+  if (memories.length > 0) {
+    lines.push('', 'What you remember that may be relevant (memory id, then content):');
+    for (const memory of memories) lines.push(`- [${memory.id}] ${memory.content.replace(/\s+/g, ' ').slice(0, 1000)}`);
+  }
+  return lines.join('\n');
+}
+
+export async function loadContext(db: Queryable, userIdInput: unknown, options: ContextOptions = {}): Promise<AssistantContext> {
+  const userId = requireUserId(userIdInput);
+  const sessionId = requireSessionId(options.sessionId);
+  const message = optionalText(options.message, 'message', 1_000_000);
+  const memoryLimit = optionalInt(options.memoryLimit, 'memoryLimit', 0, 50) ?? 8;
+  const settings = await getUserSettings(db, userId);
+  const { chatModel } = await getInstanceSettings(db);
+  const messages = await recentMessages(db, userId, sessionId, options.tokenBudget);
+  const memories = message?.trim() && memoryLimit > 0 ? await recall(db, userId, message.slice(0, 10_000), { limit: memoryLimit }) : [];
+  const time = localTime(settings.timeZone, options.now);
+  return { userId, sessionId, settings, chatModel, localTime: time, messages, memories, systemPrompt: systemPrompt(settings, time, memories) };
+}

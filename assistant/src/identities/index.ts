@@ -1,0 +1,2 @@
+// Identities: who is talking; the channel (telegram/api) is fixed by the entry point.
+export * from './identities';

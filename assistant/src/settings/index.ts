@@ -1,0 +1,2 @@
+// Personality and settings: instance defaults (with the owner's Telegram chat) and per-user overrides.
+export * from './settings';

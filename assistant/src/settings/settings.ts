@@ -1,0 +1,142 @@
+// Personality and settings: instance defaults (one row, including the bot owner's Telegram chat id) and
+// per-user overrides. The language is a Postgres text-search configuration (pg_ts_config), used for stemming.
+import type { Queryable } from '../storage/db';
+import { AssistantInputError } from '../errors';
+import { optionalText, requireTimeZone, requireUserId } from '../validate';
+
+export interface AssistantSettings {
+  assistantName: string;
+  language: string;
+  style: string;
+  timeZone: string;
+}
+
+export interface InstanceSettings extends AssistantSettings {
+  ownerTelegramChatId: string | null;
+  /** The model name the Chat Model node sends (e.g. gpt-4o-mini, qwen2.5:7b-instruct); default gpt-4o-mini. */
+  chatModel: string;
+}
+
+/** A provider's model name: 1–200 characters, no spaces or control characters (e.g. "openai/gpt-4o-mini"). */
+export function requireChatModel(value: unknown, field = 'chatModel'): string {
+  const name = typeof value === 'string' ? value.trim() : value;
+  if (typeof name !== 'string' || !/^[^\s\p{Cc}]{1,200}$/u.test(name)) {
+    throw new AssistantInputError(field, 'must be a model name of 1 to 200 characters without spaces, e.g. gpt-4o-mini');
+  }
+  return name;
+}
+
+const FIELDS = {
+  assistantName: 'assistant_name',
+  language: 'language',
+  style: 'style',
+  timeZone: 'time_zone',
+} as const;
+
+export async function requireLanguage(db: Queryable, value: unknown, field = 'language'): Promise<string> {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new AssistantInputError(field, 'must be a text search configuration such as english, german, simple');
+  }
+  const name = value.trim().toLowerCase();
+  const found = await db.query('SELECT 1 FROM pg_ts_config WHERE cfgname = $1', [name]);
+  if (found.rowCount === 0) {
+    const all = await db.query<{ cfgname: string }>('SELECT cfgname FROM pg_ts_config ORDER BY cfgname');
+    throw new AssistantInputError(field, `"${name}" is not a text search configuration; use one of ${all.rows.map((r) => r.cfgname).join(', ')}`);
+  }
+  return name;
+}
+
+async function validatedChanges(db: Queryable, input: Record<string, unknown>): Promise<Partial<AssistantSettings>> {
+  const changes: Partial<AssistantSettings> = {};
+  if (input.assistantName !== undefined && input.assistantName !== '') {
+    const name = optionalText(input.assistantName, 'assistantName', 100);
+    if (!name?.trim()) throw new AssistantInputError('assistantName', 'must be a non-empty string');
+    changes.assistantName = name.trim();
+  }
+  if (input.language !== undefined && input.language !== '') changes.language = await requireLanguage(db, input.language);
+  if (input.style !== undefined && input.style !== '') changes.style = optionalText(input.style, 'style', 4000);
+  if (input.timeZone !== undefined && input.timeZone !== '') changes.timeZone = requireTimeZone(input.timeZone);
+  return changes;
+}
+
+function rowToInstance(row: Record<string, unknown>): InstanceSettings {
+  return {
+    assistantName: row.assistant_name as string,
+    language: row.language as string,
+    style: row.style as string,
+    timeZone: row.time_zone as string,
+    ownerTelegramChatId: (row.owner_telegram_chat_id as string | null) ?? null,
+    chatModel: row.chat_model as string,
+  };
+}
+
+export async function getInstanceSettings(db: Queryable): Promise<InstanceSettings> {
+  const result = await db.query('SELECT * FROM assistant.instance_settings');
+  return rowToInstance(result.rows[0]);
+}
+
+/** Updates the defaults; `ownerTelegramChatId: null` removes the owner (the bot then answers no one). */
+export async function updateInstanceSettings(db: Queryable, input: Record<string, unknown>): Promise<InstanceSettings> {
+  const changes = await validatedChanges(db, input);
+  const sets: string[] = [];
+  const values: unknown[] = [];
+  for (const [key, column] of Object.entries(FIELDS)) {
+    const value = changes[key as keyof AssistantSettings];
+    if (value !== undefined) {
+      values.push(value);
+      sets.push(`${column} = $${values.length}`);
+    }
+  }
+  if (input.ownerTelegramChatId !== undefined && input.ownerTelegramChatId !== '') {
+    const owner = input.ownerTelegramChatId === null ? null : String(input.ownerTelegramChatId).trim();
+    if (owner !== null && !/^-?\d{1,20}$/.test(owner)) throw new AssistantInputError('ownerTelegramChatId', 'must be an integer Telegram chat id');
+    values.push(owner);
+    sets.push(`owner_telegram_chat_id = $${values.length}`);
+  }
+  if (input.chatModel !== undefined && input.chatModel !== '') {
+    values.push(requireChatModel(input.chatModel));
+    sets.push(`chat_model = $${values.length}`);
+  }
+  if (sets.length === 0) return getInstanceSettings(db);
+  const result = await db.query(`UPDATE assistant.instance_settings SET ${sets.join(', ')}, updated_at = now() RETURNING *`, values);
+  return rowToInstance(result.rows[0]);
+}
+
+/** True only when an owner is configured and this is their chat. */
+export async function isTelegramOwner(db: Queryable, chatId: unknown): Promise<boolean> {
+  const id = typeof chatId === 'number' ? String(chatId) : chatId;
+  if (typeof id !== 'string' || !/^-?\d{1,20}$/.test(id.trim())) throw new AssistantInputError('chatId', 'must be an integer Telegram chat id');
+  const settings = await getInstanceSettings(db);
+  return settings.ownerTelegramChatId !== null && settings.ownerTelegramChatId === id.trim();
+}
+
+/** The settings in effect for a user: their overrides over the instance defaults. */
+export async function getUserSettings(db: Queryable, userIdInput: unknown): Promise<AssistantSettings> {
+  const userId = requireUserId(userIdInput);
+  const result = await db.query(
+    `SELECT coalesce(u.assistant_name, i.assistant_name) AS assistant_name, coalesce(u.language, i.language) AS language,
+            coalesce(u.style, i.style) AS style, coalesce(u.time_zone, i.time_zone) AS time_zone
+       FROM assistant.instance_settings i LEFT JOIN assistant.user_settings u ON u.user_id = $1`,
+    [userId],
+  );
+  const { ownerTelegramChatId: _owner, chatModel: _model, ...settings } = rowToInstance({ ...result.rows[0], owner_telegram_chat_id: null });
+  return settings;
+}
+
+export async function updateUserSettings(db: Queryable, userIdInput: unknown, input: Record<string, unknown>): Promise<AssistantSettings> {
+  const userId = requireUserId(userIdInput);
+  const changes = await validatedChanges(db, input);
+  const user = await db.query('SELECT 1 FROM assistant.users WHERE id = $1', [userId]);
+  if (user.rowCount === 0) throw new AssistantInputError('userId', 'no such user');
+  await db.query(
+    `INSERT INTO assistant.user_settings (user_id, assistant_name, language, style, time_zone) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (user_id) DO UPDATE SET
+       assistant_name = coalesce(EXCLUDED.assistant_name, user_settings.assistant_name),
+       language = coalesce(EXCLUDED.language, user_settings.language),
+       style = coalesce(EXCLUDED.style, user_settings.style),
+       time_zone = coalesce(EXCLUDED.time_zone, user_settings.time_zone),
+       updated_at = now()`,
+    [userId, changes.assistantName ?? null, changes.language ?? null, changes.style ?? null, changes.timeZone ?? null],
+  );
+  return getUserSettings(db, userId);
+}

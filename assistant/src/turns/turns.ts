@@ -1,0 +1,96 @@
+// Conversation turns, stored verbatim, and the recent ones loaded back as chat messages within a token budget.
+import type { Queryable } from '../storage/db';
+import { AssistantInputError } from '../errors';
+import { optionalInt, optionalText, requireText, requireUserId } from '../validate';
+
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface StoredTurn {
+  sessionId: string;
+  userMessageId: number;
+  assistantMessageId: number | null;
+  createdAt: string;
+}
+
+export const MAX_MESSAGE_CHARS = 1_000_000;
+
+/** A rough token count (about 4 characters per token, plus a few per message), good enough for budgeting. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4) + 4;
+}
+
+export function requireSessionId(value: unknown): string {
+  if (value === undefined || value === null || value === '') return 'default';
+  if (typeof value !== 'string' && typeof value !== 'number') throw new AssistantInputError('sessionId', 'must be a string');
+  const id = String(value).trim();
+  if (id === '' || id.length > 200 || /[\u0000-\u001f\u007f]/.test(id)) {
+    throw new AssistantInputError('sessionId', 'must be 1 to 200 printable characters');
+  }
+  return id;
+}
+
+export interface TurnInput {
+  sessionId?: unknown;
+  userMessage?: unknown;
+  assistantReply?: unknown;
+  channel?: unknown;
+  metadata?: unknown;
+}
+
+/** Stores the user's message and (when given) the reply, atomically, exactly as they were written. */
+export async function storeTurn(db: Queryable, userIdInput: unknown, input: TurnInput): Promise<StoredTurn> {
+  const userId = requireUserId(userIdInput);
+  const sessionId = requireSessionId(input.sessionId);
+  const userMessage = requireText(input.userMessage, 'userMessage', MAX_MESSAGE_CHARS);
+  const reply = input.assistantReply === undefined || input.assistantReply === null || input.assistantReply === ''
+    ? null
+    : requireText(input.assistantReply, 'assistantReply', MAX_MESSAGE_CHARS);
+  const channel = optionalText(input.channel, 'channel', 40)?.trim() || 'api';
+  let metadata: string | null = null;
+  if (input.metadata !== undefined && input.metadata !== null && input.metadata !== '') {
+    if (typeof input.metadata !== 'object' || Array.isArray(input.metadata)) throw new AssistantInputError('metadata', 'must be a JSON object');
+    metadata = JSON.stringify(input.metadata);
+    if (metadata.length > 100_000) throw new AssistantInputError('metadata', 'must be at most 100 kB of JSON');
+  }
+  const result = await db.query<{ id: string; role: string; created_at: Date }>(
+    `INSERT INTO assistant.turns (user_id, session_id, role, content, channel, metadata)
+     SELECT $1, $2, v.role, v.content, $5, $6::jsonb
+       FROM (VALUES (1, 'user', $3::text), (2, 'assistant', $4::text)) AS v(ord, role, content)
+      WHERE v.content IS NOT NULL AND EXISTS (SELECT 1 FROM assistant.users WHERE id = $1)
+      ORDER BY v.ord
+     RETURNING id, role, created_at`,
+    [userId, sessionId, userMessage, reply, channel, metadata],
+  );
+  if (result.rows.length === 0) throw new AssistantInputError('userId', 'no such user');
+  const userRow = result.rows.find((row) => row.role === 'user')!;
+  const replyRow = result.rows.find((row) => row.role === 'assistant');
+  return {
+    sessionId,
+    userMessageId: Number(userRow.id),
+    assistantMessageId: replyRow ? Number(replyRow.id) : null,
+    createdAt: userRow.created_at.toISOString(),
+  };
+}
+
+/** The newest messages of a session that fit the budget, oldest first. */
+export async function recentMessages(db: Queryable, userIdInput: unknown, sessionIdInput: unknown, tokenBudgetInput?: unknown): Promise<ChatMessage[]> {
+  const userId = requireUserId(userIdInput);
+  const sessionId = requireSessionId(sessionIdInput);
+  const budget = optionalInt(tokenBudgetInput, 'tokenBudget', 0, 1_000_000) ?? 2000;
+  const rows = await db.query<{ role: 'user' | 'assistant'; content: string }>(
+    `SELECT role, content FROM assistant.turns WHERE user_id = $1 AND session_id = $2 ORDER BY id DESC LIMIT 200`,
+    [userId, sessionId],
+  );
+  const picked: ChatMessage[] = [];
+  let used = 0;
+  for (const row of rows.rows) {
+    const cost = estimateTokens(row.content);
+    if (used + cost > budget) break;
+    used += cost;
+    picked.push({ role: row.role, content: row.content });
+  }
+  return picked.reverse();
+}

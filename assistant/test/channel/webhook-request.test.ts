@@ -1,0 +1,41 @@
+// The Channel's webhook body validation: a valid body kept verbatim, 400 naming the field.
+import { describe, expect, it } from 'vitest';
+import { parseAgentRequest } from '../../src/channel';
+
+describe('webhook body validation', () => {
+  const fieldOf = (body: unknown): string | undefined => {
+    const result = parseAgentRequest(body);
+    return 'statusCode' in result ? (result.body as { error: { field: string } }).error.field : undefined;
+  };
+
+  it('accepts a valid body and keeps the message verbatim', () => {
+    const message = '  "quoted" $1 \\n 🙂  ';
+    expect(parseAgentRequest({ message, user_id: ' u1 ', session_id: 's', metadata: { a: 1 } })).toEqual({
+      channel: 'api',
+      externalId: 'u1',
+      message,
+      sessionId: 's',
+      metadata: { a: 1 },
+    });
+    expect(parseAgentRequest({ message: 'hi', user_id: 'u1' })).toMatchObject({ sessionId: 'default', metadata: {} });
+  });
+
+  it('answers 400 naming the field', () => {
+    expect(parseAgentRequest({ user_id: 'u' })).toMatchObject({
+      statusCode: 400,
+      body: { error: { code: 'invalid_request', field: 'message' } },
+    });
+    expect(fieldOf(null)).toBe('body');
+    expect(fieldOf('text')).toBe('body');
+    expect(fieldOf([])).toBe('body');
+    expect(fieldOf({ message: '   ', user_id: 'u' })).toBe('message');
+    expect(fieldOf({ message: 5, user_id: 'u' })).toBe('message');
+    expect(fieldOf({ message: 'hi' })).toBe('user_id');
+    expect(fieldOf({ message: 'hi', user_id: 7 })).toBe('user_id');
+    expect(fieldOf({ message: 'hi', user_id: 'a\nb' })).toBe('user_id');
+    expect(fieldOf({ message: 'hi', user_id: 'x'.repeat(201) })).toBe('user_id');
+    expect(fieldOf({ message: 'hi', user_id: 'u', session_id: '' })).toBe('session_id');
+    expect(fieldOf({ message: 'hi', user_id: 'u', metadata: [1] })).toBe('metadata');
+    expect(fieldOf({ message: 'hi', user_id: 'u', userId: 'v' })).toBe('userId');
+  });
+});

@@ -1,0 +1,73 @@
+// The migration runner on a real Postgres 17: the schema and its version table, concurrent runs, a failing
+// migration rolled back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Pool } from 'pg';
+import * as assistant from '../../src';
+import { createDatabase } from '../../../scripts/runtime/postgres';
+import { startAssistantDatabase, type TestDatabase } from '../database';
+
+let db: TestDatabase;
+let pool: Pool;
+
+beforeAll(async () => {
+  db = await startAssistantDatabase();
+  pool = db.pool;
+});
+afterAll(async () => {
+  await db?.stop();
+});
+
+describe('migrations', () => {
+  it('creates the assistant schema with a version table, and a re-run applies nothing', async () => {
+    const tables = await pool.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'assistant' ORDER BY 1`,
+    );
+    expect(tables.rows.map((r) => r.table_name)).toEqual(
+      expect.arrayContaining([
+        'schema_migrations',
+        'users',
+        'identities',
+        'memories',
+        'entities',
+        'relations',
+        'tasks',
+        'turns',
+        'instance_settings',
+        'user_settings',
+      ]),
+    );
+    const again = await assistant.runMigrations(db.server.url);
+    expect(again).toEqual({ applied: [], current: assistant.migrations.at(-1)!.version });
+    const versions = await pool.query('SELECT version FROM assistant.schema_migrations ORDER BY version');
+    expect(versions.rows.map((r) => r.version)).toEqual(assistant.migrations.map((m) => m.version));
+  });
+
+  it('is safe to run concurrently on a fresh database: each migration is applied exactly once', async () => {
+    await createDatabase(db.server.url, 'concurrent_migrations');
+    const url = db.server.url.replace(/\/assistant_test$/, '/concurrent_migrations');
+    const results = await Promise.all([1, 2, 3, 4].map(() => assistant.runMigrations(url)));
+    const applied = results.flatMap((r) => r.applied).sort();
+    expect(applied).toEqual(assistant.migrations.map((m) => m.version));
+    expect(results.every((r) => r.current === assistant.migrations.at(-1)!.version)).toBe(true);
+  });
+
+  it('rolls a failing migration back entirely and reports it', async () => {
+    await createDatabase(db.server.url, 'failing_migration');
+    const url = db.server.url.replace(/\/assistant_test$/, '/failing_migration');
+    const broken = [
+      ...assistant.migrations,
+      { version: 999, name: 'broken', sql: 'CREATE TABLE assistant.half_done (x int); SELECT no_such_function();' },
+    ];
+    await expect(assistant.runMigrations(url, broken)).rejects.toThrow(/migration 999 \(broken\) failed/);
+    const check = new Pool({ connectionString: url, max: 1 });
+    check.on('error', () => undefined);
+    try {
+      const half = await check.query(`SELECT to_regclass('assistant.half_done') AS t`);
+      expect(half.rows[0].t).toBeNull();
+      const versions = await check.query('SELECT max(version) AS v FROM assistant.schema_migrations');
+      expect(versions.rows[0].v).toBe(assistant.migrations.at(-1)!.version);
+    } finally {
+      await check.end();
+    }
+  });
+});

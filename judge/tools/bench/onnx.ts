@@ -1,0 +1,189 @@
+// Benchmark of the local ONNX backend (not a test): what extra questions cost.
+// For N = 1, 5, 20 questions of ~15 tokens over a ~400-token state, on generated models of ~17M and ~134M
+// parameters: time of N separate calls ÷ time of one N-question call, next to the token ratio N·(S+Q)/(S+N·Q).
+// The state-KV cache is off, so every call pays for its state. Writes its section of docs/BENCHMARKS.md.
+//
+//   npm run build -w systemone-judge && npm run bench:onnx -w systemone-judge [-- --quick] [-- --threads 2]
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
+import type { RenderedQuestion, RenderedRequest } from '../../src/engine/backend';
+import { generateTinyModelDir, parameterCount, seededRandom, type TinyLmSpec } from '../fixtures/generate-model';
+
+const REPO = resolve(__dirname, '..', '..', '..');
+const SECTION = '## Local ONNX backend';
+
+interface BenchModel {
+  name: string;
+  spec: Omit<TinyLmSpec, 'seed' | 'layout'>;
+  /** Repeats per --repeats: the small model's calls take milliseconds, so it gets more of them against noise. */
+  repeatFactor: number;
+}
+
+const MODELS: BenchModel[] = [
+  { name: '~17M', spec: { vocabSize: 32000, hidden: 240, layers: 2, heads: 4, maxPositions: 1024 }, repeatFactor: 3 },
+  { name: '~134M', spec: { vocabSize: 32000, hidden: 768, layers: 12, heads: 12, maxPositions: 1024 }, repeatFactor: 1 },
+];
+
+const WORDS = (
+  'customer order export failed twice since monday account plan seats invoice refund deadline friday support ' +
+  'team data report error page login billing upgrade contract renewal urgent request reply week users access'
+).split(' ');
+
+function stateOfTokens(backend: OnnxBackend, model: string, target: number): string {
+  const rand = seededRandom(400);
+  let text = 'Ticket:\n';
+  while (backend.countTokens(model, text) < target) text += `${WORDS[Math.floor(rand() * WORDS.length)]} `;
+  return text;
+}
+
+function questions(n: number): RenderedQuestion[] {
+  return Array.from({ length: n }, (_, i) => ({
+    name: `q${i}`,
+    type: 'noul' as const,
+    question: { type: 'noul' as const, instructions: `q${i}` },
+    options: ['true', 'false'],
+    labels: ['Yes', 'No'],
+    suffix: `\nQ${i}: ${WORDS[i % WORDS.length]} late? Answer: (`,
+  }));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function timeIt(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+function modelDir(m: BenchModel): string {
+  const dir = join(REPO, '.runtime', 'bench-models', `shared-prefix-${m.spec.hidden}x${m.spec.layers}`);
+  const spec = { ...m.spec, seed: 1, layout: 'shared-prefix' as const, generator: 2 };
+  const marker = join(dir, 'spec.json');
+  if (!existsSync(marker) || readFileSync(marker, 'utf8') !== JSON.stringify(spec)) {
+    process.stderr.write(`generating the ${m.name} model in ${dir} …\n`);
+    generateTinyModelDir({ ...spec, dir });
+    writeFileSync(marker, JSON.stringify(spec));
+  }
+  return dir;
+}
+
+interface Row {
+  model: string;
+  params: number;
+  n: number;
+  S: number;
+  Q: number;
+  separateMs: number;
+  batchMs: number;
+  repeats: number;
+  /** 1-minute load average when this row's measurement began and ended (other work on the machine). */
+  load: [number, number];
+}
+
+async function benchModel(m: BenchModel, threads: number, baseRepeats: number): Promise<Row[]> {
+  const dir = modelDir(m);
+  const backend = await createOnnxBackend({ models: [{ id: 'bench', dir }], intraOpNumThreads: threads, kvCacheBytes: 0 });
+  try {
+    const prefix = stateOfTokens(backend, 'bench', 400);
+    const S = backend.countTokens('bench', prefix);
+    const rows: Row[] = [];
+    for (const n of [1, 5, 20]) {
+      const qs = questions(n);
+      const Q = qs.reduce((sum, q) => sum + backend.countTokens('bench', q.suffix), 0) / n;
+      const together: RenderedRequest = { prefix, questions: qs };
+      const job = (rendered: RenderedRequest) => ({ model: 'bench', state: prefix, rendered });
+      await backend.score(job(together)); // warm-up (shapes, allocator)
+      const repeats = baseRepeats * m.repeatFactor;
+      // Per question, its separate call's time in each repeat; the N-separate-calls time is the sum of their medians.
+      const separate: number[][] = qs.map(() => []);
+      const batch: number[] = [];
+      const loadBefore = loadavg()[0];
+      for (let r = 0; r < repeats; r++) {
+        // Alternate the two so that machine noise falls on both alike.
+        batch.push(await timeIt(() => backend.score(job(together))));
+        for (const [i, q] of qs.entries()) separate[i].push(await timeIt(() => backend.score(job({ prefix, questions: [q] }))));
+      }
+      const separateMs = separate.reduce((sum, times) => sum + median(times), 0);
+      const batchMs = median(batch);
+      const load: [number, number] = [loadBefore, loadavg()[0]];
+      rows.push({ model: m.name, params: parameterCount({ ...m.spec, seed: 1, layout: 'shared-prefix' }), n, S, Q, separateMs, batchMs, repeats, load });
+      process.stderr.write(
+        `${m.name} N=${n}: separate ${separateMs.toFixed(1)} ms, one call ${batchMs.toFixed(1)} ms (load ${load.map((l) => l.toFixed(2)).join(' → ')})\n`,
+      );
+    }
+    return rows;
+  } finally {
+    await backend.close();
+  }
+}
+
+function table(rows: Row[], threads: number): string {
+  const lines = [
+    SECTION,
+    '',
+    '`npm run build -w systemone-judge && npm run bench:onnx -w systemone-judge` — one run, side by side, on',
+    `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, onnxruntime-node CPU, intraOpNumThreads ${threads}.`,
+    'Generated shared-prefix models (random weights, 32k vocabulary). State S ≈ 400 tokens; N questions of Q ≈ 15–20 tokens (mean per row below)',
+    '(single-token labels Yes/No). State-KV cache off: every call pays for its state. "N separate calls" runs the N',
+    `questions one call each (each a single pass over state + question); "one call" runs them as one request (state once,`,
+    'then all questions in one batch over the shared state KV). Repeats alternate the two (one call, then the N separate',
+    `calls), ${[...new Set(rows.map((r) => `${r.model}: ${r.repeats}`))].join(', ')} repeats; "one call" is the median, "N separate calls" the sum of each question's median.`,
+    'Token ratio = N·(S+Q) / (S+N·Q); the target is a time ratio ≥ 0.9 × the token ratio at N = 20.',
+    'The machine is shared with other work, so absolute times are noisy; the ratios within one run are what matters.',
+    `"load" is the 1-minute load average when the row began → ended; the benchmark's own ${threads} thread(s) account for up to ${threads} of it, the rest is other work competing for the ${cpus().length} cores.`,
+    '',
+    '| model | params | N | S | Q | N separate calls ms | one N-question call ms | time ratio | token ratio | time ÷ token ratio | load |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const r of rows) {
+    const timeRatio = r.separateMs / r.batchMs;
+    const tokenRatio = (r.n * (r.S + r.Q)) / (r.S + r.n * r.Q);
+    lines.push(
+      `| ${r.model} | ${(r.params / 1e6).toFixed(1)}M | ${r.n} | ${r.S} | ${r.Q.toFixed(1)} | ${r.separateMs.toFixed(1)} | ${r.batchMs.toFixed(1)} | ${timeRatio.toFixed(2)} | ${tokenRatio.toFixed(2)} | ${(timeRatio / tokenRatio).toFixed(2)} | ${r.load.map((l) => l.toFixed(1)).join(' → ')} |`,
+    );
+  }
+  lines.push('', `Run at ${new Date().toISOString()}.`, '', '');
+  return lines.join('\n');
+}
+
+/** Replaces this benchmark's own section of docs/BENCHMARKS.md (or appends it), leaving the others alone. */
+function writeSection(section: string): void {
+  const file = join(REPO, 'docs', 'BENCHMARKS.md');
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n\n';
+  const start = text.indexOf(SECTION);
+  let next: string;
+  if (start === -1) next = `${text.replace(/\n*$/, '\n\n')}${section}`;
+  else {
+    const after = text.indexOf('\n## ', start + SECTION.length);
+    next = text.slice(0, start) + section + (after === -1 ? '' : text.slice(after + 1));
+  }
+  writeFileSync(file, next);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean' }, threads: { type: 'string' }, repeats: { type: 'string' }, 'no-write': { type: 'boolean' } },
+    strict: true,
+  });
+  const threads = Number(values.threads ?? 2);
+  const repeats = Number(values.repeats ?? 5);
+  if (!Number.isInteger(threads) || threads < 1) throw new Error('--threads must be a whole number ≥ 1');
+  if (!Number.isInteger(repeats) || repeats < 1) throw new Error('--repeats must be a whole number ≥ 1');
+  const models = values.quick ? MODELS.slice(0, 1) : MODELS;
+  const rows: Row[] = [];
+  for (const m of models) rows.push(...(await benchModel(m, threads, repeats)));
+  const section = table(rows, threads);
+  process.stdout.write(section);
+  if (!values['no-write']) writeSection(section);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:onnx: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
