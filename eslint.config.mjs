@@ -9,14 +9,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  // n8n's community-node rules for the Judge node and its credentials.
+  // n8n's community-node rules for every node and every credential.
   {
-    files: ['nodes/Judge/**/*.ts'],
+    files: ['nodes/**/*.ts'],
     plugins: { 'n8n-nodes-base': n8nNodesBase },
     rules: { ...n8nNodesBase.configs.community.rules, ...n8nNodesBase.configs.nodes.rules },
   },
   {
-    files: ['credentials/SystemOne*.credentials.ts'],
+    files: ['credentials/**/*.ts'],
     plugins: { 'n8n-nodes-base': n8nNodesBase },
     rules: {
       ...n8nNodesBase.configs.community.rules,

@@ -40,7 +40,9 @@ export class AssistantEmbeddingsApi implements ICredentialType {
       name: 'dimensions',
       type: 'number',
       default: 0,
-      description: "Ask for vectors of this size (models that support it); 0 uses the model's own. Keep it equal to the dimension the pgvector index was created with.",
+      description:
+        "Ask for vectors of this size (models that support it); 0 uses the model's own. " +
+        'Keep it equal to the dimension the pgvector index was created with.',
     },
   ];
 

@@ -1,6 +1,6 @@
 // Assistant Channel: the assistant's front door. Checks webhook calls (API key, body) and Telegram updates
 // (owner only), and shapes replies and failures for the channel they came from.
-import { VersionedNodeType, type INodeTypeBaseDescription } from 'n8n-workflow';
+import { VersionedNodeType, type INodeTypeBaseDescription, type IVersionedNodeType } from 'n8n-workflow';
 
 import { AssistantChannelV1 } from './v1/AssistantChannelV1.node';
 
@@ -15,6 +15,7 @@ export class AssistantChannel extends VersionedNodeType {
       subtitle: '={{ $parameter["operation"] }}',
       description: "Check the assistant's webhook requests and Telegram updates, and format its replies",
     };
-    super({ 1: new AssistantChannelV1(baseDescription) }, baseDescription);
+    const nodeVersions: IVersionedNodeType['nodeVersions'] = { 1: new AssistantChannelV1(baseDescription) };
+    super(nodeVersions, baseDescription);
   }
 }

@@ -2,16 +2,43 @@
 // webhook requests (plus chatId); everything to answer without the agent goes to output 1 as {chatId, text}
 // (Telegram HTML, escaped).
 // Nothing from another chat is passed on, so nothing of theirs is stored.
-import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
-import { poolConfigFromCredential, sharedPool, type PostgresCredential } from 'assistant-core';
-import { isTelegramOwner } from 'assistant-core';
-import { escapeHtml } from 'assistant-core';
-import { normaliseTelegramUpdate } from 'assistant-core';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { escapeHtml, isTelegramOwner, normaliseTelegramUpdate } from 'assistant-core';
 
-export const POSTGRES_CREDENTIAL = 'postgres';
+import { failedItem } from '../../../shared/helpers/errors';
+import { postgresPool } from '../../../shared/transport/postgres';
 
-export async function checkTelegramUpdate(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+const properties: INodeProperties[] = [
+  {
+    displayName: 'Allowed Chats',
+    name: 'allowedChats',
+    type: 'options',
+    options: [
+      {
+        name: 'Owner Only',
+        value: 'owner',
+        description: "Only the owner's chat (from the assistant settings) is answered",
+      },
+      { name: 'Everyone', value: 'everyone', description: 'Any chat may talk to the assistant' },
+    ],
+    default: 'owner',
+  },
+  {
+    displayName: 'Refusal',
+    name: 'refusal',
+    type: 'string',
+    default: 'Sorry, this is a private assistant.',
+    description: 'What other chats are told; nothing they send is stored',
+    displayOptions: { show: { allowedChats: ['owner'] } },
+  },
+];
+
+const displayOptions = { show: { operation: ['checkTelegramUpdate'] } };
+
+export const description = updateDisplayOptions(displayOptions, properties);
+
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
   const accepted: INodeExecutionData[] = [];
   const refused: INodeExecutionData[] = [];
   const items = this.getInputData();
@@ -19,21 +46,24 @@ export async function checkTelegramUpdate(this: IExecuteFunctions): Promise<INod
     const pairedItem = { item: itemIndex };
     const result = normaliseTelegramUpdate(items[itemIndex].json);
     if (result.kind === 'ignored') continue;
+    const chatId = result.kind === 'message' ? result.request.chatId : result.chatId;
     const ownerOnly = this.getNodeParameter('allowedChats', itemIndex, 'owner') === 'owner';
     let allowed = !ownerOnly;
     if (ownerOnly) {
       try {
-        const credential = await this.getCredentials<PostgresCredential>(POSTGRES_CREDENTIAL, itemIndex);
-        allowed = await isTelegramOwner(sharedPool(poolConfigFromCredential(credential)), result.kind === 'message' ? result.request.chatId : result.chatId);
+        allowed = await isTelegramOwner(await postgresPool(this, itemIndex), chatId);
       } catch (error) {
-        throw new NodeOperationError(this.getNode(), `Could not read the owner's chat id: ${(error as Error).message}`, { itemIndex });
+        const message = `Could not read the owner's chat id: ${(error as Error).message}`;
+        accepted.push(failedItem(this, new NodeOperationError(this.getNode(), message, { itemIndex }), itemIndex));
+        continue;
       }
     }
     if (!allowed) {
-      const chatId = result.kind === 'message' ? result.request.chatId : result.chatId;
-      refused.push({ json: { chatId, text: escapeHtml(this.getNodeParameter('refusal', itemIndex) as string), parseMode: 'HTML' }, pairedItem });
+      const text = escapeHtml(this.getNodeParameter('refusal', itemIndex) as string);
+      refused.push({ json: { chatId, text, parseMode: 'HTML' }, pairedItem });
     } else if (result.kind === 'unsupported') {
-      refused.push({ json: { chatId: result.chatId, text: escapeHtml(`Sorry, ${result.reason}.`), parseMode: 'HTML' }, pairedItem });
+      const text = escapeHtml(`Sorry, ${result.reason}.`);
+      refused.push({ json: { chatId: result.chatId, text, parseMode: 'HTML' }, pairedItem });
     } else {
       accepted.push({ json: result.request as unknown as JsonObject, pairedItem });
     }

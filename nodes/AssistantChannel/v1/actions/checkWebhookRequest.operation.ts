@@ -1,13 +1,20 @@
 // Check Webhook Request: the API key (n8n Header Auth credential) first, then the body. Accepted requests go to
 // output 0 as {channel, externalId, message, sessionId, metadata}; rejections to output 1 as {statusCode, body}
 // for a Respond to Webhook node.
-import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { checkApiKey, type HeaderAuthCredential } from 'assistant-core';
-import { isHttpResult, parseAgentRequest } from 'assistant-core';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { checkApiKey, isHttpResult, parseAgentRequest, type HeaderAuthCredential } from 'assistant-core';
 
+/** n8n's own Header Auth credential: the header name and the key callers must send. */
 export const HEADER_AUTH_CREDENTIAL = 'httpHeaderAuth';
 
-export async function checkWebhookRequest(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+const properties: INodeProperties[] = [];
+
+const displayOptions = { show: { operation: ['checkWebhookRequest'] } };
+
+export const description = updateDisplayOptions(displayOptions, properties);
+
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
   const credential = await this.getCredentials<HeaderAuthCredential>(HEADER_AUTH_CREDENTIAL);
   const headerAuth = { name: String(credential.name ?? ''), value: String(credential.value ?? '') };
   const accepted: INodeExecutionData[] = [];

@@ -2,13 +2,38 @@
 // credential, the request forwarded to the judge (POST /v1/systemone with the body as is, or GET /v1/models),
 // and the judge's reply emitted for Respond to Webhook: the answer on output 0, or {statusCode, body: {detail…}}
 // on output 1, so callers get the judge's own status.
-import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type JsonObject } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { getCachedCredentials } from '../helpers/credentialCache';
-import { checkBearerKey, type HttpFailure } from '../helpers/inboundKey';
-import { callSystemOne, readSystemOneCredential, type SystemOneEndpoint } from '../helpers/systemOneClient';
+import { errorEnvelope } from '../helpers/errorBody';
+import { checkBearerKey, INBOUND_KEY_CREDENTIAL, type HttpFailure } from '../helpers/inboundKey';
+import { getCachedCredentials } from '../transport/credentialCache';
+import { callSystemOne, readSystemOneCredential, type SystemOneEndpoint } from '../transport/systemOneClient';
+import { requestOptions } from './common.descriptions';
 
-export const INBOUND_KEY_CREDENTIAL = 'systemOneInboundKeyApi';
+const properties: INodeProperties[] = [
+  {
+    displayName: 'Endpoint',
+    name: 'endpoint',
+    type: 'options',
+    noDataExpression: true,
+    options: [
+      {
+        name: 'Judgement',
+        value: 'systemone',
+        description: 'POST /v1/systemone: forward the request body and answer with the judgement',
+      },
+      { name: 'Model List', value: 'models', description: "GET /v1/models: answer with the judge's model list" },
+    ],
+    default: 'systemone',
+    description: 'Which System One endpoint of the judge this webhook stands for',
+  },
+  requestOptions,
+];
+
+const displayOptions = { show: { mode: ['passThrough'] } };
+
+export const description = updateDisplayOptions(displayOptions, properties);
 
 interface WebhookItem {
   headers?: Record<string, unknown>;
@@ -20,7 +45,7 @@ const NOT_CONFIGURED: HttpFailure = {
   body: { detail: 'The wrapper has no inbound key configured.' },
 };
 
-export async function passThrough(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
   const items = this.getInputData();
   const success: INodeExecutionData[] = [];
   const failure: INodeExecutionData[] = [];
@@ -39,7 +64,8 @@ export async function passThrough(this: IExecuteFunctions): Promise<INodeExecuti
   for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
     const pairedItem = { item: itemIndex };
     const webhook = items[itemIndex].json as WebhookItem;
-    const refused = expectedKey === '' ? NOT_CONFIGURED : checkBearerKey(webhook.headers?.authorization, expectedKey);
+    const authorization = webhook.headers?.authorization;
+    const refused = expectedKey === '' ? NOT_CONFIGURED : checkBearerKey(authorization, expectedKey);
     if (refused) {
       failure.push({ json: refused as unknown as JsonObject, pairedItem });
       continue;
@@ -51,24 +77,16 @@ export async function passThrough(this: IExecuteFunctions): Promise<INodeExecuti
         success.push({ json: reply.body as JsonObject, pairedItem });
       } else {
         const statusCode = reply.statusCode >= 400 ? reply.statusCode : 502;
-        failure.push({ json: { statusCode, body: errorBody(reply.body) }, pairedItem });
+        failure.push({ json: { statusCode, body: errorEnvelope(reply.body) }, pairedItem });
       }
     } catch (error) {
       const timedOut = /timeout|timed out/i.test((error as Error).message);
+      const detail = `The judge did not answer: ${(error as Error).message}`;
       failure.push({
-        json: {
-          statusCode: timedOut ? 504 : 502,
-          body: { detail: `The judge did not answer: ${(error as Error).message}`, error_type: 'backend_error' },
-        },
+        json: { statusCode: timedOut ? 504 : 502, body: { detail, error_type: 'backend_error' } },
         pairedItem,
       });
     }
   }
   return [success, failure];
-}
-
-/** Keeps the judge's {detail…} envelope; anything else (e.g. a proxy's HTML page) is wrapped in one. */
-function errorBody(body: unknown): JsonObject {
-  if (body && typeof body === 'object' && !Array.isArray(body) && 'detail' in body) return body as JsonObject;
-  return { detail: typeof body === 'string' && body !== '' ? body.slice(0, 500) : 'The judge answered with an error.' };
 }

@@ -27,3 +27,6 @@ export function checkBearerKey(authorization: unknown, expectedKey: string): Htt
   if (verdict === 'not-bearer') return NOT_BEARER;
   return verdict === 'wrong' ? WRONG_KEY : null;
 }
+
+/** The credential holding the key callers of a pass-through workflow must send. */
+export const INBOUND_KEY_CREDENTIAL = 'systemOneInboundKeyApi';

@@ -61,14 +61,24 @@ function buildQuestion(parameter: QuestionParameter, at: string): Question {
       const criteria =
         whenTrue === undefined && whenFalse === undefined
           ? undefined
-          : { ...(whenTrue === undefined ? {} : { true: whenTrue }), ...(whenFalse === undefined ? {} : { false: whenFalse }) };
-      return { type: 'noul', ...(instructions === undefined ? {} : { instructions }), ...(criteria ? { criteria } : {}) };
+          : {
+              ...(whenTrue === undefined ? {} : { true: whenTrue }),
+              ...(whenFalse === undefined ? {} : { false: whenFalse }),
+            };
+      return {
+        type: 'noul',
+        ...(instructions === undefined ? {} : { instructions }),
+        ...(criteria ? { criteria } : {}),
+      };
     }
     case 'choice': {
       const options = parameter.options?.option ?? [];
       if (options.length === 0) throw new QuestionParameterError(`${at}.Options`, 'a choice needs at least one option');
       if (options.length > MAX_CHOICE_OPTIONS) {
-        throw new QuestionParameterError(`${at}.Options`, `at most ${MAX_CHOICE_OPTIONS} options, got ${options.length}`);
+        throw new QuestionParameterError(
+          `${at}.Options`,
+          `at most ${MAX_CHOICE_OPTIONS} options, got ${options.length}`,
+        );
       }
       const criteria: Record<string, JsonValue | null> = {};
       options.forEach((option, index) => {

@@ -1,0 +1,69 @@
+// Assistant Channel v1: the operation selector, then each operation's parameters.
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import type { VersionDescription } from '../../../shared/helpers/descriptions';
+import { POSTGRES_CREDENTIAL } from '../../../shared/transport/postgres';
+import { configureOutputs } from '../helpers/outputs';
+import * as checkTelegramUpdate from './checkTelegramUpdate.operation';
+import * as checkWebhookRequest from './checkWebhookRequest.operation';
+import * as describeFailure from './describeFailure.operation';
+import * as formatReply from './formatReply.operation';
+
+const ownerCheck = { show: { operation: ['checkTelegramUpdate'], allowedChats: ['owner'] } };
+
+export const versionDescription: VersionDescription = {
+  version: 1,
+  defaults: { name: 'Assistant Channel' },
+  inputs: [NodeConnectionTypes.Main],
+  outputs: `={{(${configureOutputs})($parameter)}}`,
+  credentials: [
+    {
+      name: checkWebhookRequest.HEADER_AUTH_CREDENTIAL,
+      required: true,
+      displayOptions: { show: { operation: ['checkWebhookRequest'] } },
+    },
+    { name: POSTGRES_CREDENTIAL, required: true, displayOptions: ownerCheck },
+  ],
+  properties: [
+    {
+      displayName: 'Operation',
+      name: 'operation',
+      type: 'options',
+      noDataExpression: true,
+      options: [
+        {
+          name: 'Check Webhook Request',
+          value: 'checkWebhookRequest',
+          action: 'Check a webhook request',
+          description:
+            'Check the API key header and validate {message, user_id, session_id?, metadata?}; ' +
+            'rejections carry a JSON answer',
+        },
+        {
+          name: 'Check Telegram Update',
+          value: 'checkTelegramUpdate',
+          action: 'Check a telegram update',
+          description: "Normalise a Telegram update and refuse chats other than the owner's",
+        },
+        {
+          name: 'Format Reply',
+          value: 'formatReply',
+          action: 'Format the reply',
+          description:
+            'Build the webhook JSON {reply, user_id, session_id}, or Telegram messages split under 4,096 characters',
+        },
+        {
+          name: 'Describe Failure',
+          value: 'describeFailure',
+          action: 'Describe a failure',
+          description: 'Turn an LLM or tool failure into a 502/504 JSON answer, or a short apology in chat',
+        },
+      ],
+      default: 'checkWebhookRequest',
+    },
+    ...checkWebhookRequest.description,
+    ...checkTelegramUpdate.description,
+    ...formatReply.description,
+    ...describeFailure.description,
+  ],
+};

@@ -1,0 +1,51 @@
+// Load Context: personality, recent turns within a token budget, relevant memories and a system prompt.
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import type { Pool } from 'pg';
+import { loadContext } from 'assistant-core';
+
+import { userIdProperty } from '../../../shared/helpers/descriptions';
+import { asData, parameter } from '../../../shared/helpers/parameters';
+import { sessionId } from './common.descriptions';
+
+const properties: INodeProperties[] = [
+  userIdProperty,
+  sessionId,
+  {
+    displayName: 'Message',
+    name: 'message',
+    type: 'string',
+    typeOptions: { rows: 3 },
+    default: '',
+    description: "The user's new message, used to find relevant memories",
+  },
+  {
+    displayName: 'Token Budget',
+    name: 'tokenBudget',
+    type: 'number',
+    typeOptions: { minValue: 0 },
+    default: 2000,
+    description: 'At most this many (estimated) tokens of recent turns',
+  },
+  {
+    displayName: 'Memory Limit',
+    name: 'memoryLimit',
+    type: 'number',
+    typeOptions: { minValue: 0, maxValue: 50 },
+    default: 8,
+  },
+];
+
+const displayOptions = { show: { operation: ['loadContext'] } };
+
+export const description = updateDisplayOptions(displayOptions, properties);
+
+export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: number): Promise<IDataObject> {
+  const context = await loadContext(pool, parameter(this, 'userId', itemIndex), {
+    sessionId: parameter(this, 'sessionId', itemIndex),
+    message: parameter(this, 'message', itemIndex),
+    tokenBudget: parameter(this, 'tokenBudget', itemIndex),
+    memoryLimit: parameter(this, 'memoryLimit', itemIndex),
+  });
+  return asData(context);
+}

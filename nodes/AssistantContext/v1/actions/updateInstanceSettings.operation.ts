@@ -1,0 +1,39 @@
+// Update Instance Settings: change the defaults for every user, the chat model and the owner's chat.
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import type { Pool } from 'pg';
+import { updateInstanceSettings } from 'assistant-core';
+
+import { asData, parameter } from '../../../shared/helpers/parameters';
+import { settingsFields } from './common.descriptions';
+
+const properties: INodeProperties[] = [
+  {
+    displayName: 'Settings',
+    name: 'instanceSettings',
+    type: 'collection',
+    placeholder: 'Add Setting',
+    default: {},
+    options: [
+      ...settingsFields,
+      {
+        displayName: 'Chat Model',
+        name: 'chatModel',
+        type: 'string',
+        default: '',
+        description:
+          'The model name the Chat Model node asks the provider for, e.g. gpt-4o-mini or qwen2.5:7b-instruct',
+      },
+      { displayName: 'Owner Telegram Chat ID', name: 'ownerTelegramChatId', type: 'string', default: '' },
+    ],
+  },
+];
+
+const displayOptions = { show: { operation: ['updateInstanceSettings'] } };
+
+export const description = updateDisplayOptions(displayOptions, properties);
+
+export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: number): Promise<IDataObject> {
+  const settings = parameter(this, 'instanceSettings', itemIndex) as IDataObject;
+  return asData(await updateInstanceSettings(pool, settings));
+}

@@ -1,0 +1,87 @@
+// Assistant Context v1: the operation selector, then each operation's parameters.
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import type { VersionDescription } from '../../../shared/helpers/descriptions';
+import { postgresCredentials } from '../../../shared/transport/postgres';
+import * as checkTelegramChat from './checkTelegramChat.operation';
+import * as getInstanceSettings from './getInstanceSettings.operation';
+import * as getSettings from './getSettings.operation';
+import * as linkIdentity from './linkIdentity.operation';
+import * as loadContext from './loadContext.operation';
+import * as resolveIdentity from './resolveIdentity.operation';
+import * as storeTurn from './storeTurn.operation';
+import * as updateInstanceSettings from './updateInstanceSettings.operation';
+import * as updateSettings from './updateSettings.operation';
+
+export const versionDescription: VersionDescription = {
+  version: 1,
+  defaults: { name: 'Assistant Context' },
+  inputs: [NodeConnectionTypes.Main],
+  outputs: [NodeConnectionTypes.Main],
+  usableAsTool: true,
+  credentials: postgresCredentials,
+  properties: [
+    {
+      displayName: 'Operation',
+      name: 'operation',
+      type: 'options',
+      noDataExpression: true,
+      options: [
+        {
+          name: 'Check Telegram Chat',
+          value: 'checkTelegramChat',
+          action: 'Check a telegram chat is the owner',
+          description: "Whether a chat is the bot owner's (stores nothing)",
+        },
+        {
+          name: 'Get Instance Settings',
+          value: 'getInstanceSettings',
+          action: 'Get the instance settings',
+          description: "Defaults for every user and the owner's Telegram chat ID",
+        },
+        {
+          name: 'Get Settings',
+          value: 'getSettings',
+          action: 'Get the user settings',
+          description: 'The settings in effect for a user',
+        },
+        {
+          name: 'Link Identity',
+          value: 'linkIdentity',
+          action: 'Link an identity to a user',
+          description: 'Let another identity (e.g. a Telegram chat) reach an existing user',
+        },
+        {
+          name: 'Load Context',
+          value: 'loadContext',
+          action: 'Load the context for a message',
+          description: 'Personality, recent turns within a token budget, relevant memories, a system prompt',
+        },
+        {
+          name: 'Resolve Identity',
+          value: 'resolveIdentity',
+          action: 'Resolve an identity to a user',
+          description: 'Telegram chat ID or webhook user_id → the user ID (created on first contact)',
+        },
+        {
+          name: 'Store Turn',
+          value: 'storeTurn',
+          action: 'Store a conversation turn',
+          description: "The user's message and the reply, verbatim",
+        },
+        { name: 'Update Instance Settings', value: 'updateInstanceSettings', action: 'Update the instance settings' },
+        { name: 'Update Settings', value: 'updateSettings', action: 'Update the user settings' },
+      ],
+      default: 'loadContext',
+    },
+    ...checkTelegramChat.description,
+    ...getInstanceSettings.description,
+    ...getSettings.description,
+    ...linkIdentity.description,
+    ...loadContext.description,
+    ...resolveIdentity.description,
+    ...storeTurn.description,
+    ...updateInstanceSettings.description,
+    ...updateSettings.description,
+  ],
+};

@@ -1,0 +1,32 @@
+// Runs the chosen operation of Assistant Memory v1 for each item, on the assistant's database, with the
+// embeddings endpoint when the node has one.
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import type { Pool } from 'pg';
+import type { Embedder } from 'assistant-core';
+
+import { runItems } from '../../../shared/helpers/runItems';
+import { assistantDatabase } from '../../../shared/transport/postgres';
+import { embedderFor } from '../transport/embeddings';
+import * as forget from './forget.operation';
+import * as get from './get.operation';
+import * as recall from './recall.operation';
+import * as recent from './recent.operation';
+import * as remember from './remember.operation';
+import * as update from './update.operation';
+
+interface MemoryOperation {
+  execute(this: IExecuteFunctions, pool: Pool, itemIndex: number, embedder: Embedder | undefined): Promise<IDataObject>;
+}
+
+export const operations: Record<string, MemoryOperation> = { forget, get, recall, recent, remember, update };
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+  const operation = this.getNodeParameter('operation', 0) as string;
+  if (!Object.hasOwn(operations, operation)) {
+    throw new NodeOperationError(this.getNode(), `Operation "${operation}" is not supported`);
+  }
+  const embedder = await embedderFor(this);
+  const pool = await assistantDatabase(this);
+  return await runItems(this, (itemIndex) => operations[operation].execute.call(this, pool, itemIndex, embedder));
+}

@@ -1,0 +1,58 @@
+// Assistant Memory v1: the operation selector, then each operation's parameters.
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import type { VersionDescription } from '../../../shared/helpers/descriptions';
+import { POSTGRES_CREDENTIAL } from '../../../shared/transport/postgres';
+import { EMBEDDINGS_CREDENTIAL } from '../transport/embeddings';
+import * as forget from './forget.operation';
+import * as get from './get.operation';
+import * as recall from './recall.operation';
+import * as recent from './recent.operation';
+import * as remember from './remember.operation';
+import * as update from './update.operation';
+
+export const versionDescription: VersionDescription = {
+  version: 1,
+  defaults: { name: 'Assistant Memory' },
+  inputs: [NodeConnectionTypes.Main],
+  outputs: [NodeConnectionTypes.Main],
+  usableAsTool: true,
+  credentials: [
+    { name: POSTGRES_CREDENTIAL, required: true },
+    { name: EMBEDDINGS_CREDENTIAL, required: false },
+  ],
+  properties: [
+    {
+      displayName: 'Operation',
+      name: 'operation',
+      type: 'options',
+      noDataExpression: true,
+      options: [
+        { name: 'Forget', value: 'forget', action: 'Forget a memory', description: 'Delete a memory' },
+        { name: 'Get', value: 'get', action: 'Get a memory', description: 'One memory by ID' },
+        {
+          name: 'Recall',
+          value: 'recall',
+          action: 'Recall memories',
+          description:
+            'Find the memories most relevant to a query (full text, names, recency, embeddings when configured)',
+        },
+        { name: 'Recent', value: 'recent', action: 'List recent memories', description: 'The newest memories' },
+        { name: 'Remember', value: 'remember', action: 'Remember a fact', description: 'Store a new memory' },
+        {
+          name: 'Update',
+          value: 'update',
+          action: 'Update a memory',
+          description: 'Change some fields of a memory',
+        },
+      ],
+      default: 'recall',
+    },
+    ...forget.description,
+    ...get.description,
+    ...recall.description,
+    ...recent.description,
+    ...remember.description,
+    ...update.description,
+  ],
+};

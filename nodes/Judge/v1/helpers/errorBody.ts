@@ -1,0 +1,26 @@
+// System One error bodies ({detail, error_type?}), summarised for a node error or kept for a webhook reply.
+import type { JsonObject } from 'n8n-workflow';
+
+/** A one-line summary of a System One error body, naming the fields of a 422. */
+export function describeErrorBody(body: unknown): string {
+  if (body && typeof body === 'object' && 'detail' in body) {
+    const detail = (body as { detail: unknown }).detail;
+    if (typeof detail === 'string') return detail;
+    if (Array.isArray(detail)) {
+      return detail
+        .map(
+          (entry: { loc?: unknown[]; msg?: unknown }) =>
+            `${Array.isArray(entry?.loc) ? entry.loc.join('.') : '?'}: ${String(entry?.msg ?? '')}`,
+        )
+        .join('; ');
+    }
+  }
+  return typeof body === 'string' ? body.slice(0, 500) : (JSON.stringify(body)?.slice(0, 500) ?? '');
+}
+
+/** Keeps the judge's {detail…} envelope; anything else (e.g. a proxy's HTML page) is wrapped in one. */
+export function errorEnvelope(body: unknown): JsonObject {
+  if (body && typeof body === 'object' && !Array.isArray(body) && 'detail' in body) return body as JsonObject;
+  const detail = typeof body === 'string' && body !== '' ? body.slice(0, 500) : 'The judge answered with an error.';
+  return { detail };
+}

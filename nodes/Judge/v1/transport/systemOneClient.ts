@@ -1,0 +1,65 @@
+// One HTTP call to a System One server (POST /v1/systemone or GET /v1/models) through the "System One API" credential.
+import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
+
+export const SYSTEM_ONE_CREDENTIAL = 'systemOneApi';
+
+export interface SystemOneReply {
+  statusCode: number;
+  body: unknown;
+}
+
+export interface SystemOneCredential {
+  baseUrl: string;
+  apiKey: string;
+}
+
+/** Reads the credential; `read` may be a cached read (transport/credentialCache.ts). */
+export async function readSystemOneCredential(
+  context: IExecuteFunctions,
+  read: (type: string) => Promise<{ baseUrl?: string; apiKey?: string }> = (type) => context.getCredentials(type),
+): Promise<SystemOneCredential> {
+  const credential = await read(SYSTEM_ONE_CREDENTIAL);
+  return { baseUrl: String(credential.baseUrl ?? '').replace(/\/+$/, ''), apiKey: String(credential.apiKey ?? '') };
+}
+
+/** The two System One endpoints a server answers. */
+export type SystemOneEndpoint = 'systemone' | 'models';
+
+/**
+ * Calls a System One endpoint — POST /v1/systemone with `body`, or GET /v1/models — and returns the status and
+ * parsed body, whatever the status. Network failures (refused, timeout) are thrown.
+ */
+export async function callSystemOne(
+  context: IExecuteFunctions,
+  credential: SystemOneCredential,
+  endpoint: SystemOneEndpoint,
+  body: unknown,
+  timeoutMs: number,
+): Promise<SystemOneReply> {
+  const authorization = `Bearer ${credential.apiKey}`;
+  const request: IHttpRequestOptions =
+    endpoint === 'models'
+      ? { method: 'GET', url: `${credential.baseUrl}/v1/models`, headers: { Authorization: authorization } }
+      : {
+          method: 'POST',
+          url: `${credential.baseUrl}/v1/systemone`,
+          headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+          body: body as object,
+        };
+  const response = (await context.helpers.httpRequest({
+    ...request,
+    json: true,
+    returnFullResponse: true,
+    ignoreHttpStatusErrors: true,
+    timeout: timeoutMs,
+  })) as { statusCode: number; body: unknown };
+  return { statusCode: response.statusCode, body: response.body };
+}
+
+/** POST /v1/systemone. */
+export const postSystemOne = (
+  context: IExecuteFunctions,
+  credential: SystemOneCredential,
+  body: unknown,
+  timeoutMs: number,
+): Promise<SystemOneReply> => callSystemOne(context, credential, 'systemone', body, timeoutMs);

@@ -1,0 +1,15 @@
+// Description parts several nodes share.
+import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+
+/** What a node version adds to its base description (actions/versionDescription.ts). */
+export type VersionDescription = Omit<INodeTypeDescription, 'displayName' | 'name' | 'group' | 'description'>;
+
+/** The user every operation acts for: set by the workflow from the context step, never by the model. */
+export const userIdProperty: INodeProperties = {
+  displayName: 'User ID',
+  name: 'userId',
+  type: 'string',
+  required: true,
+  default: '={{ $json.userId }}',
+  description: 'The assistant user (UUID from Resolve Identity). Set it from the workflow, never from the model.',
+};
