@@ -7,5 +7,7 @@ export * from './memory';
 export * from './graph';
 export * from './tasks';
 export * from './turns';
+export * from './pending';
+export * from './privacy';
 export * from './context';
 export * from './channel';

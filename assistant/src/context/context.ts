@@ -24,6 +24,8 @@ export interface ContextOptions {
   message?: unknown;
   tokenBudget?: unknown;
   memoryLimit?: unknown;
+  /** The turn being answered (stored on arrival): history is what came before it. */
+  turnId?: unknown;
   now?: Date;
 }
 
@@ -63,7 +65,7 @@ export async function loadContext(db: Queryable, userIdInput: unknown, options: 
   const memoryLimit = optionalInt(options.memoryLimit, 'memoryLimit', 0, 50) ?? 8;
   const settings = await getUserSettings(db, userId);
   const { chatModel } = await getInstanceSettings(db);
-  const messages = await recentMessages(db, userId, sessionId, options.tokenBudget);
+  const messages = await recentMessages(db, userId, sessionId, options.tokenBudget, options.turnId);
   const memories = message?.trim() && memoryLimit > 0 ? await recall(db, userId, message.slice(0, 10_000), { limit: memoryLimit }) : [];
   const time = localTime(settings.timeZone, options.now);
   return { userId, sessionId, settings, chatModel, localTime: time, messages, memories, systemPrompt: systemPrompt(settings, time, memories) };

@@ -15,6 +15,18 @@ export interface InstanceSettings extends AssistantSettings {
   ownerTelegramChatId: string | null;
   /** The model name the Chat Model node sends (e.g. gpt-4o-mini, qwen2.5:7b-instruct); default gpt-4o-mini. */
   chatModel: string;
+  /** How long a webhook caller waits for the reply before a 504 with the turn id (the run goes on); default 120. */
+  replyDeadlineSeconds: number;
+  /** The longest message accepted, in characters; longer ones are refused before anything runs. Default 20 000. */
+  maxMessageChars: number;
+}
+
+function requireIntSetting(value: unknown, field: string, min: number, max: number): number {
+  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new AssistantInputError(field, `must be an integer from ${min} to ${max}`);
+  }
+  return n;
 }
 
 /** A provider's model name: 1–200 characters, no spaces or control characters (e.g. "openai/gpt-4o-mini"). */
@@ -67,6 +79,8 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     timeZone: row.time_zone as string,
     ownerTelegramChatId: (row.owner_telegram_chat_id as string | null) ?? null,
     chatModel: row.chat_model as string,
+    replyDeadlineSeconds: Number(row.reply_deadline_seconds),
+    maxMessageChars: Number(row.max_message_chars),
   };
 }
 
@@ -97,6 +111,15 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     values.push(requireChatModel(input.chatModel));
     sets.push(`chat_model = $${values.length}`);
   }
+  const limits: Array<[string, string, number, number]> = [
+    ['replyDeadlineSeconds', 'reply_deadline_seconds', 1, 3600],
+    ['maxMessageChars', 'max_message_chars', 1, 1_000_000],
+  ];
+  for (const [field, column, min, max] of limits) {
+    if (input[field] === undefined || input[field] === '') continue;
+    values.push(requireIntSetting(input[field], field, min, max));
+    sets.push(`${column} = $${values.length}`);
+  }
   if (sets.length === 0) return getInstanceSettings(db);
   const result = await db.query(`UPDATE assistant.instance_settings SET ${sets.join(', ')}, updated_at = now() RETURNING *`, values);
   return rowToInstance(result.rows[0]);
@@ -119,8 +142,13 @@ export async function getUserSettings(db: Queryable, userIdInput: unknown): Prom
        FROM assistant.instance_settings i LEFT JOIN assistant.user_settings u ON u.user_id = $1`,
     [userId],
   );
-  const { ownerTelegramChatId: _owner, chatModel: _model, ...settings } = rowToInstance({ ...result.rows[0], owner_telegram_chat_id: null });
-  return settings;
+  const row = result.rows[0];
+  return {
+    assistantName: row.assistant_name as string,
+    language: row.language as string,
+    style: row.style as string,
+    timeZone: row.time_zone as string,
+  };
 }
 
 export async function updateUserSettings(db: Queryable, userIdInput: unknown, input: Record<string, unknown>): Promise<AssistantSettings> {

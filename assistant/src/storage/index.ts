@@ -3,3 +3,4 @@ export * from './db';
 export * from './migrations';
 export * from './migrate';
 export * from './vector-index';
+export * from './user-tables';

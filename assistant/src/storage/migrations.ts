@@ -175,4 +175,42 @@ CREATE TABLE assistant.vector_index (
 );
 `,
   },
+  {
+    version: 5,
+    name: 'turns stored on arrival (pending, answered, failed), pending questions, reply deadline and message cap',
+    sql: `
+-- The user's message is stored before anything runs (status pending), then answered or failed with the error.
+-- Assistant rows are always 'answered'. A redacted row holds a placeholder instead of what was sent (a code).
+ALTER TABLE assistant.turns
+  ADD COLUMN status text NOT NULL DEFAULT 'answered' CHECK (status IN ('pending', 'answered', 'failed')),
+  ADD COLUMN error text,
+  ADD COLUMN finished_at timestamptz,
+  ADD COLUMN redacted boolean NOT NULL DEFAULT false,
+  ADD COLUMN answers_turn_id bigint;
+-- Assistant rows name the user row they answer (older rows: the next user row before them, by id).
+CREATE INDEX turns_answers_idx ON assistant.turns(answers_turn_id) WHERE answers_turn_id IS NOT NULL;
+CREATE INDEX turns_pending_idx ON assistant.turns(user_id, id) WHERE status = 'pending';
+
+-- Questions a run asked the user and waits on (a one-time code, an approval, a free question). The answer is kept
+-- only until the waiting step takes it.
+CREATE TABLE assistant.pending_questions (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  kind text NOT NULL CHECK (kind IN ('one_time_code', 'approval', 'question')),
+  question text NOT NULL CHECK (question <> ''),
+  channel_message_id text,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  expires_at timestamptz NOT NULL,
+  answered_at timestamptz,
+  answer text,
+  answer_turn_id bigint
+);
+CREATE INDEX pending_questions_open_idx ON assistant.pending_questions(user_id, created_at) WHERE answered_at IS NULL;
+
+-- How long a webhook caller waits for the reply before a 504 with the turn id, and the longest message accepted.
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN reply_deadline_seconds integer NOT NULL DEFAULT 120 CHECK (reply_deadline_seconds BETWEEN 1 AND 3600),
+  ADD COLUMN max_message_chars integer NOT NULL DEFAULT 20000 CHECK (max_message_chars BETWEEN 1 AND 1000000);
+`,
+  },
 ];

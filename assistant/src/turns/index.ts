@@ -1,2 +1,3 @@
-// Conversation turns, stored verbatim, and the recent ones loaded back within a token budget.
+// Conversation turns: stored on arrival, answered or failed by the run, and the recent ones loaded back as history.
 export * from './turns';
+export * from './lifecycle';

@@ -76,13 +76,23 @@ export async function storeTurn(db: Queryable, userIdInput: unknown, input: Turn
 }
 
 /** The newest messages of a session that fit the budget, oldest first. */
-export async function recentMessages(db: Queryable, userIdInput: unknown, sessionIdInput: unknown, tokenBudgetInput?: unknown): Promise<ChatMessage[]> {
+export async function recentMessages(
+  db: Queryable,
+  userIdInput: unknown,
+  sessionIdInput: unknown,
+  tokenBudgetInput?: unknown,
+  beforeTurnIdInput?: unknown,
+): Promise<ChatMessage[]> {
   const userId = requireUserId(userIdInput);
   const sessionId = requireSessionId(sessionIdInput);
   const budget = optionalInt(tokenBudgetInput, 'tokenBudget', 0, 1_000_000) ?? 2000;
+  // The turn being answered is the prompt itself: only what came before it is history. Failed and pending messages
+  // are history too ("what did I just ask?" finds them).
+  const before = optionalInt(beforeTurnIdInput, 'turnId', 1, Number.MAX_SAFE_INTEGER) ?? Number.MAX_SAFE_INTEGER;
   const rows = await db.query<{ role: 'user' | 'assistant'; content: string }>(
-    `SELECT role, content FROM assistant.turns WHERE user_id = $1 AND session_id = $2 ORDER BY id DESC LIMIT 200`,
-    [userId, sessionId],
+    `SELECT role, content FROM assistant.turns
+      WHERE user_id = $1 AND session_id = $2 AND id < $3 ORDER BY id DESC LIMIT 200`,
+    [userId, sessionId, before],
   );
   const picked: ChatMessage[] = [];
   let used = 0;

@@ -1,0 +1,2 @@
+// Pending questions: what a run asked the user and waits on.
+export * from './pending-questions';

@@ -1,0 +1,2 @@
+// Privacy: forgetting a user's data.
+export * from './forget';

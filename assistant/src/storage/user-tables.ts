@@ -1,0 +1,14 @@
+// Every table holding a user's data, in one list: forgetting a user and merging two users walk it. A table added by
+// a later feature that has a user_id column belongs here (a test checks the schema against this list).
+export const USER_DATA_TABLES = [
+  'memories',
+  'relations',
+  'entities',
+  'tasks',
+  'turns',
+  'pending_questions',
+  'user_settings',
+] as const;
+
+/** Tables with a user_id that are about who the user is rather than what they said: kept by forget-everything. */
+export const USER_IDENTITY_TABLES = ['identities'] as const;

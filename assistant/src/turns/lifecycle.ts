@@ -1,0 +1,202 @@
+// A turn's life: the user's message is stored the moment it arrives (pending), before any model or tool runs; the
+// run then answers it or fails it with the error. A message that answers a pending question is matched first and
+// stored as that answer (a one-time code only redacted), never as a new turn.
+import type { Pool } from 'pg';
+import { withTransaction, type Queryable } from '../storage/db';
+import { AssistantInputError, AssistantNotFoundError } from '../errors';
+import { matchPendingQuestion, recordAnswer, REDACTED_CODE, type QuestionKind } from '../pending/pending-questions';
+import { getInstanceSettings } from '../settings/settings';
+import { optionalText, requirePositiveInt, requireText, requireUserId } from '../validate';
+import { MAX_MESSAGE_CHARS, requireSessionId } from './turns';
+
+export const MAX_METADATA_BYTES = 100_000;
+export const MAX_ERROR_CHARS = 2000;
+
+export type TurnStatus = 'pending' | 'answered' | 'failed';
+
+export interface IncomingMessage {
+  sessionId?: unknown;
+  message?: unknown;
+  channel?: unknown;
+  metadata?: unknown;
+  /** Webhook: the pending question this message answers. */
+  replyTo?: unknown;
+  /** Telegram: the message id the user replied to. */
+  replyToMessageId?: unknown;
+  now?: Date;
+}
+
+export type Received =
+  | { kind: 'turn'; turnId: number; sessionId: string; createdAt: string }
+  | { kind: 'answer'; turnId: number; sessionId: string; questionId: string; questionKind: QuestionKind };
+
+/** The metadata as stored: a JSON object of at most 100 kB, or null. */
+export function requireMetadata(value: unknown): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new AssistantInputError('metadata', 'must be a JSON object');
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new AssistantInputError('metadata', 'must be a JSON object');
+  }
+  const text = JSON.stringify(parsed);
+  if (Buffer.byteLength(text, 'utf8') > MAX_METADATA_BYTES) {
+    throw new AssistantInputError('metadata', `must be at most ${MAX_METADATA_BYTES / 1000} kB of JSON`);
+  }
+  return text;
+}
+
+/** Checks a message against the instance's cap (the max_message_chars setting) before anything runs. */
+export async function requireMessage(db: Queryable, value: unknown): Promise<string> {
+  const { maxMessageChars } = await getInstanceSettings(db);
+  if (typeof value === 'string' && value.length > maxMessageChars) {
+    throw new AssistantInputError(
+      'message',
+      `is ${value.length} characters; the limit is ${maxMessageChars} (setting maxMessageChars)`,
+    );
+  }
+  return requireText(value, 'message', Math.min(maxMessageChars, MAX_MESSAGE_CHARS));
+}
+
+/** Stores an incoming message: as the answer to a pending question, or as a new pending turn. */
+export async function receiveMessage(pool: Pool, userIdInput: unknown, input: IncomingMessage): Promise<Received> {
+  const userId = requireUserId(userIdInput);
+  const sessionId = requireSessionId(input.sessionId);
+  const channel = optionalText(input.channel, 'channel', 40)?.trim() || 'api';
+  const metadata = requireMetadata(input.metadata);
+  const message = await requireMessage(pool, input.message);
+  const now = input.now ?? new Date();
+  return withTransaction(pool, async (client) => {
+    const match = await matchPendingQuestion(client, userId, {
+      replyTo: input.replyTo,
+      replyToMessageId: input.replyToMessageId,
+      plainMessageAnswers: channel === 'telegram',
+      now,
+    });
+    const inserted = await client.query<{ id: string; created_at: Date }>(
+      `INSERT INTO assistant.turns (user_id, session_id, role, content, channel, metadata, status, redacted, finished_at)
+       SELECT $1, $2, 'user', $3, $4, $5::jsonb, $6, $7, $8
+        WHERE EXISTS (SELECT 1 FROM assistant.users WHERE id = $1)
+       RETURNING id, created_at`,
+      [
+        userId,
+        sessionId,
+        match?.redact ? REDACTED_CODE : message,
+        channel,
+        metadata,
+        match ? 'answered' : 'pending',
+        match?.redact ?? false,
+        match ? now : null,
+      ],
+    );
+    if (inserted.rows.length === 0) throw new AssistantInputError('userId', 'no such user');
+    const turnId = Number(inserted.rows[0].id);
+    if (!match) return { kind: 'turn', turnId, sessionId, createdAt: inserted.rows[0].created_at.toISOString() };
+    await recordAnswer(client, match.question.id, message.trim(), turnId, now);
+    return { kind: 'answer', turnId, sessionId, questionId: match.question.id, questionKind: match.question.kind };
+  });
+}
+
+interface TurnRow {
+  id: string;
+  session_id: string;
+  status: TurnStatus;
+  error: string | null;
+  channel: string;
+}
+
+async function lockedTurn(db: Queryable, userId: string, turnId: number): Promise<TurnRow> {
+  const found = await db.query<TurnRow>(
+    `SELECT id, session_id, status, error, channel FROM assistant.turns
+      WHERE id = $1 AND user_id = $2 AND role = 'user' FOR UPDATE`,
+    [turnId, userId],
+  );
+  if (!found.rows[0]) throw new AssistantNotFoundError('turnId', 'no such turn for this user');
+  return found.rows[0];
+}
+
+/** Stores the reply and marks the turn answered (also after a caller's deadline passed: the reply is kept). */
+export async function finishTurn(pool: Pool, userIdInput: unknown, turnIdInput: unknown, replyInput: unknown) {
+  const userId = requireUserId(userIdInput);
+  const turnId = requirePositiveInt(turnIdInput, 'turnId');
+  const reply = requireText(replyInput, 'reply', MAX_MESSAGE_CHARS);
+  return withTransaction(pool, async (client) => {
+    const turn = await lockedTurn(client, userId, turnId);
+    if (turn.status === 'answered') throw new AssistantInputError('turnId', 'this turn was already answered');
+    const stored = await client.query<{ id: string }>(
+      `INSERT INTO assistant.turns (user_id, session_id, role, content, channel, status, finished_at, answers_turn_id)
+       VALUES ($1, $2, 'assistant', $3, $4, 'answered', clock_timestamp(), $5) RETURNING id`,
+      [userId, turn.session_id, reply, turn.channel, turnId],
+    );
+    await client.query(
+      `UPDATE assistant.turns SET status = 'answered', error = NULL, finished_at = clock_timestamp() WHERE id = $1`,
+      [turnId],
+    );
+    return { turnId, status: 'answered' as TurnStatus, replyId: Number(stored.rows[0].id) };
+  });
+}
+
+/** Marks a pending turn failed with the (already scrubbed) error; an answered turn stays answered. */
+export async function failTurn(pool: Pool, userIdInput: unknown, turnIdInput: unknown, errorInput: unknown) {
+  const userId = requireUserId(userIdInput);
+  const turnId = requirePositiveInt(turnIdInput, 'turnId');
+  const raw = typeof errorInput === 'string' ? errorInput : JSON.stringify(errorInput ?? 'unknown error');
+  const error = (raw.trim() || 'unknown error').slice(0, MAX_ERROR_CHARS);
+  return withTransaction(pool, async (client) => {
+    const turn = await lockedTurn(client, userId, turnId);
+    if (turn.status === 'answered') return { turnId, status: turn.status };
+    await client.query(
+      `UPDATE assistant.turns SET status = 'failed', error = $2, finished_at = clock_timestamp() WHERE id = $1`,
+      [turnId, error],
+    );
+    return { turnId, status: 'failed' as TurnStatus };
+  });
+}
+
+export interface TurnState {
+  turnId: number;
+  sessionId: string;
+  status: TurnStatus;
+  reply: string | null;
+  error: string | null;
+}
+
+export async function getTurn(db: Queryable, userIdInput: unknown, turnIdInput: unknown): Promise<TurnState> {
+  const userId = requireUserId(userIdInput);
+  const turnId = requirePositiveInt(turnIdInput, 'turnId');
+  const found = await db.query<TurnRow & { reply: string | null }>(
+    `SELECT t.id, t.session_id, t.status, t.error, t.channel,
+            (SELECT r.content FROM assistant.turns r
+              WHERE r.answers_turn_id = t.id AND r.user_id = t.user_id ORDER BY r.id LIMIT 1) AS reply
+       FROM assistant.turns t WHERE t.id = $1 AND t.user_id = $2 AND t.role = 'user'`,
+    [turnId, userId],
+  );
+  const row = found.rows[0];
+  if (!row) throw new AssistantNotFoundError('turnId', 'no such turn for this user');
+  return { turnId, sessionId: row.session_id, status: row.status, reply: row.reply, error: row.error };
+}
+
+export interface AwaitOptions {
+  /** When to give up waiting (the turn goes on). */
+  deadline: Date;
+  /** First poll interval; doubles up to 1 s. */
+  pollMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Waits until the turn is answered or failed, or the deadline passes (then it returns it still pending). */
+export async function awaitTurn(db: Queryable, userId: unknown, turnId: unknown, options: AwaitOptions) {
+  let wait = options.pollMs ?? 100;
+  for (;;) {
+    const state = await getTurn(db, userId, turnId);
+    const left = options.deadline.getTime() - Date.now();
+    if (state.status !== 'pending' || left <= 0 || options.signal?.aborted) return state;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(wait, left)));
+    wait = Math.min(wait * 2, 1000);
+  }
+}

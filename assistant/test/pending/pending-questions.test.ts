@@ -1,0 +1,89 @@
+// Pending questions on a real Postgres 17: an incoming message is matched before it becomes a turn; on Telegram a
+// reply to a question's message answers that one and a plain message the oldest; on the webhook only reply_to; a
+// one-time code is stored only redacted, and handed to the waiting step once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Pool } from 'pg';
+import * as assistant from '../../src';
+import { startAssistantDatabase, type TestDatabase } from '../database';
+import { createUser, expectFieldError } from '../helpers';
+
+let db: TestDatabase;
+let pool: Pool;
+
+beforeAll(async () => {
+  db = await startAssistantDatabase();
+  pool = db.pool;
+});
+afterAll(async () => {
+  await db?.stop();
+});
+
+const storedContents = async (userId: string) =>
+  (await pool.query('SELECT content, redacted FROM assistant.turns WHERE user_id = $1 ORDER BY id', [userId])).rows;
+
+describe('pending questions', () => {
+  it('a Telegram message answers the oldest open question; a reply answers the one replied to', async () => {
+    const userId = await createUser(pool, 'tg');
+    const older = await assistant.askUser(pool, userId, { kind: 'question', question: 'Which account?' });
+    const newer = await assistant.askUser(pool, userId, { kind: 'approval', question: 'Install the expert?' });
+    await assistant.setQuestionMessageId(pool, newer.id, 4711);
+    const reply = await assistant.receiveMessage(pool, userId, {
+      message: 'yes',
+      channel: 'telegram',
+      replyToMessageId: '4711',
+    });
+    expect(reply).toMatchObject({ kind: 'answer', questionId: newer.id, questionKind: 'approval' });
+    const plain = await assistant.receiveMessage(pool, userId, { message: 'the business one', channel: 'telegram' });
+    expect(plain).toMatchObject({ kind: 'answer', questionId: older.id });
+    expect(await assistant.takeAnswer(pool, userId, older.id)).toEqual({ status: 'answered', answer: 'the business one' });
+    const next = await assistant.receiveMessage(pool, userId, { message: 'now a new turn', channel: 'telegram' });
+    expect(next.kind).toBe('turn');
+  });
+
+  it('stores a one-time code only redacted, and hands it to the waiting step once', async () => {
+    const userId = await createUser(pool, 'otp');
+    const question = await assistant.askUser(pool, userId, { kind: 'one_time_code', question: 'The code from your app?' });
+    expect(await assistant.takeAnswer(pool, userId, question.id)).toEqual({ status: 'waiting' });
+    await assistant.receiveMessage(pool, userId, { message: ' 492 113 ', channel: 'api', replyTo: question.id });
+    expect(await storedContents(userId)).toEqual([{ content: assistant.REDACTED_CODE, redacted: true }]);
+    expect(await assistant.takeAnswer(pool, userId, question.id)).toEqual({ status: 'answered', answer: '492 113' });
+    expect(await assistant.takeAnswer(pool, userId, question.id)).toEqual({ status: 'waiting' });
+    const leftovers = await pool.query("SELECT count(*) FROM assistant.pending_questions WHERE answer LIKE '%492%'");
+    expect(Number(leftovers.rows[0].count)).toBe(0);
+  });
+
+  it('on the webhook a plain message is a new turn; reply_to must name an open question of this user', async () => {
+    const userId = await createUser(pool, 'api');
+    const question = await assistant.askUser(pool, userId, { question: 'Which day?', expiresInSeconds: 60 });
+    expect((await assistant.receiveMessage(pool, userId, { message: 'unrelated' })).kind).toBe('turn');
+    const stranger = await createUser(pool, 'stranger');
+    await expectFieldError(
+      () => assistant.receiveMessage(pool, stranger, { message: 'x', replyTo: question.id }),
+      'replyTo',
+      'notFound',
+    );
+    await expectFieldError(() => assistant.receiveMessage(pool, userId, { message: 'x', replyTo: 'q1' }), 'replyTo');
+    await assistant.receiveMessage(pool, userId, { message: 'Monday', replyTo: question.id });
+    await expectFieldError(() => assistant.receiveMessage(pool, userId, { message: 'x', replyTo: question.id }), 'replyTo');
+  });
+
+  it('an expired question is not answered, and says when it expired (time injected)', async () => {
+    const userId = await createUser(pool, 'expired');
+    const asked = new Date('2026-01-01T10:00:00Z');
+    const question = await assistant.askUser(pool, userId, { question: 'Code?', expiresInSeconds: 300, now: asked });
+    const later = new Date('2026-01-01T10:05:01Z');
+    await expect(
+      assistant.receiveMessage(pool, userId, { message: '1', replyTo: question.id, now: later }),
+    ).rejects.toThrow(/expired at 2026-01-01T10:05:00.000Z/);
+    const plain = await assistant.receiveMessage(pool, userId, { message: 'hello', channel: 'telegram', now: later });
+    expect(plain.kind).toBe('turn');
+    expect(await assistant.takeAnswer(pool, userId, question.id, later)).toEqual({ status: 'expired' });
+  });
+
+  it('names bad input', async () => {
+    const userId = await createUser(pool, 'bad');
+    await expectFieldError(() => assistant.askUser(pool, userId, { kind: 'gossip', question: 'x' }), 'kind');
+    await expectFieldError(() => assistant.askUser(pool, userId, { question: '' }), 'question');
+    await expectFieldError(() => assistant.askUser(pool, userId, { question: 'x', expiresInSeconds: 0 }), 'expiresInSeconds');
+  });
+});

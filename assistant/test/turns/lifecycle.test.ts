@@ -1,0 +1,101 @@
+// A turn's life on a real Postgres 17: stored on arrival (pending) before any model runs, answered or failed, the
+// reply kept even after a caller stopped waiting, limits checked before anything is stored, history before it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Pool } from 'pg';
+import * as assistant from '../../src';
+import { startAssistantDatabase, type TestDatabase } from '../database';
+import { createUser, expectFieldError } from '../helpers';
+
+let db: TestDatabase;
+let pool: Pool;
+
+beforeAll(async () => {
+  db = await startAssistantDatabase();
+  pool = db.pool;
+});
+afterAll(async () => {
+  await db?.stop();
+});
+
+const turnCount = async (userId: string) =>
+  Number((await pool.query('SELECT count(*) FROM assistant.turns WHERE user_id = $1', [userId])).rows[0].count);
+
+describe('turn lifecycle', () => {
+  it('stores the message as pending, then the reply; getTurn and awaitTurn see it answered', async () => {
+    const userId = await createUser(pool, 'life');
+    const received = await assistant.receiveMessage(pool, userId, { message: 'What is on today?', sessionId: 's' });
+    expect(received).toMatchObject({ kind: 'turn', sessionId: 's' });
+    if (received.kind !== 'turn') throw new Error('unreachable');
+    expect(await assistant.getTurn(pool, userId, received.turnId)).toMatchObject({ status: 'pending', reply: null });
+    const waiting = assistant.awaitTurn(pool, userId, received.turnId, { deadline: new Date(Date.now() + 60_000) });
+    await assistant.finishTurn(pool, userId, received.turnId, 'Nothing yet.');
+    expect(await waiting).toMatchObject({ status: 'answered', reply: 'Nothing yet.', error: null });
+    await expectFieldError(() => assistant.finishTurn(pool, userId, received.turnId, 'again'), 'turnId');
+  });
+
+  it('a failed turn keeps the message and the error; the next turn finds the message in its history', async () => {
+    const userId = await createUser(pool, 'failed');
+    const first = await assistant.receiveMessage(pool, userId, { message: 'Book the dentist for Friday' });
+    if (first.kind !== 'turn') throw new Error('unreachable');
+    await assistant.failTurn(pool, userId, first.turnId, '502: the language model failed');
+    expect(await assistant.getTurn(pool, userId, first.turnId)).toMatchObject({
+      status: 'failed',
+      error: '502: the language model failed',
+    });
+    const second = await assistant.receiveMessage(pool, userId, { message: 'What did I just ask?' });
+    if (second.kind !== 'turn') throw new Error('unreachable');
+    const context = await assistant.loadContext(pool, userId, { turnId: second.turnId, message: 'What did I just ask?' });
+    expect(context.messages).toEqual([{ role: 'user', content: 'Book the dentist for Friday' }]);
+  });
+
+  it('an answered turn is not failed afterwards (a late error after the reply is kept changes nothing)', async () => {
+    const userId = await createUser(pool, 'late');
+    const turn = await assistant.receiveMessage(pool, userId, { message: 'hi' });
+    if (turn.kind !== 'turn') throw new Error('unreachable');
+    await assistant.finishTurn(pool, userId, turn.turnId, 'hello');
+    expect(await assistant.failTurn(pool, userId, turn.turnId, 'timeout')).toMatchObject({ status: 'answered' });
+  });
+
+  it('awaitTurn returns the turn still pending at the deadline', async () => {
+    const userId = await createUser(pool, 'deadline');
+    const turn = await assistant.receiveMessage(pool, userId, { message: 'slow one' });
+    if (turn.kind !== 'turn') throw new Error('unreachable');
+    const state = await assistant.awaitTurn(pool, userId, turn.turnId, { deadline: new Date(Date.now() + 50) });
+    expect(state.status).toBe('pending');
+  });
+
+  it('refuses over-long messages and metadata before storing anything, naming the field and the setting', async () => {
+    const userId = await createUser(pool, 'limits');
+    await assistant.updateInstanceSettings(pool, { maxMessageChars: 100 });
+    try {
+      await expectFieldError(() => assistant.receiveMessage(pool, userId, { message: 'x'.repeat(101) }), 'message');
+      await expect(assistant.receiveMessage(pool, userId, { message: 'x'.repeat(101) })).rejects.toThrow(
+        /limit is 100 \(setting maxMessageChars\)/,
+      );
+      const metadata = { blob: 'y'.repeat(100_001) };
+      await expectFieldError(() => assistant.receiveMessage(pool, userId, { message: 'ok', metadata }), 'metadata');
+      await expectFieldError(() => assistant.receiveMessage(pool, userId, { message: 'ok', metadata: [1] }), 'metadata');
+      expect(await turnCount(userId)).toBe(0);
+    } finally {
+      await assistant.updateInstanceSettings(pool, { maxMessageChars: 20_000 });
+    }
+  });
+
+  it('names bad turn ids and users', async () => {
+    const userId = await createUser(pool, 'bad');
+    await expectFieldError(() => assistant.getTurn(pool, userId, 'one'), 'turnId');
+    await expectFieldError(() => assistant.getTurn(pool, userId, 999_999_999), 'turnId', 'notFound');
+    await expectFieldError(() => assistant.failTurn(pool, 'nobody', 1, 'x'), 'userId');
+    const other = await createUser(pool, 'other');
+    const turn = await assistant.receiveMessage(pool, other, { message: 'mine' });
+    await expectFieldError(() => assistant.finishTurn(pool, userId, turn.turnId, 'stolen'), 'turnId', 'notFound');
+  });
+
+  it('the reply deadline and message cap are instance settings with checked values', async () => {
+    await expectFieldError(() => assistant.updateInstanceSettings(pool, { replyDeadlineSeconds: 0 }), 'replyDeadlineSeconds');
+    await expectFieldError(() => assistant.updateInstanceSettings(pool, { maxMessageChars: 'lots' }), 'maxMessageChars');
+    const settings = await assistant.updateInstanceSettings(pool, { replyDeadlineSeconds: '5' });
+    expect(settings.replyDeadlineSeconds).toBe(5);
+    expect((await assistant.updateInstanceSettings(pool, { replyDeadlineSeconds: 120 })).replyDeadlineSeconds).toBe(120);
+  });
+});
