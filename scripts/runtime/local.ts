@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Pool, type PoolConfig } from 'pg';
-import { updateInstanceSettings } from 'assistant-core';
+import { linkOwnerIdentities, updateInstanceSettings } from 'assistant-core';
 import { describe as describeMigration, runMigrations } from '../migrate';
 import { REPO_ROOT } from './n8n';
 import { createDatabase, reachableDataDir, startPostgres, type PostgresServer } from './postgres';
@@ -55,6 +55,9 @@ function defaultSettings(): Record<string, string> {
     ASSISTANT_TELEGRAM_BOT_TOKEN: '',
     ASSISTANT_TELEGRAM_API_URL: 'https://api.telegram.org',
     ASSISTANT_TELEGRAM_OWNER_CHAT_ID: '',
+    // The API user_id you use over /webhook/agent (e.g. owner): linked with your Telegram chat as one user, so both
+    // share memories, graph and tasks. Empty: not linked (or link later: tsx scripts/link-owner.ts --user-id …).
+    ASSISTANT_OWNER_USER_ID: '',
     N8N_PUBLIC_URL: '',
   };
 }
@@ -150,7 +153,7 @@ async function prepareAssistant(postgres: PostgresServer, settings: Record<strin
   await createDatabase(postgres.url, ASSISTANT_DATABASE);
   const connection: PoolConfig = { host: '127.0.0.1', port: postgres.port, user: postgres.user, password: postgres.password, database: ASSISTANT_DATABASE };
   console.log(describeMigration(await runMigrations(connection)));
-  const pool = new Pool({ ...connection, max: 1 });
+  const pool = new Pool({ ...connection, max: 2 });
   pool.on('error', () => undefined);
   try {
     const fromEnv: Array<[string, string]> = [
@@ -167,6 +170,13 @@ async function prepareAssistant(postgres: PostgresServer, settings: Record<strin
     const stored = await pool.query<{ owner_telegram_chat_id: string | null; chat_model: string }>(
       'SELECT owner_telegram_chat_id, chat_model FROM assistant.instance_settings',
     );
+    const ownerUserId = settings.ASSISTANT_OWNER_USER_ID?.trim();
+    if (ownerUserId && stored.rows[0].owner_telegram_chat_id) {
+      const linked = await linkOwnerIdentities(pool, { apiUserId: ownerUserId }).catch((error: unknown) => {
+        throw settingError('ASSISTANT_OWNER_USER_ID', error);
+      });
+      console.log(`owner: ${linked.identities.join(' and ')} are one user`);
+    }
     return { connection, ownerChatId: stored.rows[0].owner_telegram_chat_id, chatModel: stored.rows[0].chat_model };
   } finally {
     await pool.end();
