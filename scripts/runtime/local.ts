@@ -12,11 +12,14 @@ import { REPO_ROOT } from './n8n';
 import { createDatabase, reachableDataDir, startPostgres, type PostgresServer } from './postgres';
 import { StartupFailed, stopProcess, waitFor } from './process';
 import { readWorkflowFiles, startStack, WORKFLOWS_DIR, type Stack } from './stack';
+import { Supervisor, type ProcessEnd, type SupervisedService } from './supervisor';
 
 export const LOCAL_DIR = process.env.LOCAL_STATE_DIR ?? path.join(REPO_ROOT, '.runtime', 'local');
 const ENV_FILE = path.join(LOCAL_DIR, 'local.env');
 const API_KEY_FILE = path.join(LOCAL_DIR, 'n8n-api-key');
 const PRIVATE_WEBHOOK_IDS_FILE = path.join(LOCAL_DIR, 'private-webhook-ids.json');
+/** The supervisor's record: PIDs and every unexpected exit and restart. */
+const SUPERVISOR_STATE_FILE = path.join(LOCAL_DIR, 'supervisor.json');
 /** The assistant's tables live in their own database of the local Postgres (schema `assistant`). */
 const ASSISTANT_DATABASE = 'assistant';
 const TELEGRAM_ENTRY_WORKFLOW_ID = 'assistantTelegrm';
@@ -206,10 +209,49 @@ async function main(): Promise<void> {
   let assistant: Awaited<ReturnType<typeof prepareAssistant>> | undefined;
   let telegramStatus = 'off (no ASSISTANT_TELEGRAM_BOT_TOKEN)';
   let stopping = false;
+  const supervisor = new Supervisor({
+    log: (line) => console.log(`${new Date().toISOString()} ${line}`),
+    stateFile: SUPERVISOR_STATE_FILE,
+    onGiveUp: () => void stopAll(1),
+  });
+  const postgresOptions = () => ({
+    dataDir: reachableDataDir(path.join(LOCAL_DIR, 'postgres')),
+    port: port(settings, 'POSTGRES_PORT'),
+    password: settings.POSTGRES_PASSWORD,
+    database: 'n8n',
+  });
+  const exitOf = (child: ChildProcess): Promise<ProcessEnd> =>
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve({ code: child.exitCode, signal: child.signalCode })
+      : new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  // Postgres, the judge and n8n are watched from the moment all are up; each comes back on its own.
+  const supervise = () => {
+    const services: SupervisedService[] = [
+      {
+        name: 'postgres',
+        pid: () => postgres!.pid,
+        whenExited: () => postgres!.whenExited(),
+        restart: async () => {
+          postgres = await startPostgres(postgresOptions());
+        },
+      },
+      {
+        name: 'judge',
+        pid: () => judge!.pid!,
+        whenExited: () => exitOf(judge!),
+        restart: async () => {
+          judge = await startJudge(settings);
+        },
+      },
+      { name: 'n8n', pid: () => stack!.n8n.pid(), whenExited: () => stack!.n8n.whenExited(), restart: () => stack!.n8n.restart() },
+    ];
+    for (const service of services) supervisor.watch(service);
+  };
 
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    supervisor.stop();
     console.log('\nstopping…');
     await stack?.stop().catch((e) => console.error(e));
     if (judge) await stopProcess(judge, { signal: 'SIGTERM', timeoutMs: 15_000 });
@@ -221,12 +263,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stopAll(0));
 
   try {
-    postgres = await startPostgres({
-      dataDir: reachableDataDir(path.join(LOCAL_DIR, 'postgres')),
-      port: port(settings, 'POSTGRES_PORT'),
-      password: settings.POSTGRES_PASSWORD,
-      database: 'n8n',
-    });
+    postgres = await startPostgres(postgresOptions());
     console.log(`Postgres 17 on 127.0.0.1:${postgres.port}`);
     assistant = await prepareAssistant(postgres, settings);
     judge = await startJudge(settings);
@@ -301,12 +338,7 @@ async function main(): Promise<void> {
       'Ctrl-C stops everything.',
     ].join('\n'),
   );
-  judge.on('exit', () => {
-    if (!stopping) {
-      console.error('the judge server stopped unexpectedly');
-      void stopAll(1);
-    }
-  });
+  supervise();
 }
 
 void main();

@@ -55,6 +55,8 @@ export interface PostgresServer {
   database: string;
   dataDir: string;
   pid: number;
+  /** Resolves when the server process ends, however it ends (a supervisor watches this). */
+  whenExited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Fast shutdown (SIGINT), SIGKILL after a timeout; removes a temporary data folder. */
   stop(): Promise<void>;
 }
@@ -262,7 +264,12 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     closeSync(log);
   }
   let exited = false;
-  child.on('exit', () => (exited = true));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = true;
+      resolve({ code, signal });
+    }),
+  );
   const killOnExit = () => {
     if (!exited) child.kill('SIGKILL');
   };
@@ -308,6 +315,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     database,
     dataDir,
     pid: child.pid!,
+    whenExited: () => exit,
     stop,
   };
 }

@@ -94,6 +94,13 @@ export interface Stack {
   env: Record<string, string>;
   /** PIDs of n8n and its child processes (task runners) and of the stack's own Postgres. */
   pids(): number[];
+  /** n8n's own process, for a supervisor: its PID, when it ends, and a restart with the same settings. */
+  n8n: {
+    pid(): number;
+    whenExited(): Promise<ProcessExit>;
+    /** Stops n8n if it runs, starts it again and waits until it is ready (workflows stay as they are). */
+    restart(): Promise<void>;
+  };
   /** Calls the public API (/api/v1/...) with the API key; throws on a non-2xx answer, naming it. */
   api<T = unknown>(apiPath: string, init?: { method?: string; body?: unknown }): Promise<T>;
   /** Calls a production webhook (path after /webhook/), retrying a 404 just after activation. */
@@ -389,30 +396,77 @@ async function importWorkflows(
   return workflows;
 }
 
+/** How a supervised process ended. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 interface N8nProcess {
   child: ChildProcess;
   logFile: string;
   /** n8n's PID and every PID seen in its process tree (task runners), all stopped by the clean-up. */
   knownPids: Set<number>;
   exited(): boolean;
+  /** Resolves when the current n8n process ends, however it ends. */
+  whenExited(): Promise<ProcessExit>;
+  /** Stops what runs (if anything) and starts n8n again with the same settings (no import). */
+  respawn(): void;
+  /** Stops n8n and whatever of its process group is left. */
+  stop(): Promise<void>;
 }
 
 /** n8n itself, in its own process group so its task runners stop with it (by the clean-up). */
 function spawnN8n(userFolder: string, processEnv: NodeJS.ProcessEnv, cleanups: Cleanup[]): N8nProcess {
   const logFile = path.join(userFolder, 'n8n.log');
-  const logFd = openSync(logFile, 'a');
-  let child: ChildProcess;
-  try {
-    child = spawn(NODE24, [N8N_BIN, 'start'], { env: processEnv, stdio: ['ignore', logFd, logFd], detached: true });
-  } finally {
-    closeSync(logFd);
-  }
+  const knownPids = new Set<number>();
+  let exit: Promise<ProcessExit>;
   let exited = false;
-  child.on('exit', () => (exited = true));
-  const knownPids = new Set<number>([child.pid!]);
+  const launch = (): ChildProcess => {
+    const logFd = openSync(logFile, 'a');
+    let child: ChildProcess;
+    try {
+      child = spawn(NODE24, [N8N_BIN, 'start'], { env: processEnv, stdio: ['ignore', logFd, logFd], detached: true });
+    } finally {
+      closeSync(logFd);
+    }
+    exited = false;
+    exit = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        exited = true;
+        resolve({ code, signal });
+      }),
+    );
+    knownPids.add(child.pid!);
+    return child;
+  };
+  const n8n: N8nProcess = {
+    child: launch(),
+    logFile,
+    knownPids,
+    exited: () => exited,
+    whenExited: () => exit,
+    respawn: () => {
+      n8n.child = launch();
+    },
+    stop: async () => {
+      for (const pid of processTree(n8n.child.pid!)) knownPids.add(pid);
+      await stopProcess(n8n.child, { signal: 'SIGTERM', timeoutMs: 20_000 });
+      // Anything of its group still running (a task runner) goes too.
+      for (const pid of knownPids) {
+        if (isAlive(pid)) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }
+    },
+  };
   const killGroupOnExit = () => {
     try {
-      process.kill(-child.pid!, 'SIGKILL');
+      process.kill(-n8n.child.pid!, 'SIGKILL');
     } catch {
       // already gone
     }
@@ -420,20 +474,9 @@ function spawnN8n(userFolder: string, processEnv: NodeJS.ProcessEnv, cleanups: C
   process.on('exit', killGroupOnExit);
   cleanups.push(async () => {
     process.off('exit', killGroupOnExit);
-    for (const pid of processTree(child.pid!)) knownPids.add(pid);
-    await stopProcess(child, { signal: 'SIGTERM', timeoutMs: 20_000 });
-    // Anything of its group still running (a task runner) goes too.
-    for (const pid of knownPids) {
-      if (isAlive(pid)) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-    }
+    await n8n.stop();
   });
-  return { child, logFile, knownPids, exited: () => exited };
+  return n8n;
 }
 
 /** Waits for n8n's readiness; a failure keeps the end of n8n's log (the clean-up may remove the user folder). */
@@ -564,6 +607,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       workflows,
       env,
       pids: stackPids(options, n8n, postgres, cleanups),
+      n8n: {
+        pid: () => n8n.child.pid!,
+        whenExited: () => n8n.whenExited(),
+        restart: async () => {
+          await n8n.stop();
+          n8n.respawn();
+          try {
+            await waitUntilReady(n8n, n8nUrl, log);
+          } catch (error) {
+            // Not ready: stopped, so the supervisor sees it gone and tries again (or gives up).
+            await n8n.stop();
+            throw error;
+          }
+        },
+      },
       api,
       webhook: webhookCaller(n8nUrl),
       stop: () => runCleanups(cleanups),
