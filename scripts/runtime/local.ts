@@ -23,6 +23,7 @@ const SUPERVISOR_STATE_FILE = path.join(LOCAL_DIR, 'supervisor.json');
 /** The assistant's tables live in their own database of the local Postgres (schema `assistant`). */
 const ASSISTANT_DATABASE = 'assistant';
 const TELEGRAM_ENTRY_WORKFLOW_ID = 'assistantTelegrm';
+const TELEGRAM_CREDENTIAL_ID = 'asstTelegramBot1';
 const JUDGE_CLI = path.join(REPO_ROOT, 'judge', 'dist', 'cli', 'main.js');
 
 const secret = (bytes = 24) => randomBytes(bytes).toString('base64url');
@@ -298,7 +299,15 @@ async function main(): Promise<void> {
       log: (line) => console.log(line),
     });
     writeFileSync(API_KEY_FILE, stack.apiKey, { mode: 0o600 });
-    if (telegramBot) {
+    // The Telegram entry is switched on when it was (re)imported or the bot token changed; otherwise it stays as
+    // the operator left it in the editor.
+    const telegramChanged =
+      stack.imports.importedWorkflows.includes(TELEGRAM_ENTRY_WORKFLOW_ID) ||
+      stack.imports.writtenCredentials.some((credential) => credential.id === TELEGRAM_CREDENTIAL_ID);
+    if (telegramBot && !telegramChanged) {
+      const entry = await stack.api<{ active: boolean }>(`/workflows/${TELEGRAM_ENTRY_WORKFLOW_ID}`);
+      telegramStatus = entry.active ? 'active (as left in the editor)' : 'off (switched off in the editor)';
+    } else if (telegramBot) {
       try {
         await stack.api(`/workflows/${TELEGRAM_ENTRY_WORKFLOW_ID}/activate`, { method: 'POST' });
         telegramStatus = assistant.ownerChatId
@@ -314,6 +323,9 @@ async function main(): Promise<void> {
     return;
   }
 
+  for (const copy of stack.imports.keptCopies) {
+    console.log(`note: your edited workflow was kept as "${copy.name}" (${copy.id}); the new version replaced it`);
+  }
   console.log(
     [
       '',

@@ -1,7 +1,6 @@
 // A real n8n 2.41.1 on Node 24 + Postgres 17, with the project installed into it:
 // the nodes package, credentials from templates, workflows from folders, activated through the public API.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import {
   cpSync,
   existsSync,
@@ -22,6 +21,7 @@ import { CREDENTIAL_TEMPLATES_DIR, loadCredentialTemplates } from './credentials
 import { assertRuntimeInstalled, N8N_BIN, N8N_MODULES, NODE24, REPO_ROOT, runN8nCli } from './n8n';
 import { startPostgres, type PostgresServer } from './postgres';
 import { freePort, isAlive, sleep, StartupFailed, stopProcess, waitFor } from './process';
+import { syncIntoN8n, type SyncResult } from './importer';
 import { isActivatableTrigger, readWorkflowFiles, type WorkflowFile } from './workflow-files';
 import {
   needsPrivateIds,
@@ -45,8 +45,11 @@ export interface StackOptions {
   /** More folders imported after `workflowDirs` (e.g. test-only workflows). */
   extraWorkflowDirs?: string[];
   /**
-   * A JSON file remembering what was imported (file hashes). When given, a workflow file is imported only if it is
-   * new or changed since, so edits made in the editor to a kept instance survive a restart. Default: import all.
+   * A JSON file remembering what was imported (importer.js: workflow versions, keyed hashes). When given, a workflow
+   * is imported only when missing or when the repo's `meta.version` is higher (an operator's edit of the installed
+   * one is kept as a copy first), a credential only when its rendered settings changed, and only workflows imported
+   * by this start are activated: edits made in the editor to a kept instance survive restarts and upgrades.
+   * Default: import all (a fresh n8n).
    */
   importStateFile?: string;
   /**
@@ -90,6 +93,8 @@ export interface Stack {
   userFolder: string;
   logFile: string;
   workflows: ImportedWorkflow[];
+  /** What this start imported (and kept as copies, and which credentials it wrote). */
+  imports: SyncResult;
   /** The environment n8n runs with (no credentials' plain data: those are encrypted in the database). */
   env: Record<string, string>;
   /** PIDs of n8n and its child processes (task runners) and of the stack's own Postgres. */
@@ -324,76 +329,41 @@ async function n8nSettings(options: StackOptions, userFolder: string, postgres: 
   return { n8nUrl, owner, env, processEnv };
 }
 
-/** Credentials: templates filled from the environment, imported (n8n encrypts them), the plain file removed. */
-async function importCredentials(
+/**
+ * Credentials and workflows into n8n (importer.js): without an import state file everything is imported (a fresh
+ * n8n); with one, only what is missing, newer in the repo, or (credentials) rendered differently, and an operator's
+ * edit of a workflow about to be replaced is kept as a copy. Returns every workflow file read and what happened.
+ */
+async function importIntoN8n(
   options: StackOptions,
   userFolder: string,
   processEnv: NodeJS.ProcessEnv,
   log: Log,
-): Promise<void> {
+): Promise<{ workflows: ImportedWorkflow[]; sync: SyncResult }> {
   const credentials = loadCredentialTemplates(options.credentialDirs ?? [CREDENTIAL_TEMPLATES_DIR], {
     ...process.env,
     ...(options.env ?? {}),
     ...(options.credentialEnv ?? {}),
   });
-  if (credentials.length > 0) {
-    const file = path.join(userFolder, `credentials-${randomBytes(6).toString('hex')}.json`);
-    writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
-    try {
-      await runN8nCli(['import:credentials', `--input=${file}`], processEnv);
-    } finally {
-      rmSync(file, { force: true });
-    }
-    log(`imported ${credentials.length} credential(s)`);
-  }
-}
-
-/**
- * Workflows: one import per folder (`--separate`: one workflow per file); with an import state file, only the new or
- * changed ones. Returns every workflow file read (imported now or earlier).
- */
-async function importWorkflows(
-  options: StackOptions,
-  userFolder: string,
-  processEnv: NodeJS.ProcessEnv,
-  log: Log,
-): Promise<ImportedWorkflow[]> {
   const workflowDirs = [...(options.workflowDirs ?? [WORKFLOWS_DIR]), ...(options.extraWorkflowDirs ?? [])];
   const workflows = readWorkflowFiles(workflowDirs);
-  const imported: Record<string, string> =
-    options.importStateFile && existsSync(options.importStateFile)
-      ? JSON.parse(readFileSync(options.importStateFile, 'utf8'))
-      : {};
   // What is imported: the file, or (for Telegram Triggers) a copy with this installation's private node ids.
   const privateIds = readPrivateWebhookIds(options.privateWebhookIdsFile);
-  const contentOf = (file: string): Buffer => {
-    const bytes = readFileSync(file);
-    const json = JSON.parse(bytes.toString('utf8'));
-    return needsPrivateIds(json)
-      ? Buffer.from(JSON.stringify(withPrivateWebhookIds(json, privateIds), null, 2))
-      : bytes;
-  };
-  const contents = new Map(workflows.map((w) => [w.id, contentOf(w.file)]));
+  const shipped = workflows.map((w) => {
+    const json = JSON.parse(readFileSync(w.file, 'utf8'));
+    return { id: w.id, file: w.file, json: needsPrivateIds(json) ? withPrivateWebhookIds(json, privateIds) : json };
+  });
   if (options.privateWebhookIdsFile) writePrivateWebhookIds(options.privateWebhookIdsFile, privateIds);
-  const hashOf = (id: string) => createHash('sha256').update(contents.get(id)!).digest('hex');
-  const toImport = workflows.filter((w) => !options.importStateFile || imported[w.id] !== hashOf(w.id));
-  if (toImport.length > 0) {
-    // One CLI run for all (each run boots n8n's DB layer): the files are staged in one folder (mode 700: the
-    // private ids are secrets).
-    const staging = mkdtempSync(path.join(userFolder, 'import-'));
-    try {
-      for (const w of toImport) writeFileSync(path.join(staging, `${w.id}.json`), contents.get(w.id)!, { mode: 0o600 });
-      await runN8nCli(['import:workflow', '--separate', `--input=${staging}`], processEnv);
-    } finally {
-      rmSync(staging, { recursive: true, force: true });
-    }
-    if (options.importStateFile) {
-      for (const w of toImport) imported[w.id] = hashOf(w.id);
-      writeFileSync(options.importStateFile, JSON.stringify(imported, null, 2));
-    }
-    log(`imported ${toImport.length} workflow(s)`);
-  }
-  return workflows;
+  const sync = await syncIntoN8n({
+    workflows: shipped,
+    credentials,
+    stateFile: options.importStateFile,
+    hashKey: options.encryptionKey ?? TEST_ENCRYPTION_KEY,
+    runCli: (args) => runN8nCli(args, processEnv),
+    stagingDir: userFolder,
+    log,
+  });
+  return { workflows, sync };
 }
 
 /** How a supervised process ended. */
@@ -527,6 +497,7 @@ function publicApi(n8nUrl: string, apiKey: string): Stack['api'] {
 async function activateWorkflows(
   options: StackOptions,
   workflows: ImportedWorkflow[],
+  sync: SyncResult,
   api: Stack['api'],
   log: Log,
 ): Promise<void> {
@@ -536,6 +507,9 @@ async function activateWorkflows(
       ? mode.includes(workflow.id)
       : mode === 'all' || (mode === 'triggered' && workflow.triggered);
     if (!wanted) continue;
+    // A kept instance: only what this start imported (the import deactivates it); the rest stays as the operator
+    // left it, deactivated ones included.
+    if (options.importStateFile && !sync.importedWorkflows.includes(workflow.id)) continue;
     try {
       await api(`/workflows/${workflow.id}/activate`, { method: 'POST' });
     } catch (error) {
@@ -589,13 +563,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const userFolder = prepareUserFolder(options, cleanups);
     installNodesPackageIfWanted(options, userFolder);
     const { n8nUrl, owner, env, processEnv } = await n8nSettings(options, userFolder, postgres);
-    await importCredentials(options, userFolder, processEnv, log);
-    const workflows = await importWorkflows(options, userFolder, processEnv, log);
+    const { workflows, sync } = await importIntoN8n(options, userFolder, processEnv, log);
     const n8n = spawnN8n(userFolder, processEnv, cleanups);
     await waitUntilReady(n8n, n8nUrl, log);
     const apiKey = await ownerApiKey(options, n8nUrl, owner);
     const api = publicApi(n8nUrl, apiKey);
-    await activateWorkflows(options, workflows, api, log);
+    await activateWorkflows(options, workflows, sync, api, log);
     return {
       n8nUrl,
       webhookUrl: `${n8nUrl}/webhook`,
@@ -605,6 +578,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       userFolder,
       logFile: n8n.logFile,
       workflows,
+      imports: sync,
       env,
       pids: stackPids(options, n8n, postgres, cleanups),
       n8n: {

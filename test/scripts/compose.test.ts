@@ -87,9 +87,11 @@ describe('docker-compose.yml', () => {
 
   it('imports through the runtime scripts that exist, and runs the judge CLI the package builds', () => {
     const script = services['n8n-import'].command!.join(' ');
-    for (const file of ['credential-templates.js', 'workflow-files.js']) {
-      expect(script).toContain(`/opt/project/runtime/${file}`);
-      expect(existsSync(path.join(REPO_ROOT, 'scripts', 'runtime', file))).toBe(true);
+    expect(script).toContain('/opt/project/runtime/import-into-n8n.js');
+    // What it loads must be plain CommonJS in the mounted runtime folder (the n8n image has bare node).
+    const source = readFileSync(path.join(REPO_ROOT, 'scripts', 'runtime', 'import-into-n8n.js'), 'utf8');
+    for (const [, file] of source.matchAll(/require\('\.\/([\w-]+)'\)/g)) {
+      expect(existsSync(path.join(REPO_ROOT, 'scripts', 'runtime', `${file}.js`)), file).toBe(true);
     }
     expect(services.judge.build!.dockerfile_inline).toContain('judge/dist/cli/main.js');
     const judgePackage = JSON.parse(readFileSync(path.join(REPO_ROOT, 'judge', 'package.json'), 'utf8'));
