@@ -10,6 +10,8 @@ import { optionalText, requirePositiveInt, requireText, requireUserId } from '..
 import { MAX_MESSAGE_CHARS, requireSessionId } from './turns';
 
 export const MAX_METADATA_BYTES = 100_000;
+/** The longest a turn's run may take (the agent workflow's execution timeout); a turn still pending after it failed. */
+export const TURN_RUN_LIMIT_SECONDS = 330;
 export const MAX_ERROR_CHARS = 2000;
 
 export type TurnStatus = 'pending' | 'answered' | 'failed';
@@ -72,6 +74,13 @@ export async function receiveMessage(pool: Pool, userIdInput: unknown, input: In
   const message = await requireMessage(pool, input.message);
   const now = input.now ?? new Date();
   return withTransaction(pool, async (client) => {
+    // A run stopped by its time limit (or a crash) cannot mark its turn: turns pending past the limit failed.
+    await client.query(
+      `UPDATE assistant.turns SET status = 'failed', finished_at = $2::timestamptz,
+              error = $4
+        WHERE user_id = $1 AND role = 'user' AND status = 'pending' AND created_at < $2::timestamptz - make_interval(secs => $3::double precision)`,
+      [userId, now, TURN_RUN_LIMIT_SECONDS, `no reply within the run limit of ${TURN_RUN_LIMIT_SECONDS} s (the run was stopped)`],
+    );
     const match = await matchPendingQuestion(client, userId, {
       replyTo: input.replyTo,
       replyToMessageId: input.replyToMessageId,
@@ -141,15 +150,24 @@ export async function finishTurn(pool: Pool, userIdInput: unknown, turnIdInput: 
   });
 }
 
-/** Marks a pending turn failed with the (already scrubbed) error; an answered turn stays answered. */
-export async function failTurn(pool: Pool, userIdInput: unknown, turnIdInput: unknown, errorInput: unknown) {
+/**
+ * Marks a pending turn failed with the (already scrubbed) error; an answered turn stays answered, unless the failure
+ * came after the reply (`afterReply`: its delivery failed; the reply stays stored).
+ */
+export async function failTurn(
+  pool: Pool,
+  userIdInput: unknown,
+  turnIdInput: unknown,
+  errorInput: unknown,
+  options: { afterReply?: boolean } = {},
+) {
   const userId = requireUserId(userIdInput);
   const turnId = requirePositiveInt(turnIdInput, 'turnId');
   const raw = typeof errorInput === 'string' ? errorInput : JSON.stringify(errorInput ?? 'unknown error');
   const error = (raw.trim() || 'unknown error').slice(0, MAX_ERROR_CHARS);
   return withTransaction(pool, async (client) => {
     const turn = await lockedTurn(client, userId, turnId);
-    if (turn.status === 'answered') return { turnId, status: turn.status };
+    if (turn.status === 'answered' && !options.afterReply) return { turnId, status: turn.status };
     await client.query(
       `UPDATE assistant.turns SET status = 'failed', error = $2, finished_at = clock_timestamp() WHERE id = $1`,
       [turnId, error],

@@ -98,4 +98,32 @@ describe('turn lifecycle', () => {
     expect(settings.replyDeadlineSeconds).toBe(5);
     expect((await assistant.updateInstanceSettings(pool, { replyDeadlineSeconds: 120 })).replyDeadlineSeconds).toBe(120);
   });
+
+  it('a turn pending past the run limit is failed when the next message arrives (time injected)', async () => {
+    const userId = await createUser(pool, 'stale');
+    const start = new Date('2026-03-01T12:00:00Z');
+    const old = await assistant.receiveMessage(pool, userId, { message: 'first', now: start });
+    await pool.query('UPDATE assistant.turns SET created_at = $2 WHERE id = $1', [old.turnId, start]);
+    const soon = new Date(start.getTime() + (assistant.TURN_RUN_LIMIT_SECONDS - 1) * 1000);
+    await assistant.receiveMessage(pool, userId, { message: 'second', now: soon });
+    expect((await assistant.getTurn(pool, userId, old.turnId)).status).toBe('pending');
+    const late = new Date(start.getTime() + (assistant.TURN_RUN_LIMIT_SECONDS + 1) * 1000);
+    await assistant.receiveMessage(pool, userId, { message: 'third', now: late });
+    expect(await assistant.getTurn(pool, userId, old.turnId)).toMatchObject({
+      status: 'failed',
+      error: `no reply within the run limit of ${assistant.TURN_RUN_LIMIT_SECONDS} s (the run was stopped)`,
+    });
+  });
+
+  it('a delivery failure after the reply marks the turn failed and keeps the reply', async () => {
+    const userId = await createUser(pool, 'delivery');
+    const turn = await assistant.receiveMessage(pool, userId, { message: 'hi', channel: 'telegram' });
+    await assistant.finishTurn(pool, userId, turn.turnId, 'hello');
+    await assistant.failTurn(pool, userId, turn.turnId, 'delivery failed: 400 chat not found', { afterReply: true });
+    expect(await assistant.getTurn(pool, userId, turn.turnId)).toMatchObject({
+      status: 'failed',
+      reply: 'hello',
+      error: 'delivery failed: 400 chat not found',
+    });
+  });
 });

@@ -1,0 +1,21 @@
+// Runs the chosen operation of Assistant Turns v1 for each item, on the assistant's database.
+import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+
+import type { ItemOperation } from '../../../shared/helpers/operations';
+import { runItems } from '../../../shared/helpers/runItems';
+import { assistantDatabase } from '../../../shared/transport/postgres';
+import * as awaitTurn from './awaitTurn.operation';
+import * as failTurn from './failTurn.operation';
+import * as finishTurn from './finishTurn.operation';
+import * as receiveMessage from './receiveMessage.operation';
+
+export const operations: Record<string, ItemOperation> = { awaitTurn, failTurn, finishTurn, receiveMessage };
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+  const operation = this.getNodeParameter('operation', 0) as string;
+  if (!Object.hasOwn(operations, operation)) {
+    throw new NodeOperationError(this.getNode(), `Operation "${operation}" is not supported`);
+  }
+  const pool = await assistantDatabase(this);
+  return await runItems(this, (itemIndex) => operations[operation].execute.call(this, pool, itemIndex));
+}
