@@ -5,3 +5,4 @@ export * from './http-result';
 export * from './telegram-text';
 export * from './telegram-update';
 export * from './webhook-request';
+export * from './turn-answer';

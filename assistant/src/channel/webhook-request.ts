@@ -11,9 +11,13 @@ export interface AgentRequest {
   message: string;
   sessionId: string;
   metadata: Record<string, unknown>;
+  /** The id of the question this message answers (a pending question), when given. */
+  replyTo?: string;
 }
 
-const KNOWN_FIELDS = new Set(['message', 'user_id', 'session_id', 'metadata']);
+export const MAX_METADATA_JSON_BYTES = 100_000;
+
+const KNOWN_FIELDS = new Set(['message', 'user_id', 'session_id', 'metadata', 'reply_to']);
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 const invalid = (field: string, message: string): HttpResult => httpError(400, 'invalid_request', `${field}: ${message}`, field);
@@ -32,7 +36,9 @@ export function parseAgentRequest(body: unknown): AgentRequest | HttpResult {
   }
   const fields = body as Record<string, unknown>;
   const unknown = Object.keys(fields).find((key) => !KNOWN_FIELDS.has(key));
-  if (unknown !== undefined) return invalid(unknown, 'is not a known field (use message, user_id, session_id, metadata)');
+  if (unknown !== undefined) {
+    return invalid(unknown, 'is not a known field (use message, user_id, session_id, metadata, reply_to)');
+  }
 
   const { message } = fields;
   if (typeof message !== 'string' || message.trim() === '') return invalid('message', 'must be a non-empty string');
@@ -49,9 +55,26 @@ export function parseAgentRequest(body: unknown): AgentRequest | HttpResult {
   }
 
   const metadata = fields.metadata ?? {};
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return invalid('metadata', 'must be a JSON object');
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
+    return invalid('metadata', 'must be a JSON object');
+  }
+  if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') > MAX_METADATA_JSON_BYTES) {
+    return httpError(413, 'metadata_too_large', `metadata: must be at most ${MAX_METADATA_JSON_BYTES / 1000} kB of JSON`, 'metadata');
+  }
 
-  return { channel: 'api', externalId: userId, message, sessionId, metadata: metadata as Record<string, unknown> };
+  const request: AgentRequest = {
+    channel: 'api',
+    externalId: userId,
+    message,
+    sessionId,
+    metadata: metadata as Record<string, unknown>,
+  };
+  if (fields.reply_to !== undefined && fields.reply_to !== null) {
+    const replyTo = checkId(fields.reply_to, 'reply_to');
+    if (typeof replyTo !== 'string') return replyTo;
+    request.replyTo = replyTo;
+  }
+  return request;
 }
 
 export function isHttpResult(value: AgentRequest | HttpResult): value is HttpResult {

@@ -15,3 +15,19 @@ describe('failures', () => {
     expect(describeFailure(undefined).statusCode).toBe(502);
   });
 });
+
+describe('failures by stage', () => {
+  it('input: 413 for a message over the limit, else 400, naming the field', () => {
+    const long = describeFailure('message: is 30000 characters; the limit is 20000 (setting maxMessageChars)', 'input');
+    expect(long).toMatchObject({ statusCode: 413, body: { error: { code: 'message_too_long', field: 'message' } } });
+    const bad = describeFailure('replyTo: this question was already answered', 'input');
+    expect(bad).toMatchObject({ statusCode: 400, body: { error: { code: 'invalid_request', field: 'replyTo' } } });
+    expect(bad.apology).toBe("Sorry, I can't take that message: this question was already answered");
+  });
+
+  it('storage: 503, and a chat apology that asks to send it again', () => {
+    const down = describeFailure('connect ECONNREFUSED 127.0.0.1:5432', 'storage');
+    expect(down).toMatchObject({ statusCode: 503, body: { error: { code: 'storage_unavailable' } } });
+    expect(down.apology).toMatch(/send it again/);
+  });
+});

@@ -37,5 +37,14 @@ describe('webhook body validation', () => {
     expect(fieldOf({ message: 'hi', user_id: 'u', session_id: '' })).toBe('session_id');
     expect(fieldOf({ message: 'hi', user_id: 'u', metadata: [1] })).toBe('metadata');
     expect(fieldOf({ message: 'hi', user_id: 'u', userId: 'v' })).toBe('userId');
+    expect(fieldOf({ message: 'hi', user_id: 'u', reply_to: 7 })).toBe('reply_to');
+  });
+
+  it('takes reply_to, and refuses metadata over 100 kB with 413 before anything runs', () => {
+    expect(parseAgentRequest({ message: '123456', user_id: 'u', reply_to: 'q-1' })).toMatchObject({ replyTo: 'q-1' });
+    expect(parseAgentRequest({ message: 'hi', user_id: 'u', metadata: { blob: 'x'.repeat(100_001) } })).toMatchObject({
+      statusCode: 413,
+      body: { error: { code: 'metadata_too_large', field: 'metadata' } },
+    });
   });
 });

@@ -2,16 +2,18 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import type { NodeOperation } from '../../../shared/helpers/operations';
+import * as answerTurn from './answerTurn.operation';
 import * as checkTelegramUpdate from './checkTelegramUpdate.operation';
 import * as checkWebhookRequest from './checkWebhookRequest.operation';
 import * as describeFailure from './describeFailure.operation';
 import * as formatReply from './formatReply.operation';
 
 export const operations: Record<string, NodeOperation> = {
-  checkWebhookRequest,
+  answerTurn,
   checkTelegramUpdate,
-  formatReply,
+  checkWebhookRequest,
   describeFailure,
+  formatReply,
 };
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { POSTGRES_CREDENTIAL } from '../../../shared/transport/postgres';
 import { configureOutputs } from '../helpers/outputs';
+import * as answerTurn from './answerTurn.operation';
 import * as checkTelegramUpdate from './checkTelegramUpdate.operation';
 import * as checkWebhookRequest from './checkWebhookRequest.operation';
 import * as describeFailure from './describeFailure.operation';
@@ -32,12 +33,10 @@ export const versionDescription: VersionDescription = {
       noDataExpression: true,
       options: [
         {
-          name: 'Check Webhook Request',
-          value: 'checkWebhookRequest',
-          action: 'Check a webhook request',
-          description:
-            'Check the API key header and validate {message, user_id, session_id?, metadata?}; ' +
-            'rejections carry a JSON answer',
+          name: 'Answer Turn',
+          value: 'answerTurn',
+          action: 'Answer a webhook caller with a turn',
+          description: 'The reply, the failure with the turn ID, or 504 with the turn ID when the deadline passed',
         },
         {
           name: 'Check Telegram Update',
@@ -46,21 +45,30 @@ export const versionDescription: VersionDescription = {
           description: "Normalise a Telegram update and refuse chats other than the owner's",
         },
         {
+          name: 'Check Webhook Request',
+          value: 'checkWebhookRequest',
+          action: 'Check a webhook request',
+          description:
+            'Check the API key header and validate {message, user_id, session_id?, metadata?}; ' +
+            'rejections carry a JSON answer',
+        },
+        {
+          name: 'Describe Failure',
+          value: 'describeFailure',
+          action: 'Describe a failure',
+          description: 'Turn a failure into a JSON answer (502/504, 400/413, 503), or a short apology in chat',
+        },
+        {
           name: 'Format Reply',
           value: 'formatReply',
           action: 'Format the reply',
           description:
             'Build the webhook JSON {reply, user_id, session_id}, or Telegram messages split under 4,096 characters',
         },
-        {
-          name: 'Describe Failure',
-          value: 'describeFailure',
-          action: 'Describe a failure',
-          description: 'Turn an LLM or tool failure into a 502/504 JSON answer, or a short apology in chat',
-        },
       ],
       default: 'checkWebhookRequest',
     },
+    ...answerTurn.description,
     ...checkWebhookRequest.description,
     ...checkTelegramUpdate.description,
     ...formatReply.description,

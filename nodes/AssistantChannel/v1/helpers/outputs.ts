@@ -9,6 +9,7 @@ export interface OutputDescription {
 export function configureOutputs(parameters: { operation?: string }): OutputDescription[] {
   const main = (displayName: string): OutputDescription => ({ type: 'main', displayName });
   if (parameters.operation === 'checkTelegramUpdate') return [main('Accepted'), main('Refused')];
+  if (parameters.operation === 'answerTurn') return [main('Webhook')];
   if (parameters.operation === 'formatReply' || parameters.operation === 'describeFailure')
     return [main('Webhook'), main('Telegram')];
   return [main('Accepted'), main('Rejected')];

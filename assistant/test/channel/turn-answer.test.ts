@@ -1,0 +1,29 @@
+// The webhook's answer for an awaited turn: the reply, the failure with the turn id, or 504 with the turn id when
+// the deadline passed first.
+import { describe, expect, it } from 'vitest';
+import { turnAnswer } from '../../src/channel';
+
+const caller = { userId: 'me', sessionId: 'default' };
+
+describe('turn answer', () => {
+  it('answered → 200 with the reply and the turn id', () => {
+    expect(turnAnswer({ turnId: 7, status: 'answered', reply: 'Hi', error: null }, caller)).toEqual({
+      statusCode: 200,
+      body: { reply: 'Hi', user_id: 'me', session_id: 'default', turn_id: 7 },
+    });
+  });
+
+  it('failed → the failure envelope (504 for a timeout, else 502) with the turn id', () => {
+    const timedOut = turnAnswer({ turnId: 8, status: 'failed', reply: null, error: 'Request timed out.' }, caller);
+    expect(timedOut).toMatchObject({ statusCode: 504, body: { error: { code: 'upstream_timeout' }, turn_id: 8 } });
+    const failed = turnAnswer({ turnId: 9, status: 'failed', reply: null, error: '500 boom' }, caller);
+    expect(failed).toMatchObject({ statusCode: 502, body: { error: { code: 'upstream_failed' }, turn_id: 9 } });
+  });
+
+  it('still pending at the deadline → 504 reply_pending naming the turn and the wait', () => {
+    const pending = turnAnswer({ turnId: 10, status: 'pending', reply: null, error: null, deadlineSeconds: 120 }, caller);
+    expect(pending.statusCode).toBe(504);
+    expect(pending.body).toMatchObject({ error: { code: 'reply_pending' }, turn_id: 10 });
+    expect(JSON.stringify(pending.body)).toMatch(/No reply within 120 s: .* turn 10/);
+  });
+});

@@ -1,0 +1,23 @@
+// What the trigger decides before any execution exists: the key, the size, the body.
+import { checkApiKey, httpError, isHttpResult, parseAgentRequest, type AgentRequest, type HttpResult } from 'assistant-core';
+
+/** A message of up to 1,000,000 characters (4 bytes each at most) and 100 kB of metadata, with room for JSON. */
+export const MAX_BODY_BYTES = 4_200_000;
+
+export interface IncomingCall {
+  headers: Record<string, unknown>;
+  body: unknown;
+}
+
+/** The accepted request, or the answer to send instead (401/403 key, 413 size, 400 body). */
+export function admit(call: IncomingCall, credential: { name: string; value: string }): AgentRequest | HttpResult {
+  const refused = checkApiKey(call.headers, credential);
+  if (refused) return refused;
+  const declared = Number(call.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+    return httpError(413, 'body_too_large', `body: must be at most ${MAX_BODY_BYTES} bytes`, 'body');
+  }
+  return parseAgentRequest(call.body);
+}
+
+export { isHttpResult };
