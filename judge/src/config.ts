@@ -8,11 +8,19 @@
 //   JUDGE_OPENAI_BASE_URL, JUDGE_OPENAI_API_KEY, JUDGE_OPENAI_MODEL, JUDGE_OPENAI_MODEL_ID
 //   JUDGE_REMOTE_BASE_URL, JUDGE_REMOTE_API_KEY
 //   JUDGE_ALIASES         "jev-latest=<pinned id>,other=<pinned id>"
+//   JUDGE_ADMISSION_CONCURRENCY, JUDGE_ADMISSION_QUEUE_LENGTH, JUDGE_ADMISSION_DEADLINE_MS (replace `admission.*`)
+//   JUDGE_CALIBRATION     path of a calibration.json from `systemone-judge calibrate` (replaces `calibration`)
+//   JUDGE_PLAYGROUND_OPEN true | false: the playground judges without a key (default: on loopback only)
+//   JUDGE_KEYS_FILE | JUDGE_KEYS_DATABASE_URL, JUDGE_KEY_CACHE_TTL_MS, JUDGE_PRICE_*: keys/config.ts
 import { readFileSync } from 'node:fs';
 import type { BackendConfig } from './backends';
 import type { EngineLimits } from './engine/engine';
 import { DEFAULT_ENGINE_LIMITS } from './engine/engine';
 import type { Temperatures } from './engine/readout';
+import { applyCalibration, type LoadedCalibration } from './calibration/file';
+import { readPlaygroundSettings, type PlaygroundSettings } from './server/playground/settings';
+import { readKeysSettings, readPrice, type KeysSettings, type Price } from './keys/config';
+import { DEFAULT_ADMISSION, type AdmissionSettings } from './server/admission';
 import { FieldError } from './shared/field-error';
 
 export interface ServerLimits extends EngineLimits {
@@ -29,12 +37,21 @@ export interface JudgeConfig {
   port: number;
   apiKeys: string[];
   backend: BackendConfig;
-  /** Moving names → pinned ids. When absent, "jev-latest" resolves to the backend's first model. */
+  /** Moving names → pinned ids, on top of the default ones (`<name>-latest`, `jev-latest`; engine/aliases.ts). */
   aliases?: Record<string, string>;
   limits: ServerLimits;
   temperatures: Temperatures;
+  /** The calibration file whose temperatures `temperatures` includes (config `calibration`, JUDGE_CALIBRATION). */
+  calibration?: LoadedCalibration;
+  playground: PlaygroundSettings;
   /** Milliseconds to let in-flight requests finish on shutdown (default 10 000). */
   shutdownGraceMs: number;
+  /** The admission queue: requests judged at once, requests waiting, per-request deadline (server/admission.ts). */
+  admission: AdmissionSettings;
+  /** The key store of `systemone-judge keys` (config `keys`, JUDGE_KEYS_FILE / JUDGE_KEYS_DATABASE_URL). */
+  keys: KeysSettings;
+  /** The price usage is shown at (config `price`, JUDGE_PRICE_*). */
+  price: Price;
 }
 
 export class ConfigError extends FieldError {
@@ -45,6 +62,8 @@ export class ConfigError extends FieldError {
 
 type Env = Record<string, string | undefined>;
 type Raw = Record<string, unknown>;
+
+const configError = (field: string, reason: string) => new ConfigError(field, reason);
 
 function isObject(value: unknown): value is Raw {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -144,6 +163,31 @@ function readTemperatures(raw: unknown): Temperatures {
   return temperatures;
 }
 
+const ADMISSION_ENV: Record<keyof AdmissionSettings, string> = {
+  concurrency: 'JUDGE_ADMISSION_CONCURRENCY',
+  queueLength: 'JUDGE_ADMISSION_QUEUE_LENGTH',
+  deadlineMs: 'JUDGE_ADMISSION_DEADLINE_MS',
+};
+
+/** `admission` from the file, each setting replaced by its environment variable; errors name where it came from. */
+function readAdmission(raw: unknown, env: Env): AdmissionSettings {
+  if (raw !== undefined && !isObject(raw)) throw new ConfigError('admission', 'must be an object');
+  const file = raw ?? {};
+  for (const key of Object.keys(file)) {
+    if (!(key in DEFAULT_ADMISSION)) throw new ConfigError(`admission.${key}`, 'is not an admission setting');
+  }
+  const setting = (key: keyof AdmissionSettings, min: number): number => {
+    const fromEnv = env[ADMISSION_ENV[key]];
+    const field = fromEnv !== undefined && fromEnv !== '' ? ADMISSION_ENV[key] : `admission.${key}`;
+    return positiveInt(fromEnv || file[key], field, DEFAULT_ADMISSION[key], min);
+  };
+  return {
+    concurrency: setting('concurrency', 1),
+    queueLength: setting('queueLength', 0),
+    deadlineMs: setting('deadlineMs', 1),
+  };
+}
+
 export function parseConfig(raw: unknown, env: Env = {}): JudgeConfig {
   if (!isObject(raw)) throw new ConfigError('(root)', 'must be a JSON object');
   const keysFromEnv = env.JUDGE_API_KEYS?.split(',').map((k) => k.trim()).filter(Boolean);
@@ -154,7 +198,14 @@ export function parseConfig(raw: unknown, env: Env = {}): JudgeConfig {
     }
     apiKeys = (raw.apiKeys as string[] | undefined) ?? [];
   }
-  if (apiKeys.length === 0) throw new ConfigError('apiKeys', 'no API key configured: set JUDGE_API_KEYS or apiKeys (every call is authenticated)');
+  const keys = readKeysSettings(raw.keys, env, configError);
+  if (apiKeys.length === 0 && !keys.store) {
+    throw new ConfigError(
+      'apiKeys',
+      'no API key configured: set JUDGE_API_KEYS or apiKeys, or a key store (JUDGE_KEYS_FILE, JUDGE_KEYS_DATABASE_URL) ' +
+        '(every call is authenticated)',
+    );
+  }
 
   let aliases: Record<string, string> | undefined;
   if (env.JUDGE_ALIASES) aliases = parseAliasList(env.JUDGE_ALIASES, 'JUDGE_ALIASES');
@@ -172,8 +223,12 @@ export function parseConfig(raw: unknown, env: Env = {}): JudgeConfig {
     backend: readBackend(raw.backend, env),
     aliases,
     limits: readLimits(raw.limits),
-    temperatures: readTemperatures(raw.temperatures),
+    ...applyCalibration(readTemperatures(raw.temperatures), env.JUDGE_CALIBRATION ?? raw.calibration, configError),
+    playground: readPlaygroundSettings(raw.playground, env, configError),
     shutdownGraceMs: positiveInt(raw.shutdownGraceMs, 'shutdownGraceMs', 10_000, 0),
+    admission: readAdmission(raw.admission, env),
+    keys,
+    price: readPrice(raw.price, env, configError),
   };
 }
 

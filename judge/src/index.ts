@@ -2,11 +2,11 @@
 export * from './shared/field-error';
 export * from './shared/api-key';
 export * from './protocol/types';
-export { ApiError, badRequest, schemaError } from './protocol/errors';
+export { ApiError, badRequest, schemaError, defaultErrorType, type ApiErrorOptions } from './protocol/errors';
 export { validateRequest, jsonNestingDepth, DEFAULT_VALIDATION_LIMITS, type ValidationLimits } from './protocol/validate';
 export * from './engine/backend';
 export * from './engine/render';
-export { scoreInGroups, balancedGroups, logNormalise, type GroupScorer } from './engine/groups';
+export { scoreInGroups, plannedGroups, balancedGroups, logNormalise, type GroupScorer } from './engine/groups';
 export * from './engine/readout';
 export * from './engine/engine';
 export * from './backends';
@@ -14,4 +14,20 @@ export { OpenAIBackend, createOpenAIBackend, type OpenAIBackendOptions } from '.
 export { foldTopLogprobs, type TopLogprob } from './backends/openai/fold';
 export { RemoteBackend, createRemoteBackend, type RemoteBackendOptions } from './backends/remote';
 export { startJudgeServer, type JudgeServer, type ServerOptions, type LogLine } from './server';
+export { Admission, DEFAULT_ADMISSION, type AdmissionSettings, type AdmissionStats } from './server/admission';
+export { isLoopbackAddress, type PlaygroundSettings, type PlaygroundStatus } from './server/playground';
+export {
+  calibrate,
+  calibrationReport,
+  reliabilitySvg,
+  fitTemperature,
+  measure,
+  parseLabelledJsonl,
+  readCalibrationFile,
+  type CalibrationFile,
+  type CalibrationResult,
+  type LabelledLine,
+  type Metrics,
+} from './calibration';
 export { loadConfig, parseConfig, ConfigError, DEFAULT_SERVER_LIMITS, type JudgeConfig, type ServerLimits } from './config';
+export * from './keys';

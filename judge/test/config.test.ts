@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../src/config';
 
 const openai = { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', upstreamModel: 'm', id: 'judge-m-2026' };
+const base = { apiKeys: ['k'], backend: openai };
 
 describe('config', () => {
   it('reads keys from JUDGE_API_KEYS before the file, and env overlays the backend', () => {
@@ -38,6 +39,11 @@ describe('config', () => {
     ['an unknown limit', { apiKeys: ['k'], backend: openai, limits: { maxFoo: 1 } }, {}, 'limits.maxFoo'],
     ['a bad temperature', { apiKeys: ['k'], backend: openai, temperatures: { choice: 0 } }, {}, 'temperatures.choice'],
     ['a bad alias list', { apiKeys: ['k'], backend: openai }, { JUDGE_ALIASES: 'jev-latest' }, 'JUDGE_ALIASES'],
+    ['admission not an object', { apiKeys: ['k'], backend: openai, admission: 4 }, {}, 'admission'],
+    ['an unknown admission setting', { ...base, admission: { slots: 4 } }, {}, 'admission.slots'],
+    ['a zero concurrency', { ...base, admission: { concurrency: 0 } }, {}, 'admission.concurrency'],
+    ['a negative queue', { ...base, admission: { queueLength: -1 } }, {}, 'admission.queueLength'],
+    ['a bad env deadline', base, { JUDGE_ADMISSION_DEADLINE_MS: 'soon' }, 'JUDGE_ADMISSION_DEADLINE_MS'],
   ])('%s → ConfigError naming %s', (_name, raw, env, field) => {
     const error = (() => {
       try {
@@ -48,6 +54,21 @@ describe('config', () => {
     })();
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).field).toBe(field);
+  });
+
+  it('reads the admission queue from the file, each setting replaced by its env variable; defaults otherwise', () => {
+    const defaults = { concurrency: 8, queueLength: 64, deadlineMs: 120000 };
+    expect(parseConfig({ apiKeys: ['k'], backend: openai }).admission).toEqual(defaults);
+    const config = parseConfig(
+      { apiKeys: ['k'], backend: openai, admission: { concurrency: 2, queueLength: 0, deadlineMs: 5000 } },
+      { JUDGE_ADMISSION_CONCURRENCY: '3' },
+    );
+    expect(config.admission).toEqual({ concurrency: 3, queueLength: 0, deadlineMs: 5000 });
+    expect(parseConfig({ apiKeys: ['k'], backend: openai, limits: { maxSequenceTokens: 8192 } }).limits).toMatchObject({
+      maxSequenceTokens: 8192,
+      maxInputTokens: 65536,
+      maxQuestions: 1000,
+    });
   });
 
   it('loadConfig reads a JSON file and names a broken one', () => {

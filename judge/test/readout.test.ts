@@ -97,13 +97,15 @@ describe('engine with exact probabilities', () => {
     expect(() => new JudgeEngine({ backend: new ExactBackend(() => []), aliases: { 'jev-latest': 'nope' } })).toThrow(/alias "jev-latest"/);
   });
 
-  it('without configured aliases, maps jev-latest to the first model; configured aliases replace that', () => {
+  it('maps jev-latest and <name>-latest without configuration; configured aliases add to that', () => {
     const plain = new JudgeEngine({ backend: new ExactBackend(() => []) });
     expect(DEFAULT_ALIAS).toBe('jev-latest');
     expect(plain.resolveModel('jev-latest')).toBe(EXACT_MODEL.id);
-    expect(plain.listModels().map((m) => m.name)).toEqual([EXACT_MODEL.id, 'jev-latest']);
-    const none = new JudgeEngine({ backend: new ExactBackend(() => []), aliases: {} });
-    expect(() => none.resolveModel('jev-latest')).toThrow(/Unknown model "jev-latest"/);
+    expect(plain.resolveModel('exact-latest')).toBe(EXACT_MODEL.id);
+    expect(plain.listModels().map((m) => m.name)).toEqual([EXACT_MODEL.id, 'exact-latest', 'jev-latest']);
+    const configured = new JudgeEngine({ backend: new ExactBackend(() => []), aliases: { stable: EXACT_MODEL.id } });
+    expect(configured.resolveModel('stable')).toBe(EXACT_MODEL.id);
+    expect(configured.resolveModel('jev-latest')).toBe(EXACT_MODEL.id);
     expect(defaultAliases([])).toEqual({});
   });
 });

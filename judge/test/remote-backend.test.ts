@@ -34,7 +34,7 @@ const request = {
 describe('RemoteBackend', () => {
   it('serves the provider\'s models, forwards the request, and reads its answers back exactly', async () => {
     const backend = await createRemoteBackend({ baseUrl: upstream.url + '/', apiKey: UPSTREAM_KEY });
-    expect(backend.models().map((m) => m.id)).toEqual([EXACT_MODEL.id, 'jev-latest']);
+    expect(backend.models().map((m) => m.id)).toEqual([EXACT_MODEL.id, 'exact-latest', 'jev-latest']);
     const engine = new JudgeEngine({ backend, aliases: { 'jev-latest': EXACT_MODEL.id } });
     const direct = (await upstream.engine.judge(request)).response;
     const { response } = await engine.judge(request);
@@ -100,13 +100,18 @@ describe('RemoteBackend against a misbehaving provider', () => {
     expect(error.message).toMatch(message);
   });
 
-  it('maps provider errors: 422/400 → 400 with its detail, 429 → 503, 500 → 502', async () => {
+  it('maps provider errors: 422/400 → 400 (its words only in the log), 429 → 503, 500 → 502', async () => {
     const engine = new JudgeEngine({ backend: await createRemoteBackend({ baseUrl: url, apiKey: 'k' }) });
     reply = { status: 422, body: { detail: [{ loc: ['body', 'questions', 'c'], msg: 'bad', type: 'x' }] } };
     const rejected = await engine.judge(one).catch((e) => e);
-    expect(rejected).toBeInstanceOf(ApiError);
+    expect(rejected).toBeInstanceOf(BackendError);
     expect(rejected.status).toBe(400);
-    expect(rejected.detail).toMatch(/body.questions.c: bad/);
+    expect(rejected.message).toMatch(/body.questions.c: bad/);
+    const answer = (rejected as BackendError).toApiError();
+    expect(answer).toBeInstanceOf(ApiError);
+    expect(answer.body()).toEqual({
+      detail: { error_type: 'invalid_request_error', message: 'The System One provider refused the request.' },
+    });
     reply = { status: 429, body: { detail: 'slow down' } };
     expect(await engine.judge(one).catch((e) => e.status)).toBe(503);
     reply = { status: 500, body: 'boom' };

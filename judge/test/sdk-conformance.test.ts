@@ -89,6 +89,7 @@ describe('@typesafe-ai/sdk 0.6.0 against our server', () => {
     const models = await client().models.list();
     expect(models).toEqual([
       { name: PINNED, description: 'test', release_date: '2026-01-01' },
+      { name: 'judge-openai-fake-latest', description: `Alias of ${PINNED}: test`, release_date: '2026-01-01' },
       { name: 'jev-latest', description: `Alias of ${PINNED}: test`, release_date: '2026-01-01' },
     ]);
   });
@@ -97,7 +98,8 @@ describe('@typesafe-ai/sdk 0.6.0 against our server', () => {
     const error = await rejection(client('wrong-key').models.list());
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.status).toBe(401);
-    expect(error.body).toEqual({ detail: 'Invalid API key.', error_type: 'authentication_error' });
+    expect(error.body).toEqual({ detail: { error_type: 'authentication_error', message: 'Invalid API key.' } });
+    expect(error.message).toBe('401 Invalid API key.');
     expect(error.requestId).toBeTruthy();
   });
 
@@ -123,12 +125,20 @@ describe('@typesafe-ai/sdk 0.6.0 against our server', () => {
     const error = await rejection(client().systemOne({ model: 'jev-9000', state: 's', questions: { q: noul('x') } }));
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error.message).toMatch(/Unknown model "jev-9000"/);
+    expect((error.body as unknown as { detail: { error_type: string } }).detail.error_type).toBe('invalid_model');
   });
 
   it('a limit → BadRequestError (400) with a sentence', async () => {
     const error = await rejection(client().systemOne({ state: 's', questions: { empty: choice('pick', {}) } }));
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error.message).toMatch(/"empty" is a choice with no options/);
+  });
+
+  it('over the token budget → BadRequestError whose body.detail.error_type is max_tokens_exceeded', async () => {
+    const error = await rejection(client().systemOne({ state: 'abcd'.repeat(33_000), questions: { q: noul('x') } }));
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect((error.body as unknown as { detail: { error_type: string } }).detail.error_type).toBe('max_tokens_exceeded');
+    expect(error.message).toMatch(/^400 The state and the longest question need about \d+ tokens/);
   });
 
   it('a schema violation → UnprocessableEntityError (422) naming the field', async () => {

@@ -68,6 +68,11 @@ describe('judge server', () => {
     expect(models.body).toEqual({
       models: [
         { name: EXACT_MODEL.id, description: EXACT_MODEL.description, release_date: EXACT_MODEL.releaseDate },
+        {
+          name: 'exact-latest',
+          description: `Alias of ${EXACT_MODEL.id}: ${EXACT_MODEL.description}`,
+          release_date: EXACT_MODEL.releaseDate,
+        },
         { name: 'jev-latest', description: `Alias of ${EXACT_MODEL.id}: ${EXACT_MODEL.description}`, release_date: EXACT_MODEL.releaseDate },
       ],
     });
@@ -76,15 +81,15 @@ describe('judge server', () => {
   });
 
   it.each([
-    ['no key → 403', { authorization: '' }, 403, undefined],
-    ['a non-bearer scheme → 403', { authorization: `Basic ${KEY}` }, 403, undefined],
+    ['no key → 403', { authorization: '' }, 403, 'permission_error'],
+    ['a non-bearer scheme → 403', { authorization: `Basic ${KEY}` }, 403, 'permission_error'],
     ['a wrong key → 401 authentication_error', { authorization: 'Bearer wrong' }, 401, 'authentication_error'],
   ])('%s', async (_name, headers, status, errorType) => {
     for (const path of ['/v1/systemone', '/v1/models']) {
       const res = await call(path, { body: path === '/v1/models' ? undefined : JSON.stringify(valid), headers });
       expect(res.status).toBe(status);
-      expect(typeof res.body.detail).toBe('string');
-      if (errorType) expect(res.body.error_type).toBe(errorType);
+      // Jev's envelope: the error type inside `detail`, beside a sentence.
+      expect(res.body).toEqual({ detail: { error_type: errorType, message: expect.any(String) } });
       expect(res.headers.get('x-request-id')).toBeTruthy();
     }
   });
@@ -92,15 +97,23 @@ describe('judge server', () => {
   it('unknown model → 400, schema → 422 naming the field, limits → 400 sentence', async () => {
     const unknown = await call('/v1/systemone', { body: JSON.stringify({ ...valid, model: 'gpt-9' }) });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.detail).toMatch(/Unknown model "gpt-9"/);
+    expect(unknown.body).toEqual({
+      detail: { error_type: 'invalid_model', message: expect.stringMatching(/Unknown model "gpt-9"/) },
+    });
 
     const schema = await call('/v1/systemone', { body: JSON.stringify({ ...valid, questions: { urgency: { type: 'choice', criteria: 'high' } } }) });
     expect(schema.status).toBe(422);
-    expect(schema.body.detail).toEqual([{ loc: ['body', 'questions', 'urgency', 'criteria'], msg: expect.any(String), type: 'dict_type' }]);
+    expect(schema.body).toEqual({
+      detail: [{ loc: ['body', 'questions', 'urgency', 'criteria'], msg: expect.any(String), type: 'dict_type' }],
+      error_type: 'invalid_request_error',
+    });
 
     const limit = await call('/v1/systemone', { body: JSON.stringify({ ...valid, questions: { s: { type: 'score', criteria: ['x'] } } }) });
     expect(limit.status).toBe(400);
-    expect(limit.body.detail).toMatch(/"s" has 1 levels/);
+    expect(limit.body.detail).toEqual({
+      error_type: 'invalid_request_error',
+      message: expect.stringMatching(/"s" has 1 levels/),
+    });
   });
 
   it.each([
@@ -132,7 +145,7 @@ describe('judge server', () => {
   it('404 for unknown paths and 405 for wrong methods, in the envelope', async () => {
     const missing = await call('/v2/other');
     expect(missing.status).toBe(404);
-    expect(missing.body.detail).toMatch(/No route/);
+    expect(missing.body.detail).toEqual({ error_type: 'not_found', message: expect.stringMatching(/No route/) });
     expect((await call('/v1/systemone')).status).toBe(405);
     expect((await call('/v1/models', { method: 'POST', body: '{}' })).status).toBe(405);
   });

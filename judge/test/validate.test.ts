@@ -40,6 +40,7 @@ describe('validateRequest: schema violations → 422 naming the field', () => {
     ['questions as a list', { ...ok, questions: [{ type: 'noul' }] }, ['body.questions']],
     ['no questions', { ...ok, questions: {} }, ['body.questions']],
     ['a question that is a string', { ...ok, questions: { urgency: 'high?' } }, ['body.questions.urgency']],
+    ['an empty question name', { ...ok, questions: { '': { type: 'noul', instructions: 'x' } } }, ['body.questions.']],
     ['a question without type', { ...ok, questions: { urgency: { instructions: 'x' } } }, ['body.questions.urgency.type']],
     ['an unknown type', { ...ok, questions: { urgency: { type: 'rank', instructions: 'x' } } }, ['body.questions.urgency.type']],
     ['a choice without criteria', { ...ok, questions: { urgency: { type: 'choice' } } }, ['body.questions.urgency.criteria']],

@@ -86,13 +86,19 @@ describe('the System One wrapper workflow', () => {
   it('answers 403 without a key and 401 with a wrong one, with the server envelopes', async () => {
     const missing = await wrapper(ticketRequest, null);
     expect(missing).toEqual(await direct(ticketRequest, null));
-    expect(missing).toEqual({ status: 403, body: { detail: 'Not authenticated.', error_type: 'permission_error' } });
+    expect(missing).toEqual({
+      status: 403,
+      body: { detail: { error_type: 'permission_error', message: 'Not authenticated.' } },
+    });
     const notBearer = await wrapper(ticketRequest, 'Basic dXNlcjpwYXNz');
     expect(notBearer).toEqual(await direct(ticketRequest, 'Basic dXNlcjpwYXNz'));
     expect(notBearer.status).toBe(403);
     const wrong = await wrapper(ticketRequest, 'Bearer not-the-key');
     expect(wrong).toEqual(await direct(ticketRequest, 'Bearer not-the-key'));
-    expect(wrong).toEqual({ status: 401, body: { detail: 'Invalid API key.', error_type: 'authentication_error' } });
+    expect(wrong).toEqual({
+      status: 401,
+      body: { detail: { error_type: 'authentication_error', message: 'Invalid API key.' } },
+    });
     // The judge's own key is not a wrapper key.
     expect((await wrapper(ticketRequest, `Bearer ${E2E_JUDGE_KEY}`)).status).toBe(401);
   });

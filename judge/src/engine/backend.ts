@@ -1,5 +1,6 @@
 // The one interface every scoring backend implements: given a rendered request, return for each
 // question one distribution over its options (as log-probabilities), read from a model without generating text.
+import { ApiError } from '../protocol/errors';
 import type { Question, QuestionType, SystemOneRequest } from '../protocol/types';
 
 /** A question after validation and rendering. */
@@ -49,6 +50,18 @@ export interface ScoreResult {
   scores: QuestionScores[];
   /** Tokens actually processed (prefix once, plus every suffix and label token fed to the model). */
   inputTokens: number;
+  /** The versioned id that answered, when the backend learns it (a remote provider resolving its own alias). */
+  model?: string;
+}
+
+/** What one request will cost as the backend really sends it; checked against the limits before scoring. */
+export interface TokenPlan {
+  /** Input tokens of every upstream call together: the state counted as often as it is sent. */
+  total: number;
+  /** The longest single sequence: the state plus the longest question (or option group) after it. */
+  longest: number;
+  /** How many times the state is sent (once per prompt for chat backends); default 1. */
+  statePasses?: number;
 }
 
 export interface ModelDescriptor {
@@ -67,18 +80,73 @@ export interface Backend {
   /** Tokens this text costs on `model`, for the token budget and usage counts. */
   countTokens(model: string, text: string): Promise<number> | number;
   score(job: ScoreJob): Promise<ScoreResult>;
+  /**
+   * The tokens `score` would send for this job. Default (when absent): the state once plus every question suffix,
+   * each counted with `countTokens`; backends that send the state more than once must say so here.
+   */
+  planTokens?(job: Omit<ScoreJob, 'signal'>): Promise<TokenPlan> | TokenPlan;
+  /** Whether a model id that `models()` does not list may still be asked for (a provider's pinned versions). */
+  acceptsModel?(model: string): boolean;
   /** Release sessions, sockets and timers. */
   close?(): Promise<void>;
 }
 
-/** Raised by a backend when the model's upstream fails; the server maps it to 502/504. */
+/** What callers are told for each BackendError code: never an upstream URL or the upstream's own text. */
+const PUBLIC_MESSAGES: Readonly<Record<string, string>> = {
+  logprobs_unsupported:
+    'The upstream model returned no logprobs; the judge needs a server and model that support logprobs with ' +
+    'top_logprobs.',
+  labels_not_covered: 'The model put no probability on any answer label; it does not follow the answer format.',
+  upstream_auth_failed: "The upstream model server refused this server's credentials.",
+  upstream_invalid_response: 'The upstream model server returned an invalid response.',
+  upstream_rate_limited: 'The upstream model server is rate-limiting; try again later.',
+  upstream_rejected: 'The upstream model server refused the request.',
+  upstream_timeout: 'The upstream model server did not answer in time.',
+  upstream_unreachable: 'The upstream model server could not be reached.',
+  upstream_error: 'The upstream model server failed.',
+  cancelled: 'The request was cancelled.',
+};
+
+const PUBLIC_BY_STATUS: Readonly<Record<number, string>> = {
+  400: 'The upstream model server refused the request.',
+  503: 'The model backend is overloaded; try again later.',
+  504: 'The model backend did not answer in time.',
+};
+
+export interface BackendErrorOptions {
+  /** What the caller is told; default: a fixed sentence for the code. Never put upstream URLs or text here. */
+  publicMessage?: string;
+  /** How long the upstream asked us to wait, sent on as `retry-after`. */
+  retryAfterMs?: number;
+  cause?: unknown;
+}
+
+/**
+ * Raised by a backend when the model's upstream fails. `message` is for the log and may name upstream URLs and
+ * quote upstream errors; callers get `publicMessage` through toApiError().
+ */
 export class BackendError extends Error {
+  readonly publicMessage: string;
+  readonly retryAfterMs?: number;
+
   constructor(
     message: string,
-    readonly status: 502 | 503 | 504 = 502,
+    readonly status: 400 | 502 | 503 | 504 = 502,
     readonly code = 'backend_error',
+    options: BackendErrorOptions = {},
   ) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'BackendError';
+    this.publicMessage =
+      options.publicMessage ?? PUBLIC_MESSAGES[code] ?? PUBLIC_BY_STATUS[status] ?? 'The model backend failed.';
+    this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** The answer for the caller, in the API's envelope, with `retry-after` when the upstream gave one. */
+  toApiError(): ApiError {
+    const seconds = this.retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(this.retryAfterMs / 1000));
+    const headers: Record<string, string> = seconds === undefined ? {} : { 'retry-after': String(seconds) };
+    const hint = this.status === 400 ? '' : ' The server log has the details under this X-Request-Id.';
+    return new ApiError(this.status, this.publicMessage + hint, this.code, { headers, cause: this });
   }
 }

@@ -9,7 +9,7 @@
 // Ratios inside a group are kept, and each group's mass is set by how its leader fares against the other leaders.
 // If the model's preferences obey Luce's axiom this equals asking all options at once.
 import type { QuestionScores, RenderedQuestion } from './backend';
-import { renderOptionGroup, type OptionGroup } from './render';
+import { optionText, renderOptionGroup, type OptionGroup } from './render';
 
 /** Scores one prompt (the state prefix + `group.suffix`); log-probs index-aligned with `group.labels`. */
 export type GroupScorer = (group: OptionGroup) => Promise<QuestionScores>;
@@ -92,4 +92,24 @@ export async function scoreInGroups(
   const coveredMass =
     coveredMasses.length === 0 ? undefined : coveredMasses.reduce((a, b) => a + b, 0) / coveredMasses.length;
   return { logprobs, coveredMass };
+}
+
+/**
+ * The prompts scoreInGroups sends for `rendered`, for the token budget: the same groups and runoffs, each runoff
+ * taken with the longest option of every group as its leader (the longest those prompts can be).
+ */
+export function plannedGroups(rendered: RenderedQuestion, groupSize: number): OptionGroup[] {
+  if (groupSize < 2) throw new Error('groupSize must be at least 2');
+  if (rendered.options.length === 1) return [];
+  if (rendered.options.length <= groupSize) return [renderOptionGroup(rendered, rendered.options.map((_, i) => i))];
+  const lengths = rendered.options.map((_, i) => optionText(rendered.question, i).length);
+  const groups: OptionGroup[] = [];
+  /** Records the prompts of a subset; returns its (worst-case) leader. */
+  const plan = (optionIndexes: number[]): number => {
+    if (optionIndexes.length <= groupSize) groups.push(renderOptionGroup(rendered, optionIndexes));
+    else plan(balancedGroups(optionIndexes, groupSize).map(plan));
+    return optionIndexes[argmax(optionIndexes.map((i) => lengths[i]))];
+  };
+  plan(rendered.options.map((_, i) => i));
+  return groups;
 }

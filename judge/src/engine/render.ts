@@ -84,7 +84,8 @@ function optionLabels(question: Question, count: number): string[] {
   }
 }
 
-function optionText(question: Question, index: number): string {
+/** The text of one option as it is listed after its label. */
+export function optionText(question: Question, index: number): string {
   switch (question.type) {
     case 'noul': {
       const key = index === 0 ? 'true' : 'false';

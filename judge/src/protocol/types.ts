@@ -83,8 +83,13 @@ export interface FieldIssue {
   type: string;
 }
 
-/** Jev's error envelope. */
-export interface ErrorBody {
-  detail: string | FieldIssue[];
-  error_type?: string;
+/** The `detail` of every error body but a 422's. */
+export interface ErrorDetail {
+  /** Machine-readable: "authentication_error", "invalid_model", "max_tokens_exceeded", "overloaded", … */
+  error_type: string;
+  /** A sentence for people. */
+  message?: string;
 }
+
+/** Jev's error envelope: `{"detail": {"error_type", "message"}}`; a 422 lists the broken fields instead. */
+export type ErrorBody = { detail: ErrorDetail } | { detail: FieldIssue[]; error_type?: string };

@@ -17,7 +17,8 @@ export interface ValidationLimits {
 }
 
 export const DEFAULT_VALIDATION_LIMITS: ValidationLimits = {
-  maxQuestions: 128,
+  // Jev answers at least 800 questions in one call.
+  maxQuestions: 1000,
   maxChoiceOptions: 255,
   minScoreLevels: 2,
   maxScoreLevels: 10,
@@ -40,6 +41,10 @@ const QUESTION_TYPES = ['noul', 'choice', 'score'] as const;
 
 function validateQuestion(name: string, raw: unknown, errors: FieldIssue[]): Question | undefined {
   const loc: Loc = ['body', 'questions', name];
+  if (name === '') {
+    errors.push({ loc, msg: 'A question name must not be empty.', type: 'string_too_short' });
+    return undefined;
+  }
   if (!isPlainObject(raw)) {
     errors.push({ loc, msg: `Question must be an object, got ${kindOf(raw)}.`, type: 'dict_type' });
     return undefined;

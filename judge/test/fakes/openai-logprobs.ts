@@ -45,6 +45,8 @@ export interface FakeOpenAI {
   requests: ChatCompletionRequestBody[];
   /** The Authorization headers received. */
   authorizations: (string | undefined)[];
+  /** Indexes (into `requests`) of requests whose client hung up before the reply (e.g. an aborted call). */
+  abandoned: number[];
   close(): Promise<void>;
 }
 
@@ -89,6 +91,7 @@ function readJson(req: IncomingMessage): Promise<unknown> {
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const requests: ChatCompletionRequestBody[] = [];
   const authorizations: (string | undefined)[] = [];
+  const abandoned: number[] = [];
   const send = (res: import('node:http').ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
@@ -107,6 +110,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       .then(async (raw) => {
         const body = raw as ChatCompletionRequestBody;
         const index = requests.push(body) - 1;
+        res.on('close', () => {
+          if (!res.writableFinished) abandoned.push(index);
+        });
         const prompt = body.messages?.map((m) => m.content).join('\n') ?? '';
         const reply: FakeReply = options.respond
           ? await options.respond(body, index)
@@ -152,6 +158,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     baseUrl: `http://${options.host ?? '127.0.0.1'}:${port}/v1`,
     requests,
     authorizations,
+    abandoned,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

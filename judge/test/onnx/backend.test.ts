@@ -230,6 +230,21 @@ describe('ONNX backend on generated models', () => {
     expect(b.inputTokens).toBe(cost(other));
   });
 
+  it('plans the tokens a cold call really feeds, per layout (no-past feeds the state once per pass)', async () => {
+    for (const kind of ['shared', 'plain', 'none'] as const) {
+      const backend = backends[kind];
+      backend.cache.clear();
+      const plan = backend.planTokens(job(MODEL));
+      const cold = await backend.score(job(MODEL));
+      expect(plan.total).toBe(cold.inputTokens);
+      const state = backend.countTokens(MODEL, job(MODEL).rendered.prefix);
+      if (kind === 'none') expect(plan.statePasses).toBeGreaterThanOrEqual(Object.keys(QUESTIONS).length);
+      else expect(plan.statePasses).toBe(1);
+      expect(plan.longest).toBeGreaterThan(state);
+      expect(plan.longest).toBeLessThan(plan.total);
+    }
+  });
+
   it('refuses a sequence longer than the model holds with a 400 naming the limit', async () => {
     const small = generate(tmp.path, 'short', { seed: 3, layout: 'shared-prefix', maxPositions: 64 });
     const backend = await createOnnxBackend({ models: [{ id: 'short', dir: small.dir }], intraOpNumThreads: 1 });

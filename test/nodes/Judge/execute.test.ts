@@ -195,12 +195,12 @@ describe('Judge node, mode "Pass Through Webhook Request"', () => {
     const [, missing] = await pass(webhookItem({}));
     expect(missing[0].json).toEqual({
       statusCode: 403,
-      body: { detail: 'Not authenticated.', error_type: 'permission_error' },
+      body: { detail: { error_type: 'permission_error', message: 'Not authenticated.' } },
     });
     const [, wrong] = await pass(webhookItem({ authorization: 'Bearer nope' }));
     expect(wrong[0].json).toEqual({
       statusCode: 401,
-      body: { detail: 'Invalid API key.', error_type: 'authentication_error' },
+      body: { detail: { error_type: 'authentication_error', message: 'Invalid API key.' } },
     });
     expect(server.requests.length).toBe(before);
   });
@@ -227,7 +227,7 @@ describe('Judge node, mode "Pass Through Webhook Request"', () => {
     });
     expect(unreachable[0].json).toMatchObject({
       statusCode: 502,
-      body: { detail: expect.stringContaining('did not answer') },
+      body: { detail: { error_type: 'backend_error', message: expect.stringContaining('did not answer') } },
     });
   });
 

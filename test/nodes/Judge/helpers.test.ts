@@ -20,11 +20,11 @@ describe('checkBearerKey', () => {
     // The judge server's own answers (judge/src/server/http.ts), byte for byte.
     expect(MISSING_KEY).toEqual({
       statusCode: 403,
-      body: { detail: 'Not authenticated.', error_type: 'permission_error' },
+      body: { detail: { error_type: 'permission_error', message: 'Not authenticated.' } },
     });
     expect(WRONG_KEY).toEqual({
       statusCode: 401,
-      body: { detail: 'Invalid API key.', error_type: 'authentication_error' },
+      body: { detail: { error_type: 'authentication_error', message: 'Invalid API key.' } },
     });
   });
 });
@@ -90,6 +90,9 @@ describe('describeErrorBody', () => {
       }),
     ).toBe('body.questions.urgency.criteria: Field required');
     expect(describeErrorBody({ detail: 'Unknown model' })).toBe('Unknown model');
+    expect(describeErrorBody({ detail: { error_type: 'invalid_model', message: 'Unknown model "x".' } })).toBe(
+      'Unknown model "x".',
+    );
     expect(describeErrorBody('<html>bad gateway</html>')).toBe('<html>bad gateway</html>');
   });
 

@@ -9,7 +9,7 @@
 // Labels that are several tokens long are finished from each row's own past.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import * as ort from 'onnxruntime-node';
-import type { Backend, ModelDescriptor, QuestionScores, ScoreJob, ScoreResult } from '../../engine/backend';
+import type { Backend, ModelDescriptor, QuestionScores, ScoreJob, ScoreResult, TokenPlan } from '../../engine/backend';
 import { BackendError } from '../../engine/backend';
 import { badRequest } from '../../protocol/errors';
 import { StateKvCache, stateKey, type CachedState } from './kv-cache';
@@ -147,6 +147,30 @@ export class OnnxBackend implements Backend {
       if (seq.length === 0) throw badRequest(`The option label ${JSON.stringify(labels[i])} encodes to no tokens.`);
     });
     return ids;
+  }
+
+  /**
+   * The tokens score() feeds with a cold state cache: with a past, the state once, then every suffix and every
+   * multi-token label's later tokens; without one (no-past), the state again for each question and label pass.
+   */
+  planTokens(job: Omit<ScoreJob, 'signal'>): TokenPlan {
+    const m = this.loaded(job.model);
+    const state = this.encode(m, job.rendered.prefix, true).length;
+    const withPast = m.layout !== 'no-past';
+    const plan: TokenPlan = { total: withPast ? state : 0, longest: 0, statePasses: withPast ? 1 : 0 };
+    for (const q of job.rendered.questions) {
+      const suffix = this.encode(m, q.suffix, false).length;
+      const continuations = this.labelIds(m, q.labels).map((label) => label.length - 1);
+      plan.longest = Math.max(plan.longest, state + suffix + Math.max(...continuations));
+      if (withPast) {
+        plan.total += suffix + continuations.reduce((a, b) => a + b, 0);
+        continue;
+      }
+      const passes = [0, ...continuations.filter((c) => c > 0)];
+      plan.total += passes.reduce((sum, c) => sum + state + suffix + c, 0);
+      plan.statePasses! += passes.length;
+    }
+    return plan;
   }
 
   async score(job: ScoreJob): Promise<ScoreResult> {

@@ -5,12 +5,24 @@
 // Why the `openai` client and not @langchain/openai: we need the raw `choices[0].logprobs.content[0].top_logprobs`
 // and `usage.prompt_tokens` of a one-token completion, nothing of LangChain's message/tool layer; and we run our own
 // retry loop so that a 429's Retry-After is honoured but capped (the client would sleep for whatever the server says).
+import { setMaxListeners } from 'node:events';
 import OpenAI from 'openai';
-import { BackendError, type Backend, type ModelDescriptor, type QuestionScores, type ScoreJob, type ScoreResult } from '../../engine/backend';
-import { scoreInGroups } from '../../engine/groups';
+import {
+  BackendError,
+  type Backend,
+  type ModelDescriptor,
+  type QuestionScores,
+  type ScoreJob,
+  type ScoreResult,
+  type TokenPlan,
+} from '../../engine/backend';
+import { plannedGroups, scoreInGroups } from '../../engine/groups';
 import type { OptionGroup } from '../../engine/render';
 import { ConcurrencyLimiter } from '../../util/limiter';
+import { retryAfterMs } from '../../util/retry-after';
 import { foldTopLogprobs, type TopLogprob } from './fold';
+
+export { retryAfterMs } from '../../util/retry-after';
 
 export interface OpenAIBackendOptions {
   /** e.g. "https://api.openai.com/v1", "http://127.0.0.1:11434/v1" (Ollama), "http://host:8000/v1" (vLLM). */
@@ -37,25 +49,20 @@ export interface OpenAIBackendOptions {
   timeoutMs?: number;
 }
 
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
-
-/** Retry-After / retry-after-ms in ms, or undefined. */
-export function retryAfterMs(headers: Headers | undefined): number | undefined {
-  if (!headers) return undefined;
-  const ms = Number(headers.get('retry-after-ms'));
-  if (headers.get('retry-after-ms') !== null && Number.isFinite(ms) && ms >= 0) return ms;
-  const raw = headers.get('retry-after');
-  if (raw === null) return undefined;
-  const seconds = Number(raw);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
 
 export class OpenAIBackend implements Backend {
   readonly kind = 'openai';
@@ -97,31 +104,61 @@ export class OpenAIBackend implements Backend {
     return Math.ceil(text.length / 4);
   }
 
+  /** Every question (or option group) is its own prompt, and every prompt carries the whole state. */
+  planTokens(job: Omit<ScoreJob, 'signal'>): TokenPlan {
+    const plan: TokenPlan = { total: 0, longest: 0, statePasses: 0 };
+    for (const question of job.rendered.questions) {
+      for (const group of plannedGroups(question, this.groupSize)) {
+        const tokens = this.countTokens(job.model, job.rendered.prefix + group.suffix);
+        plan.total += tokens;
+        plan.longest = Math.max(plan.longest, tokens);
+        plan.statePasses!++;
+      }
+    }
+    return plan;
+  }
+
   async score(job: ScoreJob): Promise<ScoreResult> {
+    // One signal for every upstream call of this job: the caller going away, the deadline, or the first failed
+    // question aborts the others (their queued and sleeping calls included).
+    const siblings = new AbortController();
+    setMaxListeners(0, siblings.signal);
+    const onCallerAbort = () => siblings.abort(job.signal?.reason);
+    if (job.signal?.aborted) onCallerAbort();
+    job.signal?.addEventListener('abort', onCallerAbort, { once: true });
     let inputTokens = 0;
-    const scores = await Promise.all(
-      job.rendered.questions.map((question) =>
-        scoreInGroups(question, this.groupSize, async (group) => {
-          const { scores, promptTokens } = await this.askGroup(job.rendered.prefix + group.suffix, group, job.signal);
-          inputTokens += promptTokens;
-          return scores;
-        }),
-      ),
-    );
-    return { scores, inputTokens };
+    try {
+      const scores = await Promise.all(
+        job.rendered.questions.map((question) =>
+          scoreInGroups(question, this.groupSize, async (group) => {
+            const prompt = job.rendered.prefix + group.suffix;
+            const { scores, promptTokens } = await this.askGroup(prompt, group, siblings.signal);
+            inputTokens += promptTokens;
+            return scores;
+          }).catch((error: unknown) => {
+            siblings.abort(error);
+            throw error;
+          }),
+        ),
+      );
+      return { scores, inputTokens };
+    } finally {
+      job.signal?.removeEventListener('abort', onCallerAbort);
+    }
   }
 
   private async askGroup(
     prompt: string,
     group: OptionGroup,
-    signal?: AbortSignal,
+    signal: AbortSignal,
   ): Promise<{ scores: QuestionScores; promptTokens: number }> {
-    const completion = await this.limiter.run(() => this.createWithRetries(prompt, signal), signal);
+    const completion = await this.createWithRetries(prompt, signal);
     const top = completion.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs as TopLogprob[] | undefined;
     if (!Array.isArray(top) || top.length === 0) {
       throw new BackendError(
-        `The OpenAI-compatible server at ${this.options.baseUrl} returned no logprobs for model "${this.options.upstreamModel}". ` +
-          'The judge needs a server and model that support logprobs with top_logprobs (e.g. vLLM, llama.cpp server, OpenAI).',
+        `The OpenAI-compatible server at ${this.options.baseUrl} returned no logprobs for model ` +
+          `"${this.options.upstreamModel}". The judge needs a server and model that support logprobs with ` +
+          'top_logprobs (e.g. vLLM, llama.cpp server, OpenAI).',
         502,
         'logprobs_unsupported',
       );
@@ -141,47 +178,67 @@ export class OpenAIBackend implements Backend {
     };
   }
 
-  private async createWithRetries(prompt: string, signal?: AbortSignal): Promise<OpenAI.Chat.ChatCompletion> {
+  /**
+   * One completion, retried after 429/408/5xx/connection errors. Each attempt takes a slot of the limiter and
+   * gives it back when it ends: the waits between attempts hold no slot.
+   */
+  private async createWithRetries(prompt: string, signal: AbortSignal): Promise<OpenAI.Chat.ChatCompletion> {
+    const where = `The OpenAI-compatible server at ${this.options.baseUrl}`;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.client.chat.completions.create(
-          {
-            model: this.options.upstreamModel,
-            messages: [{ role: 'user', content: prompt }],
-            max_tokens: 1,
-            temperature: 0,
-            logprobs: true,
-            top_logprobs: this.topLogprobs,
-          },
-          { signal },
+        return await this.limiter.run(
+          () =>
+            this.client.chat.completions.create(
+              {
+                model: this.options.upstreamModel,
+                messages: [{ role: 'user', content: prompt }],
+                max_tokens: 1,
+                temperature: 0,
+                logprobs: true,
+                top_logprobs: this.topLogprobs,
+              },
+              { signal },
+            ),
+          signal,
         );
       } catch (error) {
-        if (signal?.aborted) throw error;
+        if (signal.aborted) throw signal.reason ?? error;
         const status = error instanceof OpenAI.APIError ? error.status : undefined;
+        const message = error instanceof Error ? error.message : String(error);
         const retryable =
           error instanceof OpenAI.APIConnectionError || status === 429 || status === 408 || (status ?? 0) >= 500;
         if (!retryable) {
-          const message = error instanceof Error ? error.message : String(error);
-          throw new BackendError(`The OpenAI-compatible server refused the request (${status ?? 'error'}): ${message}`, 502, 'upstream_error');
-        }
-        if (attempt >= this.maxRetries) {
-          if (error instanceof OpenAI.APIConnectionTimeoutError) {
-            throw new BackendError(`The OpenAI-compatible server at ${this.options.baseUrl} timed out.`, 504, 'upstream_timeout');
-          }
+          const auth = status === 401 || status === 403;
           throw new BackendError(
-            status === 429
-              ? `The OpenAI-compatible server kept rate-limiting after ${this.maxRetries} retries.`
-              : `The OpenAI-compatible server at ${this.options.baseUrl} failed after ${this.maxRetries} retries: ${(error as Error).message}`,
-            status === 429 ? 503 : 502,
-            status === 429 ? 'upstream_rate_limited' : 'upstream_error',
+            `${where} refused the request (${status ?? 'error'}): ${message}`,
+            502,
+            auth ? 'upstream_auth_failed' : 'upstream_rejected',
+            { cause: error },
           );
         }
         const asked = error instanceof OpenAI.APIError ? retryAfterMs(error.headers as Headers | undefined) : undefined;
+        if (attempt >= this.maxRetries) {
+          if (error instanceof OpenAI.APIConnectionTimeoutError) {
+            throw new BackendError(`${where} timed out.`, 504, 'upstream_timeout', { cause: error });
+          }
+          if (status === 429) {
+            throw new BackendError(
+              `${where} kept rate-limiting after ${this.maxRetries} retries: ${message}`,
+              503,
+              'upstream_rate_limited',
+              { retryAfterMs: asked, cause: error },
+            );
+          }
+          const failed = `${where} failed after ${this.maxRetries} retries: ${message}`;
+          throw new BackendError(failed, 502, 'upstream_error', { cause: error });
+        }
         if (asked !== undefined && asked > this.maxRetryAfterMs) {
           throw new BackendError(
-            `The OpenAI-compatible server asked to retry after ${Math.round(asked / 1000)} s, longer than the ${this.maxRetryAfterMs / 1000} s allowed.`,
+            `${where} asked to retry after ${Math.round(asked / 1000)} s, longer than the ` +
+              `${this.maxRetryAfterMs / 1000} s allowed.`,
             503,
             'upstream_rate_limited',
+            { retryAfterMs: asked, cause: error },
           );
         }
         const backoff = Math.min(500 * 2 ** attempt, 8000) * (1 - Math.random() * 0.25);

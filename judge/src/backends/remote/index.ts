@@ -1,21 +1,40 @@
 // The remote System One backend: forwards a validated request to any System One provider (base URL + key),
 // validates strictly what comes back, and hands the engine its distributions as log-probs.
-import { BackendError, type Backend, type ModelDescriptor, type QuestionScores, type ScoreJob, type ScoreResult } from '../../engine/backend';
-import type { RenderedQuestion } from '../../engine/backend';
-import { ApiError } from '../../protocol/errors';
+//
+// Real Jev answers are accepted as they come: probabilities rounded to 2 decimals (0.33/0.33/0.33), the provider's
+// own versioned model id in the response (kept), and pinned ids the provider does not list. Upstream URLs and
+// upstream error text go to the log (BackendError.message), never to callers (BackendError.publicMessage).
+import { LATEST_SUFFIX, parseModelId } from '../../engine/aliases';
+import {
+  BackendError,
+  type Backend,
+  type ModelDescriptor,
+  type QuestionScores,
+  type RenderedQuestion,
+  type ScoreJob,
+  type ScoreResult,
+} from '../../engine/backend';
 import type { Question } from '../../protocol/types';
 import { setOwn } from '../../util/own';
+import { retryAfterMs } from '../../util/retry-after';
 
 export interface RemoteBackendOptions {
   /** The provider's API root, e.g. "https://api.typesafe.ai" (we call {baseUrl}/v1/systemone and /v1/models). */
   baseUrl: string;
   /** The provider key, from env or the config file; never logged. */
   apiKey: string;
-  /** Per-request timeout in ms (default 60 000). */
+  /** Per-request timeout in ms, the whole answer included (default 60 000). */
   timeoutMs?: number;
 }
 
-const SUM_TOLERANCE = 1e-4;
+/**
+ * How far a distribution may sum from 1: Jev rounds every probability to 2 decimals, so each may be off by 0.005.
+ * The engine renormalises what it accepts.
+ */
+const ROUNDING_PER_VALUE = 0.005;
+const SUM_SLACK = 1e-6;
+/** Versioned ids the provider answered with, remembered so that callers may pin them. */
+const MAX_SEEN_MODELS = 1000;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -26,14 +45,20 @@ function isProbability(value: unknown): value is number {
 }
 
 function invalid(reason: string): BackendError {
-  return new BackendError(`The System One provider returned an invalid response: ${reason}.`, 502, 'upstream_invalid_response');
+  return new BackendError(
+    `The System One provider returned an invalid response: ${reason}.`,
+    502,
+    'upstream_invalid_response',
+  );
 }
 
 /** Strictly check one upstream answer against the question and turn it into log-probs over the options. */
 export function answerToScores(question: RenderedQuestion, answer: unknown): QuestionScores {
   const where = `answers[${JSON.stringify(question.name)}]`;
   if (!isObject(answer)) throw invalid(`${where} is missing or not an object`);
-  if (answer.type !== question.type) throw invalid(`${where}.type is ${JSON.stringify(answer.type)}, expected "${question.type}"`);
+  if (answer.type !== question.type) {
+    throw invalid(`${where}.type is ${JSON.stringify(answer.type)}, expected "${question.type}"`);
+  }
   if (question.type === 'noul') {
     if (!isProbability(answer.noul)) throw invalid(`${where}.noul is not a probability`);
     return { logprobs: [Math.log(answer.noul), Math.log(1 - answer.noul)] };
@@ -41,13 +66,16 @@ export function answerToScores(question: RenderedQuestion, answer: unknown): Que
   const probabilities = answer.probabilities;
   if (!isObject(probabilities)) throw invalid(`${where}.probabilities is not an object`);
   const keys = Object.keys(probabilities);
-  if (keys.length !== question.options.length || question.options.some((o) => !(o in probabilities))) {
-    throw invalid(`${where}.probabilities has labels ${JSON.stringify(keys)}, expected ${JSON.stringify(question.options)}`);
+  const has = (option: string) => Object.prototype.hasOwnProperty.call(probabilities, option);
+  if (keys.length !== question.options.length || !question.options.every(has)) {
+    const expected = JSON.stringify(question.options);
+    throw invalid(`${where}.probabilities has labels ${JSON.stringify(keys)}, expected ${expected}`);
   }
   const values = question.options.map((option) => probabilities[option]);
   if (!values.every(isProbability)) throw invalid(`${where}.probabilities holds a value outside [0, 1]`);
   const sum = (values as number[]).reduce((a, b) => a + b, 0);
-  if (Math.abs(sum - 1) > SUM_TOLERANCE) throw invalid(`${where}.probabilities sum to ${sum}, not 1`);
+  const tolerance = ROUNDING_PER_VALUE * values.length + SUM_SLACK;
+  if (Math.abs(sum - 1) > tolerance) throw invalid(`${where}.probabilities sum to ${sum}, not 1 (±${tolerance})`);
   if (question.type === 'choice' && (typeof answer.choice !== 'string' || !question.options.includes(answer.choice))) {
     throw invalid(`${where}.choice is not one of the labels`);
   }
@@ -57,20 +85,45 @@ export function answerToScores(question: RenderedQuestion, answer: unknown): Que
   return { logprobs: (values as number[]).map((p) => Math.log(p)) };
 }
 
-function detailOf(body: unknown): string {
+interface ProviderError {
+  /** The upstream's error type when it looks like one (a short snake_case code), else undefined. */
+  errorType?: string;
+  /** The upstream's own words, for the log. */
+  text: string;
+}
+
+const ERROR_TYPE = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** Reads a provider error body: Jev's {"detail": {"error_type", "message"}}, a 422 list, or older shapes. */
+function providerError(body: unknown): ProviderError {
+  const code = (value: unknown) => (typeof value === 'string' && ERROR_TYPE.test(value) ? value : undefined);
   if (isObject(body)) {
-    if (typeof body.detail === 'string') return body.detail;
-    if (Array.isArray(body.detail)) {
-      return body.detail
+    const detail = body.detail;
+    if (isObject(detail)) {
+      const message = typeof detail.message === 'string' ? detail.message : JSON.stringify(detail);
+      return { errorType: code(detail.error_type), text: message };
+    }
+    if (typeof detail === 'string') return { errorType: code(body.error_type), text: detail };
+    if (Array.isArray(detail)) {
+      const text = detail
         .map((e) => (isObject(e) ? `${Array.isArray(e.loc) ? e.loc.join('.') : ''}: ${String(e.msg)}` : String(e)))
         .join('; ');
+      return { errorType: 'invalid_request_error', text };
     }
   }
-  return typeof body === 'string' ? body.slice(0, 200) : 'no detail';
+  return { text: typeof body === 'string' ? body.slice(0, 200) : 'no detail' };
 }
+
+/** What a caller is told when the provider refuses a request it was forwarded (a 400). */
+const REJECTION_MESSAGES: Readonly<Record<string, string>> = {
+  max_tokens_exceeded:
+    "The request is over the System One provider's token limit. Shorten the state or ask fewer questions.",
+  invalid_model: 'The System One provider does not serve the requested model.',
+};
 
 export class RemoteBackend implements Backend {
   readonly kind = 'remote';
+  private readonly seen = new Set<string>();
 
   constructor(
     private readonly options: RemoteBackendOptions,
@@ -81,6 +134,17 @@ export class RemoteBackend implements Backend {
     return this.served;
   }
 
+  /**
+   * Besides the listed ids: ids the provider has answered with, and pinned versions `<name>-<version>` of a name it
+   * lists (as `<name>-latest` or another version). The provider has the last word.
+   */
+  acceptsModel(model: string): boolean {
+    if (this.seen.has(model)) return true;
+    const name = parseModelId(model)?.name;
+    if (name === undefined) return false;
+    return this.served.some((m) => m.id === name + LATEST_SUFFIX || parseModelId(m.id)?.name === name);
+  }
+
   /** An estimate (one token per 4 characters) for the budget; usage comes from the provider's own count. */
   countTokens(_model: string, text: string): number {
     return Math.ceil(text.length / 4);
@@ -89,7 +153,8 @@ export class RemoteBackend implements Backend {
   async score(job: ScoreJob): Promise<ScoreResult> {
     const questions: Record<string, Question> = {};
     for (const q of job.rendered.questions) setOwn(questions, q.name, q.question);
-    const body = await request(this.options, 'POST', '/v1/systemone', { model: job.model, state: job.state, questions }, job.signal);
+    const payload = { model: job.model, state: job.state, questions };
+    const body = await request(this.options, 'POST', '/v1/systemone', payload, job.signal);
     if (!isObject(body)) throw invalid('the body is not an object');
     if (!isObject(body.answers)) throw invalid('answers is not an object');
     const usage = body.usage;
@@ -97,8 +162,13 @@ export class RemoteBackend implements Backend {
       throw invalid('usage.input_tokens is not a non-negative integer');
     }
     const answers = body.answers;
-    const scores = job.rendered.questions.map((q) => answerToScores(q, Object.prototype.hasOwnProperty.call(answers, q.name) ? answers[q.name] : undefined));
-    return { scores, inputTokens: usage.input_tokens as number };
+    const scores = job.rendered.questions.map((q) =>
+      answerToScores(q, Object.prototype.hasOwnProperty.call(answers, q.name) ? answers[q.name] : undefined),
+    );
+    // The provider's versioned id (it resolves its own aliases: "jev-latest" → "jev-1.13.0").
+    const model = typeof body.model === 'string' && body.model.length > 0 ? body.model : job.model;
+    if (this.seen.size < MAX_SEEN_MODELS) this.seen.add(model);
+    return { scores, inputTokens: usage.input_tokens as number, model };
   }
 }
 
@@ -110,20 +180,50 @@ async function request(
   signal?: AbortSignal,
 ): Promise<unknown> {
   const url = options.baseUrl.replace(/\/+$/, '') + path;
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? 60_000);
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  /** A failure while connecting or while reading the answer: the caller's abort, our timeout, or the network. */
+  const failed = (error: unknown, stage: string): unknown => {
+    if (signal?.aborted) return signal.reason;
+    if (timeout.aborted) {
+      return new BackendError(
+        `The System One provider at ${url} did not answer within ${timeoutMs} ms (${stage}).`,
+        504,
+        'upstream_timeout',
+        { cause: error },
+      );
+    }
+    const reason = (error as Error).message;
+    return new BackendError(
+      `Could not reach the System One provider at ${url} (${stage}): ${reason}`,
+      502,
+      'upstream_unreachable',
+      { cause: error },
+    );
+  };
   let response: Response;
+  let text: string;
   try {
     response = await fetch(url, {
       method,
-      headers: { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+      headers: {
+        authorization: `Bearer ${options.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
       body: payload === undefined ? undefined : JSON.stringify(payload),
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal: combined,
     });
   } catch (error) {
-    if (timeout.aborted) throw new BackendError(`The System One provider at ${options.baseUrl} timed out.`, 504, 'upstream_timeout');
-    throw new BackendError(`Could not reach the System One provider at ${options.baseUrl}: ${(error as Error).message}`, 502, 'upstream_unreachable');
+    throw failed(error, 'connecting');
   }
-  const text = await response.text();
+  try {
+    // A provider that sends its headers and then stalls is caught here, by the same timeout.
+    text = await response.text();
+  } catch (error) {
+    throw failed(error, 'reading the answer');
+  }
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -131,15 +231,34 @@ async function request(
     if (response.ok) throw invalid('the body is not JSON');
   }
   if (response.ok) return body;
-  const detail = detailOf(body);
+  const upstream = providerError(body);
+  const said = `${response.status} ${upstream.errorType ?? ''} ${upstream.text}`.replace(/\s+/g, ' ');
   if (response.status === 401 || response.status === 403) {
-    throw new BackendError(`The System One provider refused this server's key (${response.status}): ${detail}`, 502, 'upstream_auth_failed');
+    throw new BackendError(
+      `The System One provider at ${url} refused this server's key: ${said}`,
+      502,
+      'upstream_auth_failed',
+    );
   }
-  if (response.status === 400 || response.status === 422) {
-    throw new ApiError(400, `The System One provider refused the request: ${detail}`, 'upstream_rejected');
+  // A 404 with an error type refuses the request (e.g. an unknown model); one without is a wrong base URL.
+  const refused = response.status === 404 ? upstream.errorType !== undefined : [400, 422].includes(response.status);
+  if (refused) {
+    const errorType = upstream.errorType ?? 'upstream_rejected';
+    throw new BackendError(`The System One provider at ${url} refused the request: ${said}`, 400, errorType, {
+      publicMessage: REJECTION_MESSAGES[errorType] ?? 'The System One provider refused the request.',
+    });
   }
-  if (response.status === 429) throw new BackendError(`The System One provider is rate-limiting: ${detail}`, 503, 'upstream_rate_limited');
-  throw new BackendError(`The System One provider failed (${response.status}): ${detail}`, 502, 'upstream_error');
+  if (response.status === 429) {
+    throw new BackendError(
+      `The System One provider at ${url} is rate-limiting: ${said}`,
+      503,
+      'upstream_rate_limited',
+      {
+        retryAfterMs: retryAfterMs(response.headers),
+      },
+    );
+  }
+  throw new BackendError(`The System One provider at ${url} failed: ${said}`, 502, 'upstream_error');
 }
 
 /** Connects to the provider and lists its models (which are what this backend serves). */

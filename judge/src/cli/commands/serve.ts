@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config';
 import { startJudgeServer } from '../../server';
 import type { Command } from '../command';
+import { startupNotes } from '../startup-notes';
 
 export const serve: Command = {
   name: 'serve',
@@ -20,6 +21,7 @@ export const serve: Command = {
     const config = loadConfig({ file: values.config, env });
     const server = await startJudgeServer({ ...config, backend: config.backend });
     process.stderr.write(`systemone-judge: listening on ${server.url} (backend ${server.engine.backend.kind})\n`);
+    for (const note of startupNotes(server, config)) process.stderr.write(`systemone-judge: ${note}\n`);
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         process.stderr.write(`systemone-judge: ${signal}, finishing in-flight requests\n`);

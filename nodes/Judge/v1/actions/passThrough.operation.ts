@@ -42,7 +42,7 @@ interface WebhookItem {
 
 const NOT_CONFIGURED: HttpFailure = {
   statusCode: 503,
-  body: { detail: 'The wrapper has no inbound key configured.' },
+  body: { detail: { error_type: 'not_configured', message: 'The wrapper has no inbound key configured.' } },
 };
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -83,7 +83,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
       const timedOut = /timeout|timed out/i.test((error as Error).message);
       const detail = `The judge did not answer: ${(error as Error).message}`;
       failure.push({
-        json: { statusCode: timedOut ? 504 : 502, body: { detail, error_type: 'backend_error' } },
+        json: { statusCode: timedOut ? 504 : 502, body: { detail: { error_type: 'backend_error', message: detail } } },
         pairedItem,
       });
     }

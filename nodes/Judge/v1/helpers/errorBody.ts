@@ -1,4 +1,5 @@
-// System One error bodies ({detail, error_type?}), summarised for a node error or kept for a webhook reply.
+// System One error bodies ({detail: {error_type, message}} or a 422's {detail: [{loc, msg, type}]}), summarised for a
+// node error or kept for a webhook reply.
 import type { JsonObject } from 'n8n-workflow';
 
 /** A one-line summary of a System One error body, naming the fields of a 422. */
@@ -6,6 +7,8 @@ export function describeErrorBody(body: unknown): string {
   if (body && typeof body === 'object' && 'detail' in body) {
     const detail = (body as { detail: unknown }).detail;
     if (typeof detail === 'string') return detail;
+    const message = (detail as { message?: unknown } | null)?.message;
+    if (typeof message === 'string') return message;
     if (Array.isArray(detail)) {
       return detail
         .map(

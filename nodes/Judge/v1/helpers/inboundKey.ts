@@ -9,15 +9,17 @@ export interface HttpFailure {
 
 export const MISSING_KEY: HttpFailure = {
   statusCode: 403,
-  body: { detail: 'Not authenticated.', error_type: 'permission_error' },
+  body: { detail: { error_type: 'permission_error', message: 'Not authenticated.' } },
 };
 export const NOT_BEARER: HttpFailure = {
   statusCode: 403,
-  body: { detail: 'Not authenticated: use "Authorization: Bearer <key>".', error_type: 'permission_error' },
+  body: {
+    detail: { error_type: 'permission_error', message: 'Not authenticated: use "Authorization: Bearer <key>".' },
+  },
 };
 export const WRONG_KEY: HttpFailure = {
   statusCode: 401,
-  body: { detail: 'Invalid API key.', error_type: 'authentication_error' },
+  body: { detail: { error_type: 'authentication_error', message: 'Invalid API key.' } },
 };
 
 /** Returns null when the header carries the expected key, else the failure to answer with. */
