@@ -110,6 +110,11 @@ export class JudgeEngine {
    * Throws ApiError (400/422). A server runs this before queueing, so bad requests are refused at once.
    */
   async prepare(body: unknown): Promise<PreparedJob> {
+    return (await this.prepareWithPlan(body)).job;
+  }
+
+  /** `prepare`, also returning the token plan the job was held against (what a caller's own quota can check). */
+  async prepareWithPlan(body: unknown): Promise<{ job: PreparedJob; plan: TokenPlan }> {
     const request = validateRequest(body, this.limits);
     const model = this.resolveModel(request.model);
     const rendered = renderRequest(request);
@@ -132,7 +137,7 @@ export class JudgeEngine {
         'max_tokens_exceeded',
       );
     }
-    return job;
+    return { job, plan };
   }
 
   /** Score a prepared job and read out the answers; throws BackendError for upstream failures. */

@@ -96,11 +96,8 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
   const admission = new Admission(options.admission);
   const playground = createPlayground({
     settings: options.playground,
-    backend,
     engine,
-    aliases: options.aliases,
     limits,
-    temperatures: options.temperatures,
     inFlight,
     admit: (task, signal) => admission.run(task, { signal }),
     address: () => server.address(),

@@ -1,12 +1,14 @@
 // The playground's routes over HTTP: the static page, the open mode (on by default on loopback only), its own rate
 // limit and token quota, same-origin only, and never a way around keys when it is off.
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/config';
-import { startJudgeServer, type JudgeServer } from '../../src/server';
+import type { ScoreJob, ScoreResult } from '../../src/engine/backend';
+import { startJudgeServer, type JudgeServer, type ServerOptions } from '../../src/server';
 import { isLoopbackAddress } from '../../src/server/playground';
 import { RequestRate, TokenQuota } from '../../src/server/playground/quota';
 import type { PlaygroundSettings } from '../../src/server/playground/settings';
+import { deferred, type Deferred } from '../helpers/deferred';
 import { ExactBackend } from '../helpers/exact-backend';
 
 const KEY = 'playground-test-key';
@@ -27,10 +29,39 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function start(playground?: Partial<PlaygroundSettings>, host = '127.0.0.1'): Promise<JudgeServer> {
-  const server = await startJudgeServer({ apiKeys: [KEY], backend: ramp(), host, playground, log: () => undefined });
+async function start(
+  playground?: Partial<PlaygroundSettings>,
+  host = '127.0.0.1',
+  more: Partial<ServerOptions> = {},
+): Promise<JudgeServer> {
+  const server = await startJudgeServer({
+    apiKeys: [KEY],
+    backend: ramp(),
+    host,
+    playground,
+    log: () => undefined,
+    ...more,
+  });
   servers.push(server);
   return server;
+}
+
+/** The ramp backend, except that every score() waits until the test opens its gate. */
+class GatedRamp extends ExactBackend {
+  readonly gates: Deferred[] = [];
+  readonly arrived = deferred();
+
+  constructor() {
+    super((q) => q.options.map((_, i) => (i + 1) / ((q.options.length * (q.options.length + 1)) / 2)));
+  }
+
+  override async score(job: ScoreJob): Promise<ScoreResult> {
+    const gate = deferred();
+    this.gates.push(gate);
+    this.arrived.resolve();
+    await gate.promise;
+    return super.score(job);
+  }
 }
 
 const judgeOpen = (server: JudgeServer, headers: Record<string, string> = {}, payload: unknown = body) =>
@@ -216,6 +247,61 @@ describe('playground routes', () => {
       `has used its ${cost} input tokens for this hour (playground.tokensPerHour)`,
     );
     expect(Number(none.headers.get('retry-after'))).toBeGreaterThan(3000);
+  });
+  it("judges through the server's one admission queue: a full queue answers 503 with retry-after", async () => {
+    const backend = new GatedRamp();
+    const server = await start(undefined, '127.0.0.1', { backend, admission: { concurrency: 1, queueLength: 0 } });
+    // A keyed request holds the only slot…
+    const keyed = fetch(`${server.url}/v1/systemone`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify(body),
+    });
+    await backend.arrived.promise;
+    expect(server.admission.stats).toEqual({ running: 1, waiting: 0 });
+    // …so the open playground is refused like any caller, and its quota is not charged.
+    const refused = await judgeOpen(server);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toEqual({
+      detail: { error_type: 'overloaded', message: expect.stringMatching(/at capacity/) },
+    });
+    expect(refused.headers.get('x-playground-tokens-left')).toBe('200000');
+    backend.gates[0].resolve();
+    expect((await keyed).status).toBe(200);
+
+    // With the slot free the playground's request runs inside it, timed like the API's.
+    const open = judgeOpen(server);
+    await vi.waitFor(() => expect(backend.gates).toHaveLength(2));
+    expect(server.admission.stats).toEqual({ running: 1, waiting: 0 });
+    backend.gates[1].resolve();
+    const answered = await open;
+    expect(answered.status).toBe(200);
+    expect(answered.headers.get('server-timing')).toMatch(/^queue;dur=[\d.]+, engine;dur=[\d.]+, total;dur=[\d.]+$/);
+    await vi.waitFor(() => expect(server.admission.stats).toEqual({ running: 0, waiting: 0 }));
+  });
+
+  it("answers the server's own token limits with 400 max_tokens_exceeded, not the quota's 429", async () => {
+    // The quota has less left than the server's budget (the case that was once read as the quota's refusal).
+    const long = { ...body, state: 'I was charged twice; please refund one. '.repeat(40) };
+    const sequence = await start({ tokensPerHour: 50_000 }, '127.0.0.1', { limits: { maxSequenceTokens: 200 } });
+    const tooLong = await judgeOpen(sequence, {}, long);
+    expect(tooLong.status).toBe(400);
+    expect(await tooLong.json()).toEqual({
+      detail: {
+        error_type: 'max_tokens_exceeded',
+        message: expect.stringMatching(/in one sequence; the limit is 200/),
+      },
+    });
+    const budget = await start({ tokensPerHour: 450 }, '127.0.0.1', { limits: { maxInputTokens: 500 } });
+    const tooMuch = await judgeOpen(budget, {}, long);
+    expect(tooMuch.status).toBe(400);
+    expect(await tooMuch.json()).toEqual({
+      detail: { error_type: 'max_tokens_exceeded', message: expect.stringMatching(/the limit is 500\./) },
+    });
+    // Neither touched the quota; a request within the limits still judges.
+    expect(tooMuch.headers.get('x-playground-tokens-left')).toBeNull();
+    expect((await judgeOpen(budget)).status).toBe(200);
   });
 });
 

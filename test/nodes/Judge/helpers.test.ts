@@ -4,6 +4,8 @@ import { checkBearerKey, MISSING_KEY, NOT_BEARER, WRONG_KEY } from '../../../nod
 import { configureOutputs } from '../../../nodes/Judge/v1/helpers/outputs';
 import { readState, StateParameterError } from '../../../nodes/Judge/v1/helpers/state';
 import { describeErrorBody, errorEnvelope } from '../../../nodes/Judge/v1/helpers/errorBody';
+import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepMessage } from '../../../nodes/Judge/v1/helpers/nesting';
+import { answerHeaders, requestIdOf } from '../../../nodes/Judge/v1/helpers/responseHeaders';
 
 describe('checkBearerKey', () => {
   it('accepts the right key and answers like the judge server otherwise', () => {
@@ -96,12 +98,65 @@ describe('describeErrorBody', () => {
     expect(describeErrorBody('<html>bad gateway</html>')).toBe('<html>bad gateway</html>');
   });
 
-  it("keeps the judge's envelope for a webhook reply and wraps anything else", () => {
-    expect(errorEnvelope({ detail: 'Unknown model', error_type: 'invalid_request' })).toEqual({
-      detail: 'Unknown model',
-      error_type: 'invalid_request',
+  it("keeps the judge's envelope for a webhook reply and wraps anything else in the server's shape", () => {
+    const envelope = { detail: { error_type: 'invalid_model', message: 'Unknown model "x".' } };
+    expect(errorEnvelope(envelope, 400)).toBe(envelope);
+    const fields = { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }], error_type: 'x' };
+    expect(errorEnvelope(fields, 422)).toBe(fields);
+    const wrapped = (status: number) => ({
+      detail: {
+        error_type: 'backend_error',
+        message: `The judge answered HTTP ${status} without a System One error body.`,
+      },
     });
-    expect(errorEnvelope('<html>bad gateway</html>')).toEqual({ detail: '<html>bad gateway</html>' });
-    expect(errorEnvelope(['x'])).toEqual({ detail: 'The judge answered with an error.' });
+    expect(errorEnvelope('<html>bad gateway from 10.0.0.7</html>', 502)).toEqual(wrapped(502));
+    expect(errorEnvelope(['x'], 500)).toEqual(wrapped(500));
+    expect(errorEnvelope(undefined, 404)).toEqual(wrapped(404));
+  });
+});
+
+describe('nestsDeeperThan', () => {
+  const nest = (levels: number, inner: unknown = 1) => {
+    let value = inner;
+    for (let i = 0; i < levels; i++) value = i % 2 ? { a: value } : [value];
+    return value;
+  };
+
+  it('counts objects and arrays as the server counts brackets, and stops at the limit', () => {
+    expect(nestsDeeperThan('text', 0)).toBe(false);
+    expect(nestsDeeperThan({}, 0)).toBe(true);
+    expect(nestsDeeperThan({}, 1)).toBe(false);
+    expect(nestsDeeperThan(nest(64), MAX_JSON_DEPTH)).toBe(false);
+    expect(nestsDeeperThan(nest(65), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan({ wide: Array.from({ length: 1000 }, () => ({ x: [1] })), deep: nest(70) }, 64)).toBe(true);
+    expect(nestsDeeperThan(nest(200_000), MAX_JSON_DEPTH)).toBe(true);
+    expect(tooDeepMessage(64)).toBe('The body nests JSON deeper than 64 levels.');
+  });
+});
+
+describe('requestIdOf and answerHeaders', () => {
+  it("keeps a caller's id the judge server would keep, else makes one", () => {
+    expect(requestIdOf({ 'x-request-id': 'abc-1.2:3_x' })).toBe('abc-1.2:3_x');
+    for (const odd of ['', 'a b', 'x'.repeat(129), ['a'], 42]) {
+      expect(requestIdOf({ 'x-request-id': odd })).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      );
+    }
+    expect(requestIdOf(undefined)).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("takes the judge's headers, else the request's id and the node's time", () => {
+    const judge = { 'x-request-id': 'j-1', 'x-typesafe-request-id': 'j-1', 'server-timing': 'total;dur=3.00' };
+    expect(answerHeaders(judge, 'mine', 7)).toEqual(judge);
+    expect(answerHeaders({ 'x-typesafe-request-id': 'sdk-1' }, 'mine', 7)).toEqual({
+      'x-request-id': 'sdk-1',
+      'x-typesafe-request-id': 'sdk-1',
+      'server-timing': 'total;dur=7.00',
+    });
+    expect(answerHeaders(undefined, 'mine', 1.234)).toEqual({
+      'x-request-id': 'mine',
+      'x-typesafe-request-id': 'mine',
+      'server-timing': 'total;dur=1.23',
+    });
   });
 });

@@ -1,7 +1,10 @@
-// A loopback System One provider for the node's unit tests: it speaks the wire protocol (Bearer auth,
-// {model, state, questions} → {model, answers, usage}, GET /v1/models, Jev's error envelope) with answers that
-// follow simple visible rules, so routing can be checked. The e2e tests use the real judge server instead.
-import { createServer, type Server } from 'node:http';
+// A loopback System One provider for the node's unit tests: it speaks the wire protocol as the judge server does
+// (Bearer auth, {model, state, questions} → {model, answers, usage}, GET /v1/models, the error envelope
+// {detail: {error_type, message}} and a 422's {detail: [{loc, msg, type}], error_type}, X-Request-Id kept when
+// well formed, x-typesafe-request-id and Server-Timing on every answer) with answers that follow simple visible
+// rules, so routing can be checked. The e2e tests use the real judge server instead.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { Answer, Question, SystemOneRequest } from 'systemone-judge/core';
@@ -9,8 +12,22 @@ import type { Answer, Question, SystemOneRequest } from 'systemone-judge/core';
 export interface SystemOneServer {
   url: string;
   requests: SystemOneRequest[];
+  /** The headers of every call, in order. */
+  headers: IncomingHttpHeaders[];
   close(): Promise<void>;
 }
+
+/** What this fake puts in Server-Timing. */
+export const SERVER_TIMING = 'queue;dur=0.10, engine;dur=1.20, total;dur=1.50';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The judge server's envelope (judge/src/protocol/errors.ts). */
+const failure = (errorType: string, message: string) => ({ detail: { error_type: errorType, message } });
+const schemaFailure = (detail: Array<{ loc: string[]; msg: string; type: string }>) => ({
+  detail,
+  error_type: 'invalid_request_error',
+});
 
 /** What GET /v1/models answers. */
 export const MODELS = [{ name: 'judge-latest-2026-11-01', description: 'The test judge', release_date: '2026-11-01' }];
@@ -35,43 +52,61 @@ function answer(state: string, question: Question): Answer {
 
 export async function startSystemOneServer(apiKey: string): Promise<SystemOneServer> {
   const requests: SystemOneRequest[] = [];
+  const headers: IncomingHttpHeaders[] = [];
   const server: Server = createServer((request, response) => {
+    headers.push(request.headers);
+    const incoming = request.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const send = (status: number, body: unknown) => {
-      response.writeHead(status, { 'content-type': 'application/json' });
+      response.writeHead(status, {
+        'content-type': 'application/json',
+        'x-request-id': requestId,
+        'x-typesafe-request-id': requestId,
+        'server-timing': SERVER_TIMING,
+      });
       response.end(JSON.stringify(body));
     };
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const authorization = request.headers.authorization;
-      if (!authorization) return send(403, { detail: 'Not authenticated' });
-      if (authorization !== `Bearer ${apiKey}`) {
-        return send(401, { detail: 'Invalid API key', error_type: 'authentication_error' });
-      }
+      if (!authorization) return send(403, failure('permission_error', 'Not authenticated.'));
+      if (authorization !== `Bearer ${apiKey}`) return send(401, failure('authentication_error', 'Invalid API key.'));
       if (request.method === 'GET' && request.url === '/v1/models') return send(200, { models: MODELS });
-      if (request.method !== 'POST' || request.url !== '/v1/systemone') return send(404, { detail: 'Not Found' });
+      if (request.method !== 'POST' || request.url !== '/v1/systemone') {
+        return send(404, failure('not_found', `No route ${request.url}.`));
+      }
       let body: SystemOneRequest;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as SystemOneRequest;
       } catch {
-        return send(422, { detail: [{ loc: ['body'], msg: 'not JSON', type: 'json_invalid' }] });
+        return send(422, schemaFailure([{ loc: ['body'], msg: 'not JSON', type: 'json_invalid' }]));
       }
       requests.push(body);
       if (!body || typeof body !== 'object' || !body.questions || typeof body.questions !== 'object') {
-        return send(422, { detail: [{ loc: ['body', 'questions'], msg: 'Field required', type: 'missing' }] });
+        return send(422, schemaFailure([{ loc: ['body', 'questions'], msg: 'Field required', type: 'missing' }]));
+      }
+      if (body.model === 'behind-a-broken-proxy') {
+        // What a reverse proxy in front of a judge might answer: not System One's envelope.
+        response.writeHead(502, { 'content-type': 'text/html' });
+        return response.end('<html><body>502 Bad Gateway (upstream 10.0.0.7:8787)</body></html>');
+      }
+      if (body.model === 'no-such-model') {
+        return send(400, failure('invalid_model', 'Unknown model "no-such-model". Available models: judge-latest.'));
       }
       const answers: Record<string, Answer> = {};
       for (const [name, question] of Object.entries(body.questions)) {
         if (!['noul', 'choice', 'score'].includes(question?.type)) {
-          return send(422, {
-            detail: [
+          return send(
+            422,
+            schemaFailure([
               {
                 loc: ['body', 'questions', name, 'type'],
                 msg: 'Input should be noul, choice or score',
                 type: 'literal_error',
               },
-            ],
-          });
+            ]),
+          );
         }
         answers[name] = answer(JSON.stringify(body.state), question);
       }
@@ -83,6 +118,7 @@ export async function startSystemOneServer(apiKey: string): Promise<SystemOneSer
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    headers,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -9,9 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { ServerLimits } from '../../config';
-import type { Backend } from '../../engine/backend';
-import { DEFAULT_ALIAS, JudgeEngine } from '../../engine/engine';
-import type { Temperatures } from '../../engine/readout';
+import { DEFAULT_ALIAS, type JudgeEngine } from '../../engine/engine';
 import { ApiError, badRequest, schemaError } from '../../protocol/errors';
 import { jsonNestingDepth } from '../../protocol/validate';
 import { readBody } from '../http';
@@ -48,15 +46,13 @@ export interface PlaygroundStatus {
 
 export interface PlaygroundContext {
   settings?: Partial<PlaygroundSettings>;
-  backend: Backend;
+  /** The server's engine: the same validation, token limits and answers as POST /v1/systemone. */
   engine: JudgeEngine;
-  aliases?: Record<string, string>;
   limits: ServerLimits;
-  temperatures?: Temperatures;
   /** The server's in-flight requests, aborted on a forced shutdown. */
   inFlight: Set<AbortController>;
-  /** Runs a judging task through the server's admission queue, when it has one. */
-  admit?: <T>(task: (signal: AbortSignal) => Promise<T>, signal: AbortSignal) => Promise<T>;
+  /** Runs a judging task through the server's one admission queue (server/admission.ts). */
+  admit: <T>(task: (signal: AbortSignal) => Promise<T>, signal: AbortSignal) => Promise<T>;
   /** The address the server listens on (read on first use). */
   address: () => AddressInfo | string | null;
   now?: Clock;
@@ -234,12 +230,24 @@ export function createPlayground(context: PlaygroundContext): Playground {
       ]);
     }
 
-    const reserved = quota.reserve(context.limits.maxInputTokens);
-    if (reserved === 0) {
+    // Bad requests get the API's own answers (422, 400 — over the server's token limits too) before the quota is
+    // looked at; only a request that is fine but needs more than the quota has left is the quota's 429.
+    const preparing = performance.now();
+    const { job, plan } = await context.engine.prepareWithPlan(body);
+    const prepared = performance.now() - preparing;
+    const reserved = quota.reserve(plan.total);
+    if (reserved < plan.total) {
+      quota.settle(reserved, 0);
+      res.setHeader('x-playground-tokens-left', String(quota.left()));
       throw tooMany(
         res,
-        `The open playground has used its ${settings.tokensPerHour} input tokens for this hour ` +
-          `(playground.tokensPerHour); it starts over in ${seconds(quota.resetsInMs())} s. Enter an API key to go on.`,
+        reserved === 0
+          ? `The open playground has used its ${settings.tokensPerHour} input tokens for this hour ` +
+              `(playground.tokensPerHour); it starts over in ${seconds(quota.resetsInMs())} s. ` +
+              'Enter an API key to go on.'
+          : `The open playground has ${reserved} of its ${settings.tokensPerHour} input tokens left this hour ` +
+              `(playground.tokensPerHour), not enough for this request (about ${plan.total} tokens). Enter an API ` +
+              `key, or wait ${seconds(quota.resetsInMs())} s.`,
         quota.resetsInMs(),
       );
     }
@@ -247,46 +255,27 @@ export function createPlayground(context: PlaygroundContext): Playground {
     const controller = new AbortController();
     context.inFlight.add(controller);
     res.on('close', () => {
-      if (!res.writableFinished) controller.abort(new Error('client closed the connection'));
+      if (res.writableFinished) return;
+      const gone = 'The client closed the connection before the answer.';
+      controller.abort(new ApiError(499, gone, 'client_closed_request'));
     });
     let used = 0;
-    const started = performance.now();
+    const queued = performance.now();
     try {
-      // The quota left caps this request's token budget: the engine refuses a request that would overrun it.
-      const engine =
-        reserved >= context.limits.maxInputTokens
-          ? context.engine
-          : new JudgeEngine({
-              backend: context.backend,
-              aliases: context.aliases,
-              limits: { ...context.limits, maxInputTokens: reserved },
-              temperatures: context.temperatures,
-            });
-      const { response } = context.admit
-        ? await context.admit((signal) => engine.judge(body, signal), controller.signal)
-        : await engine.judge(body, controller.signal);
+      // The server's one admission queue, as for POST /v1/systemone: a full queue is a 503 with retry-after.
+      const { response } = await context.admit(async (signal) => {
+        const started = performance.now();
+        timing.push(`queue;dur=${(started - queued).toFixed(2)}`);
+        const outcome = await context.engine.answer(job, signal);
+        timing.push(`engine;dur=${(prepared + performance.now() - started).toFixed(2)}`);
+        return outcome;
+      }, controller.signal);
       used = response.usage.input_tokens;
-      timing.push(`engine;dur=${(performance.now() - started).toFixed(2)}`);
       line.model = response.model;
       line.questions = Object.keys(response.answers).length;
       line.input_tokens = response.usage.input_tokens;
       line.output_tokens = response.usage.output_tokens;
       return [200, response];
-    } catch (error) {
-      if (
-        error instanceof ApiError &&
-        error.errorType === 'max_tokens_exceeded' &&
-        reserved < context.limits.maxInputTokens
-      ) {
-        throw tooMany(
-          res,
-          `The open playground has ${reserved} of its ${settings.tokensPerHour} input tokens left this hour ` +
-            `(playground.tokensPerHour), not enough for this request (${error.message}) Enter an API key, or wait ` +
-            `${seconds(quota.resetsInMs())} s.`,
-          quota.resetsInMs(),
-        );
-      }
-      throw error;
     } finally {
       context.inFlight.delete(controller);
       quota.settle(reserved, used);

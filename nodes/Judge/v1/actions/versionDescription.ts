@@ -35,8 +35,8 @@ export const versionDescription: VersionDescription = {
           name: 'Pass Through Webhook Request',
           value: 'passThrough',
           description:
-            'Check the Bearer key of the incoming webhook request, forward its body to the judge, ' +
-            'and output the reply for Respond to Webhook',
+            'Check the Bearer key of the incoming webhook request, forward its body to the judge, and answer ' +
+            "the call with the judge's status, body and headers",
           action: 'Pass through a webhook request',
         },
       ],

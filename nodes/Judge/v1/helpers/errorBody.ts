@@ -21,9 +21,16 @@ export function describeErrorBody(body: unknown): string {
   return typeof body === 'string' ? body.slice(0, 500) : (JSON.stringify(body)?.slice(0, 500) ?? '');
 }
 
-/** Keeps the judge's {detail…} envelope; anything else (e.g. a proxy's HTML page) is wrapped in one. */
-export function errorEnvelope(body: unknown): JsonObject {
+/**
+ * Keeps the judge's {detail…} envelope; anything else (e.g. a proxy's HTML page) becomes one in the server's shape,
+ * {detail: {error_type, message}}, with a fixed sentence: upstream text never reaches callers, as in the server.
+ */
+export function errorEnvelope(body: unknown, statusCode: number): JsonObject {
   if (body && typeof body === 'object' && !Array.isArray(body) && 'detail' in body) return body as JsonObject;
-  const detail = typeof body === 'string' && body !== '' ? body.slice(0, 500) : 'The judge answered with an error.';
-  return { detail };
+  return {
+    detail: {
+      error_type: 'backend_error',
+      message: `The judge answered HTTP ${statusCode} without a System One error body.`,
+    },
+  };
 }

@@ -6,6 +6,8 @@ export const SYSTEM_ONE_CREDENTIAL = 'systemOneApi';
 export interface SystemOneReply {
   statusCode: number;
   body: unknown;
+  /** The response headers, names in lower case. */
+  headers: Record<string, unknown>;
 }
 
 export interface SystemOneCredential {
@@ -26,8 +28,9 @@ export async function readSystemOneCredential(
 export type SystemOneEndpoint = 'systemone' | 'models';
 
 /**
- * Calls a System One endpoint — POST /v1/systemone with `body`, or GET /v1/models — and returns the status and
- * parsed body, whatever the status. Network failures (refused, timeout) are thrown.
+ * Calls a System One endpoint — POST /v1/systemone with `body`, or GET /v1/models — and returns the status,
+ * parsed body and headers, whatever the status. Network failures (refused, timeout) are thrown. `requestId` is sent
+ * as X-Request-Id (the judge server answers with it).
  */
 export async function callSystemOne(
   context: IExecuteFunctions,
@@ -35,15 +38,17 @@ export async function callSystemOne(
   endpoint: SystemOneEndpoint,
   body: unknown,
   timeoutMs: number,
+  requestId?: string,
 ): Promise<SystemOneReply> {
-  const authorization = `Bearer ${credential.apiKey}`;
+  const headers: Record<string, string> = { Authorization: `Bearer ${credential.apiKey}` };
+  if (requestId !== undefined) headers['X-Request-Id'] = requestId;
   const request: IHttpRequestOptions =
     endpoint === 'models'
-      ? { method: 'GET', url: `${credential.baseUrl}/v1/models`, headers: { Authorization: authorization } }
+      ? { method: 'GET', url: `${credential.baseUrl}/v1/models`, headers }
       : {
           method: 'POST',
           url: `${credential.baseUrl}/v1/systemone`,
-          headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+          headers: { ...headers, 'Content-Type': 'application/json' },
           body: body as object,
         };
   const response = (await context.helpers.httpRequest({
@@ -52,8 +57,8 @@ export async function callSystemOne(
     returnFullResponse: true,
     ignoreHttpStatusErrors: true,
     timeout: timeoutMs,
-  })) as { statusCode: number; body: unknown };
-  return { statusCode: response.statusCode, body: response.body };
+  })) as { statusCode: number; body: unknown; headers?: Record<string, unknown> };
+  return { statusCode: response.statusCode, body: response.body, headers: response.headers ?? {} };
 }
 
 /** POST /v1/systemone. */
