@@ -117,9 +117,19 @@ export interface Stack {
 export const TEST_ENCRYPTION_KEY = 'test-only-encryption-key-not-for-real-data';
 export const DEFAULT_OWNER = { email: 'owner@example.com', password: 'Owner-password-1' };
 
-/** n8n settings: performance (see docs/RUNTIME.md) and nothing that calls the internet. */
+/** The external hook file that answers oversized and malformed webhook bodies in each webhook's envelope. */
+export const WEBHOOK_GUARD_FILE = path.join(__dirname, 'webhook-guard.js');
+
+/** n8n settings: performance (see docs/RUNTIME.md), webhook protection, and nothing that calls the internet. */
 export function baseN8nEnv(): Record<string, string> {
   return {
+    // Webhook protection (docs/N8N-JUDGE.md, "What n8n answers before the workflow"): n8n's error answers carry no
+    // stack trace (it adds one unless NODE_ENV is production), bodies up to n8n's limit (MiB, n8n's default made
+    // explicit), and the guard that refuses oversized, malformed or too deeply nested bodies in each route's envelope
+    // instead of n8n's 500/422 (scripts/runtime/webhook-guard.js, loaded by n8n as an external hook).
+    NODE_ENV: 'production',
+    N8N_PAYLOAD_SIZE_MAX: '16',
+    EXTERNAL_HOOK_FILES: WEBHOOK_GUARD_FILE,
     // Performance (measured in docs/BENCHMARKS.md, "n8n wrapper"):
     // an execution takes an expression isolate only when it evaluates an expression, so the wrapper's
     // expression-free success path never waits for one (n8n's default takes one per execution);
@@ -127,6 +137,10 @@ export function baseN8nEnv(): Record<string, string> {
     // an execution runs ~20 queries (execution rows, status, credentials, statistics): concurrent webhooks need
     // more than n8n's default pool of 2 connections.
     DB_POSTGRESDB_POOL_SIZE: '10',
+    // Executions that are not kept (the assistant saves no successful ones) are soft-deleted by n8n; remove them
+    // within a minute rather than an hour, so no message or prompt stays at rest longer than needed.
+    EXECUTIONS_DATA_HARD_DELETE_BUFFER: '0',
+    EXECUTIONS_DATA_PRUNE_HARD_DELETE_INTERVAL: '1',
     N8N_DIAGNOSTICS_ENABLED: 'false',
     N8N_DIAGNOSTICS_CONFIG_FRONTEND: '',
     N8N_DIAGNOSTICS_CONFIG_BACKEND: '',

@@ -11,9 +11,10 @@ import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { E2E_LLM_API_KEY, E2E_TELEGRAM_BOT_TOKEN } from '../fakes/assistant-e2e-fakes';
 import { findSecrets } from '../workflows/find-secrets';
+import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
 import { runMigrations, storeTurn, updateInstanceSettings } from 'assistant-core';
 
-const API_KEY = 'e2e-assistant-api-key-5b1d0c';
+const API_KEY = E2E_ASSISTANT_API_KEY;
 const OWNER_CHAT = 4242001;
 const STRANGER_CHAT = 9090909;
 const run = Math.random().toString(36).slice(2, 8);

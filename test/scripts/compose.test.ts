@@ -34,6 +34,8 @@ describe('docker-compose.yml', () => {
     const env = services.n8n.environment!;
     const runtime = baseN8nEnv();
     for (const key of [
+      'NODE_ENV',
+      'N8N_PAYLOAD_SIZE_MAX',
       'N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE',
       'DB_POSTGRESDB_POOL_SIZE',
       'N8N_DIAGNOSTICS_ENABLED',
@@ -43,6 +45,11 @@ describe('docker-compose.yml', () => {
     ]) {
       expect(env[key], key).toBe(runtime[key]);
     }
+    // The same webhook guard: the runtime's file, mounted into the container.
+    expect(path.basename(runtime.EXTERNAL_HOOK_FILES)).toBe('webhook-guard.js');
+    expect(env.EXTERNAL_HOOK_FILES).toBe('/opt/project/runtime/webhook-guard.js');
+    expect(services.n8n.volumes).toContain('./scripts/runtime:/opt/project/runtime:ro');
+    expect(existsSync(runtime.EXTERNAL_HOOK_FILES)).toBe(true);
     expect(env.DB_TYPE).toBe('postgresdb');
     expect(services['n8n-import'].environment).toEqual(env);
   });

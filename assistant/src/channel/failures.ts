@@ -3,6 +3,7 @@
 //   model:   the language model or a tool failed while answering → 504 when something timed out, else 502
 //   input:   the message was refused before anything ran (a limit, a bad field) → 413 or 400, naming the field
 //   storage: the assistant's database could not be reached, so nothing could be stored → 503, retry later
+//   auto:    input when the error names one of the message's fields, else storage (for a step that does both)
 import { httpError, type HttpResult } from './http-result';
 
 export const CHAT_APOLOGY =
@@ -11,7 +12,10 @@ export const CHAT_TIMEOUT_APOLOGY = 'Sorry, that took too long and I gave up. Pl
 export const CHAT_STORAGE_APOLOGY =
   "Sorry, I can't take messages right now: my database is not reachable. Please send it again in a few minutes.";
 
-export const FAILURE_STAGES = ['model', 'input', 'storage'] as const;
+export const FAILURE_STAGES = ['model', 'input', 'storage', 'auto'] as const;
+
+/** The fields of an incoming message an input error can name. */
+const MESSAGE_FIELDS = new Set(['message', 'metadata', 'replyTo', 'sessionId', 'channel', 'externalId', 'userId']);
 export type FailureStage = (typeof FAILURE_STAGES)[number];
 
 const TIMEOUT = /time(d)?[ -]?out|ETIMEDOUT|ESOCKETTIMEDOUT|deadline exceeded|aborted due to timeout/i;
@@ -21,6 +25,10 @@ export type Failure = HttpResult & { timedOut: boolean; apology: string };
 
 export function describeFailure(errorMessage: unknown, stage: FailureStage = 'model'): Failure {
   const text = typeof errorMessage === 'string' ? errorMessage : JSON.stringify(errorMessage ?? 'unknown error');
+  if (stage === 'auto') {
+    const field = FIELD_ERROR.exec(text.trim())?.[1];
+    return describeFailure(text, field !== undefined && MESSAGE_FIELDS.has(field) ? 'input' : 'storage');
+  }
   if (stage === 'input') {
     const match = FIELD_ERROR.exec(text.trim());
     const field = match?.[1];

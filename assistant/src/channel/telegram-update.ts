@@ -6,6 +6,8 @@ export interface TelegramRequest {
   chatId: string;
   message: string;
   sessionId: string;
+  /** The id of the message the user replied to, when they did (a reply to a question answers that question). */
+  replyToMessageId?: string;
   metadata: { telegram: { update_id: unknown; message_id: unknown; from_id: unknown; first_name?: unknown; username?: unknown } };
 }
 
@@ -20,6 +22,7 @@ interface TelegramMessage {
   caption?: unknown;
   chat?: { id?: unknown };
   from?: { id?: unknown; first_name?: unknown; username?: unknown; is_bot?: unknown };
+  reply_to_message?: { message_id?: unknown };
 }
 
 /** The chat an update came from, when it has one. */
@@ -44,6 +47,7 @@ export function normaliseTelegramUpdate(update: unknown): TelegramUpdateResult {
   if (message.from?.is_bot === true) return { kind: 'ignored', reason: 'messages from bots are ignored' };
   const text = typeof message.text === 'string' ? message.text : '';
   if (text.trim() === '') return { kind: 'unsupported', chatId, reason: 'only text messages are supported' };
+  const repliedTo = message.reply_to_message?.message_id;
   return {
     kind: 'message',
     request: {
@@ -52,6 +56,7 @@ export function normaliseTelegramUpdate(update: unknown): TelegramUpdateResult {
       chatId,
       message: text,
       sessionId: `telegram:${chatId}`,
+      ...(Number.isSafeInteger(repliedTo) ? { replyToMessageId: String(repliedTo) } : {}),
       metadata: {
         telegram: {
           update_id: (update as Record<string, unknown>).update_id,

@@ -1,2 +1,3 @@
 // Privacy: forgetting a user's data.
 export * from './forget';
+export * from './scrub';

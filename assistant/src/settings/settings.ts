@@ -15,9 +15,10 @@ export interface InstanceSettings extends AssistantSettings {
   ownerTelegramChatId: string | null;
   /** The model name the Chat Model node sends (e.g. gpt-4o-mini, qwen2.5:7b-instruct); default gpt-4o-mini. */
   chatModel: string;
-  /** How long a webhook caller waits for the reply before a 504 with the turn id (the run goes on); default 120. */
+  /** How long a webhook caller waits for the reply before a 504 with the turn id (the run goes on); default 120, at
+   * most 300 (a run stops at 330 s). */
   replyDeadlineSeconds: number;
-  /** The longest message accepted, in characters; longer ones are refused before anything runs. Default 20 000. */
+  /** The longest message accepted, in characters; longer ones are refused before anything runs. Default 200 000. */
   maxMessageChars: number;
 }
 
@@ -112,7 +113,7 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     sets.push(`chat_model = $${values.length}`);
   }
   const limits: Array<[string, string, number, number]> = [
-    ['replyDeadlineSeconds', 'reply_deadline_seconds', 1, 3600],
+    ['replyDeadlineSeconds', 'reply_deadline_seconds', 1, 300],
     ['maxMessageChars', 'max_message_chars', 1, 1_000_000],
   ];
   for (const [field, column, min, max] of limits) {

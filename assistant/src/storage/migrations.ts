@@ -209,8 +209,8 @@ CREATE INDEX pending_questions_open_idx ON assistant.pending_questions(user_id, 
 
 -- How long a webhook caller waits for the reply before a 504 with the turn id, and the longest message accepted.
 ALTER TABLE assistant.instance_settings
-  ADD COLUMN reply_deadline_seconds integer NOT NULL DEFAULT 120 CHECK (reply_deadline_seconds BETWEEN 1 AND 3600),
-  ADD COLUMN max_message_chars integer NOT NULL DEFAULT 20000 CHECK (max_message_chars BETWEEN 1 AND 1000000);
+  ADD COLUMN reply_deadline_seconds integer NOT NULL DEFAULT 120 CHECK (reply_deadline_seconds BETWEEN 1 AND 300),
+  ADD COLUMN max_message_chars integer NOT NULL DEFAULT 200000 CHECK (max_message_chars BETWEEN 1 AND 1000000);
 `,
   },
 ];

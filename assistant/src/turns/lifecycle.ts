@@ -6,6 +6,7 @@ import { withTransaction, type Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { matchPendingQuestion, recordAnswer, REDACTED_CODE, type QuestionKind } from '../pending/pending-questions';
 import { getInstanceSettings } from '../settings/settings';
+import { scrubSecrets } from '../privacy/scrub';
 import { optionalText, requirePositiveInt, requireText, requireUserId } from '../validate';
 import { MAX_MESSAGE_CHARS, requireSessionId } from './turns';
 
@@ -164,7 +165,7 @@ export async function failTurn(
   const userId = requireUserId(userIdInput);
   const turnId = requirePositiveInt(turnIdInput, 'turnId');
   const raw = typeof errorInput === 'string' ? errorInput : JSON.stringify(errorInput ?? 'unknown error');
-  const error = (raw.trim() || 'unknown error').slice(0, MAX_ERROR_CHARS);
+  const error = scrubSecrets(raw.trim() || 'unknown error').slice(0, MAX_ERROR_CHARS);
   return withTransaction(pool, async (client) => {
     const turn = await lockedTurn(client, userId, turnId);
     if (turn.status === 'answered' && !options.afterReply) return { turnId, status: turn.status };

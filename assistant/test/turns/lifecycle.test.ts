@@ -77,7 +77,7 @@ describe('turn lifecycle', () => {
       await expectFieldError(() => assistant.receiveMessage(pool, userId, { message: 'ok', metadata: [1] }), 'metadata');
       expect(await turnCount(userId)).toBe(0);
     } finally {
-      await assistant.updateInstanceSettings(pool, { maxMessageChars: 20_000 });
+      await assistant.updateInstanceSettings(pool, { maxMessageChars: 200_000 });
     }
   });
 

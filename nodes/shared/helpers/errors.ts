@@ -31,9 +31,24 @@ export function errorJson(error: unknown): IDataObject {
 
 /**
  * A failed item: with "Continue On Fail" the error item paired to it (for the caller to output), otherwise
- * the error is thrown as toNodeError made it.
+ * the error is thrown as toNodeError made it. The item carries the error itself too, so that a node set to
+ * "Continue (using error output)" routes it to its error output (n8n does so for items with `error`).
  */
 export function failedItem(context: IExecuteFunctions, error: unknown, itemIndex: number): INodeExecutionData {
-  if (context.continueOnFail()) return { json: errorJson(error), pairedItem: { item: itemIndex } };
+  if (context.continueOnFail()) {
+    return {
+      json: errorJson(error),
+      error: toNodeError(context.getNode(), error, itemIndex),
+      pairedItem: { item: itemIndex },
+    };
+  }
   throw toNodeError(context.getNode(), error, itemIndex);
+}
+
+/**
+ * A failure before any item could run (e.g. the database is unreachable): with "Continue On Fail" every item fails
+ * with it (so an error output gets them all), otherwise it is thrown.
+ */
+export function failAllItems(context: IExecuteFunctions, error: unknown): INodeExecutionData[][] {
+  return [context.getInputData().map((_item, itemIndex) => failedItem(context, error, itemIndex))];
 }

@@ -1,12 +1,15 @@
 // One real stack for the whole e2e run: the loopback fakes, then Postgres 17 + n8n 2.41.1 with the project's
 // nodes package, credentials (scripts/runtime/credentials), workflows (workflows/ and test/e2e/workflows/).
-// Teardown stops everything and fails the run if any process of the stack is still alive.
+// Teardown scans n8n's database for the run's secrets (it fails the run if any is at rest), stops everything, and
+// fails the run if any process of the stack is still alive.
 // (E2E=0 leaves the e2e project out altogether: see vitest.config.ts.)
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startStack, type Stack } from '../../../scripts/runtime/stack';
 import { REPO_ROOT } from '../../../scripts/runtime/n8n';
 import { isAlive, sleep } from '../../../scripts/runtime/process';
+import { assertNoSecretsAtRest } from '../../../scripts/runtime/secret-scan';
+import { E2E_SECRETS_AT_REST } from './secrets';
 import type { E2EStackInfo } from './context';
 import { fakeEnvName, fakes, type RunningFake } from './fakes';
 
@@ -18,12 +21,15 @@ export default async function setup(project: TestProject) {
   let stack: Stack | undefined;
   const teardown = async () => {
     const pids = stack?.pids() ?? [];
+    let scanFailure: unknown;
+    if (stack) await assertNoSecretsAtRest(stack.postgres.url, E2E_SECRETS_AT_REST).catch((error) => (scanFailure = error));
     await stack?.stop();
     for (const fake of running.splice(0).reverse()) await fake.close().catch(() => undefined);
     // Nothing of the stack may outlive the run.
     for (let i = 0; i < 50 && pids.some(isAlive); i++) await sleep(100);
     const leftovers = pids.filter(isAlive);
     if (leftovers.length > 0) throw new Error(`e2e teardown: processes still running: ${leftovers.join(', ')}`);
+    if (scanFailure) throw scanFailure;
   };
 
   try {

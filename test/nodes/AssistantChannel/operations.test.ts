@@ -64,7 +64,9 @@ describe('Check Telegram Update', () => {
     expect(error).toBeInstanceOf(NodeOperationError);
     expect((error as NodeOperationError).context.itemIndex).toBe(0);
     const [accepted, refused] = await run({ ...options, continueOnFail: true });
-    expect(accepted).toEqual([{ json: { error: expect.any(String) }, pairedItem: { item: 0 } }]);
+    expect(accepted).toEqual([
+      { json: { error: expect.any(String) }, error: expect.any(NodeOperationError), pairedItem: { item: 0 } },
+    ]);
     expect(refused).toEqual([]);
   });
 });
@@ -118,9 +120,14 @@ describe('Format Reply and Describe Failure', () => {
     const [webhook, telegram] = await run({ parameters: items, continueOnFail: true });
     expect(telegram.map((item) => item.pairedItem)).toEqual([{ item: 0 }]);
     expect(webhook).toEqual([
-      { json: { error: 'chatId: "not-a-chat" is not a Telegram chat id', field: 'chatId' }, pairedItem: { item: 1 } },
+      {
+        json: { error: 'chatId: "not-a-chat" is not a Telegram chat id', field: 'chatId' },
+        error: expect.any(NodeOperationError),
+        pairedItem: { item: 1 },
+      },
       {
         json: { error: 'channel: must be "api" or "telegram", got "email"', field: 'channel' },
+        error: expect.any(NodeOperationError),
         pairedItem: { item: 2 },
       },
     ]);

@@ -23,6 +23,7 @@ describe('Assistant Context v1 router', () => {
     const values = (selector.options as { value: string }[]).map((option) => option.value);
     expect(values).toEqual([
       'checkTelegramChat',
+      'forgetEverything',
       'getInstanceSettings',
       'getSettings',
       'linkIdentity',

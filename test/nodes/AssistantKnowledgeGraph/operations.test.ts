@@ -74,6 +74,7 @@ describe('Assistant Knowledge Graph operations', () => {
     expect(out[0].json).toMatchObject({ entity: { name: 'Fine' } });
     expect(out[1]).toEqual({
       json: { error: expect.stringMatching(/^name: /), field: 'name' },
+      error: expect.any(NodeOperationError),
       pairedItem: { item: 1 },
     });
   });

@@ -75,7 +75,7 @@ describe('Assistant Turns operations', () => {
       continueOnFail: true,
     });
     expect(deadline).toEqual({
-      error: 'deadlineSeconds: must be a number of seconds from 0 to 3600',
+      error: 'deadlineSeconds: must be a number of seconds from 0 to 300',
       field: 'deadlineSeconds',
     });
     expect(items).toEqual([

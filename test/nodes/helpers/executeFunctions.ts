@@ -3,6 +3,7 @@
 // helpers.httpRequest that makes real HTTP calls with fetch. The real n8n runs are in test/e2e.
 import type {
   IExecuteFunctions,
+  IExecuteResponsePromiseData,
   IHttpRequestOptions,
   INode,
   INodeExecutionData,
@@ -27,8 +28,14 @@ export interface ExecuteOptions {
   workflowId?: string;
 }
 
-/** The fake, with what it saw: every credential read, as `type` or `type#itemIndex`. */
-export type FakeExecuteFunctions = IExecuteFunctions & { credentialReads: string[] };
+/**
+ * The fake, with what it saw: every credential read, as `type` or `type#itemIndex`, and every answer a node sent to
+ * the webhook call (`sendResponse`, as Respond to Webhook does).
+ */
+export type FakeExecuteFunctions = IExecuteFunctions & {
+  credentialReads: string[];
+  responses: IExecuteResponsePromiseData[];
+};
 
 function readPath(source: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((value, key) => {
@@ -52,7 +59,8 @@ export async function httpRequest(options: IHttpRequestOptions): Promise<unknown
     // not JSON: keep the text
   }
   if (!options.ignoreHttpStatusErrors && !response.ok) throw new Error(`HTTP ${response.status}`);
-  return options.returnFullResponse ? { statusCode: response.status, body, headers: {} } : body;
+  const headers = Object.fromEntries(response.headers);
+  return options.returnFullResponse ? { statusCode: response.status, body, headers } : body;
 }
 
 /** The node type n8n would run: the default version of a versioned node. */
@@ -83,8 +91,13 @@ export function executeFunctions(nodeType: INodeType, options: ExecuteOptions = 
           if (!credential) throw new Error(`Node does not have any credentials set for "${type}"`);
           return credential;
         };
+  const responses: IExecuteResponsePromiseData[] = [];
   const context = {
     credentialReads,
+    responses,
+    sendResponse: async (response: IExecuteResponsePromiseData) => {
+      responses.push(response);
+    },
     getNode: () => node,
     getWorkflow: () => ({ id: options.workflowId ?? 'workflow-under-test', active: false }),
     getInputData: () => items,

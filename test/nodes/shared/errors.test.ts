@@ -45,11 +45,14 @@ describe('failedItem', () => {
   it('with "Continue On Fail", gives {error, field?} paired to the item', () => {
     const context = executeFunctions(tasks, { continueOnFail: true });
     const fieldError = new FieldError('taskId', 'must be a positive integer');
+    // The item carries the error too: a node set to "Continue (using error output)" routes it to that output.
     expect(failedItem(context, fieldError, 1)).toEqual({
       json: { error: 'taskId: must be a positive integer', field: 'taskId' },
+      error: expect.any(NodeOperationError),
       pairedItem: { item: 1 },
     });
-    expect(failedItem(context, new Error('plain'), 0)).toEqual({ json: { error: 'plain' }, pairedItem: { item: 0 } });
+    expect(failedItem(context, fieldError, 1).error?.description).toBe('Check the "taskId" parameter.');
+    expect(failedItem(context, new Error('plain'), 0)).toMatchObject({ json: { error: 'plain' }, pairedItem: { item: 0 } });
     expect(errorJson('a string')).toEqual({ error: 'a string' });
   });
 

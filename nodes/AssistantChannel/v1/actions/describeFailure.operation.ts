@@ -25,6 +25,11 @@ const properties: INodeProperties[] = [
       { name: 'Language Model or Tool', value: 'model', description: '502, or 504 when something timed out' },
       { name: 'The Message Itself', value: 'input', description: '400 naming the field, or 413 over a limit' },
       { name: 'Database', value: 'storage', description: '503: nothing could be stored, retry later' },
+      {
+        name: 'Storing the Message',
+        value: 'auto',
+        description: 'The message itself when the error names one of its fields, else the database',
+      },
     ],
     default: 'model',
   },

@@ -34,6 +34,13 @@ const properties: INodeProperties[] = [
     typeOptions: { minValue: 0, maxValue: 50 },
     default: 8,
   },
+  {
+    displayName: 'Turn ID',
+    name: 'turnId',
+    type: 'number',
+    default: 0,
+    description: 'The turn being answered (stored on arrival): only the turns before it are history. 0: all turns.',
+  },
 ];
 
 const displayOptions = { show: { operation: ['loadContext'] } };
@@ -46,6 +53,7 @@ export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: nu
     message: parameter(this, 'message', itemIndex),
     tokenBudget: parameter(this, 'tokenBudget', itemIndex),
     memoryLimit: parameter(this, 'memoryLimit', itemIndex),
+    turnId: parameter(this, 'turnId', itemIndex) || undefined,
   });
   return asData(context);
 }

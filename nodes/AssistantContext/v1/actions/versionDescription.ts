@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { postgresCredentials } from '../../../shared/transport/postgres';
 import * as checkTelegramChat from './checkTelegramChat.operation';
+import * as forgetEverything from './forgetEverything.operation';
 import * as getInstanceSettings from './getInstanceSettings.operation';
 import * as getSettings from './getSettings.operation';
 import * as linkIdentity from './linkIdentity.operation';
@@ -32,6 +33,12 @@ export const versionDescription: VersionDescription = {
           value: 'checkTelegramChat',
           action: 'Check a telegram chat is the owner',
           description: "Whether a chat is the bot owner's (stores nothing)",
+        },
+        {
+          name: 'Forget Everything',
+          value: 'forgetEverything',
+          action: 'Forget everything about a user',
+          description: 'Delete memories, graph, tasks, turns, pending questions and settings; keep the identities',
         },
         {
           name: 'Get Instance Settings',
@@ -75,6 +82,7 @@ export const versionDescription: VersionDescription = {
       default: 'loadContext',
     },
     ...checkTelegramChat.description,
+    ...forgetEverything.description,
     ...getInstanceSettings.description,
     ...getSettings.description,
     ...linkIdentity.description,

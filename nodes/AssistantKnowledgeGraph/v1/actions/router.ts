@@ -1,7 +1,9 @@
 // Runs the chosen operation of Assistant Knowledge Graph v1 for each item, on the assistant's database.
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import type { Pool } from 'pg';
 
 import type { ItemOperation } from '../../../shared/helpers/operations';
+import { failAllItems } from '../../../shared/helpers/errors';
 import { runItems } from '../../../shared/helpers/runItems';
 import { assistantDatabase } from '../../../shared/transport/postgres';
 import * as endRelation from './endRelation.operation';
@@ -16,6 +18,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
   if (!Object.hasOwn(operations, operation)) {
     throw new NodeOperationError(this.getNode(), `Operation "${operation}" is not supported`);
   }
-  const pool = await assistantDatabase(this);
+  let pool: Pool;
+  try {
+    pool = await assistantDatabase(this);
+  } catch (error) {
+    return failAllItems(this, error);
+  }
   return await runItems(this, (itemIndex) => operations[operation].execute.call(this, pool, itemIndex));
 }

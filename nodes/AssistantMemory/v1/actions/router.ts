@@ -5,6 +5,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { Pool } from 'pg';
 import type { Embedder } from 'assistant-core';
 
+import { failAllItems } from '../../../shared/helpers/errors';
 import { runItems } from '../../../shared/helpers/runItems';
 import { assistantDatabase } from '../../../shared/transport/postgres';
 import { embedderFor } from '../transport/embeddings';
@@ -27,6 +28,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
     throw new NodeOperationError(this.getNode(), `Operation "${operation}" is not supported`);
   }
   const embedder = await embedderFor(this);
-  const pool = await assistantDatabase(this);
+  let pool: Pool;
+  try {
+    pool = await assistantDatabase(this);
+  } catch (error) {
+    return failAllItems(this, error);
+  }
   return await runItems(this, (itemIndex) => operations[operation].execute.call(this, pool, itemIndex, embedder));
 }

@@ -16,7 +16,7 @@ const properties: INodeProperties[] = [
     displayName: 'Deadline (Seconds)',
     name: 'deadlineSeconds',
     type: 'number',
-    typeOptions: { minValue: 0, maxValue: 3600 },
+    typeOptions: { minValue: 0, maxValue: 300 },
     default: 0,
     description: 'How long to wait; 0 uses the instance setting replyDeadlineSeconds (default 120)',
   },
@@ -28,8 +28,8 @@ export const description = updateDisplayOptions(displayOptions, properties);
 
 export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: number): Promise<IDataObject> {
   const given = parameter(this, 'deadlineSeconds', itemIndex);
-  if (given !== undefined && (typeof given !== 'number' || given < 0 || given > 3600)) {
-    throw new AssistantInputError('deadlineSeconds', 'must be a number of seconds from 0 to 3600');
+  if (given !== undefined && (typeof given !== 'number' || given < 0 || given > 300)) {
+    throw new AssistantInputError('deadlineSeconds', 'must be a number of seconds from 0 to 300');
   }
   const seconds = given ? (given as number) : (await getInstanceSettings(pool)).replyDeadlineSeconds;
   const state = await awaitTurn(pool, parameter(this, 'userId', itemIndex), parameter(this, 'turnId', itemIndex), {

@@ -1,0 +1,269 @@
+// The assistant's reliability on the real n8n + Postgres 17, one test per defect: the message is stored before
+// anything can fail, every failure answers in the documented envelope (or apologises in chat) and marks the turn,
+// limits are checked before the model runs, the caller's wait is bounded while the run goes on, a reply to a
+// question is matched first (a code stored only redacted), and successful runs leave no saved execution.
+import { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { askUser, runMigrations, updateInstanceSettings } from 'assistant-core';
+import { OpenAiChatFakeControl } from '../fakes/openai-chat';
+import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
+import { e2eStack, type E2EStack } from './setup/harness';
+import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
+import { waitFor } from '../../scripts/runtime/process';
+
+const OWNER_CHAT = 4242001;
+const run = Math.random().toString(36).slice(2, 8);
+const tag = (name: string) => `[${name}-${run}]`;
+
+let stack: E2EStack;
+let llm: OpenAiChatFakeControl;
+let telegram: TelegramBotApiFakeControl;
+let db: Pool;
+let postgresCredential: Record<string, unknown>;
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown> & { error?: { code?: string; field?: string; message?: string }; turn_id?: number };
+}
+
+async function ask(fields: Record<string, unknown>): Promise<Answer> {
+  const response = await stack.webhook('agent', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': E2E_ASSISTANT_API_KEY },
+    body: JSON.stringify(fields),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : {} };
+}
+
+const turnsOf = async (identity: string) =>
+  (
+    await db.query<{ id: string; role: string; content: string; status: string; error: string | null; redacted: boolean }>(
+      `SELECT t.id, t.role, t.content, t.status, t.error, t.redacted FROM assistant.turns t
+         JOIN assistant.identities i ON i.user_id = t.user_id WHERE i.identity = $1 ORDER BY t.id`,
+      [identity],
+    )
+  ).rows;
+
+beforeAll(async () => {
+  stack = e2eStack();
+  llm = new OpenAiChatFakeControl(stack.fakeUrls.E2E_OPENAI_CHAT_URL);
+  telegram = new TelegramBotApiFakeControl(stack.fakeUrls.E2E_TELEGRAM_BOT_API_URL);
+  const pg = new URL(stack.postgresUrl);
+  postgresCredential = {
+    host: pg.hostname,
+    port: Number(pg.port),
+    database: pg.pathname.slice(1),
+    user: decodeURIComponent(pg.username),
+    password: decodeURIComponent(pg.password),
+    ssl: 'disable',
+    allowUnauthorizedCerts: false,
+    maxConnections: 10,
+    sshTunnel: false,
+  };
+  await stack.api('/credentials/asstApiKeyHdr001', {
+    method: 'PATCH',
+    body: { data: { name: 'X-API-Key', value: E2E_ASSISTANT_API_KEY } },
+  });
+  await stack.api('/credentials/asstPostgresDb01', { method: 'PATCH', body: { data: postgresCredential } });
+  db = new Pool({ connectionString: stack.postgresUrl, max: 2 });
+  await runMigrations(db);
+  await updateInstanceSettings(db, { ownerTelegramChatId: String(OWNER_CHAT) });
+});
+
+afterAll(async () => {
+  await updateInstanceSettings(db, { replyDeadlineSeconds: 120, maxMessageChars: 200_000 }).catch(() => undefined);
+  await db?.end();
+});
+
+describe('lose no message', () => {
+  it('an LLM failure: 502 with the turn id, the message stored as a failed turn, and found by the next turn', async () => {
+    const failing = tag('fails');
+    await llm.addScript(failing, [{ fail: { status: 500, message: 'upstream exploded' } }]);
+    const failed = await ask({ message: `${failing} book the dentist for Friday`, user_id: 'rel-1' });
+    expect(failed.status).toBe(502);
+    expect(failed.body).toMatchObject({ error: { code: 'upstream_failed' }, turn_id: expect.any(Number) });
+    const stored = await turnsOf('api:rel-1');
+    expect(stored).toEqual([
+      expect.objectContaining({ id: String(failed.body.turn_id), role: 'user', status: 'failed' }),
+    ]);
+    expect(stored[0].content).toBe(`${failing} book the dentist for Friday`);
+    expect(stored[0].error?.length).toBeGreaterThan(0);
+
+    const again = tag('what-did-i-ask');
+    await llm.addScript(again, [{ content: 'You asked me to book the dentist.' }]);
+    expect((await ask({ message: `${again} what did I just ask?`, user_id: 'rel-1' })).status).toBe(200);
+    const [request] = await llm.requests(again);
+    const history = (request.body.messages ?? []).map((m: { role: string; content?: unknown }) => [m.role, m.content]);
+    expect(history).toContainEqual(['user', `${failing} book the dentist for Friday`]);
+  });
+
+  it('the database unreachable: 503 in the envelope, and nothing reaches the model', async () => {
+    const marker = tag('db-down');
+    await llm.addScript(marker, [{ content: 'should not run' }]);
+    await stack.api('/credentials/asstPostgresDb01', {
+      method: 'PATCH',
+      body: { data: { ...postgresCredential, password: 'not-the-password', port: 9 } },
+    });
+    try {
+      const answer = await ask({ message: `${marker} hello`, user_id: 'rel-2' });
+      expect(answer.status).toBe(503);
+      expect(answer.body).toMatchObject({ error: { code: 'storage_unavailable' } });
+    } finally {
+      await stack.api('/credentials/asstPostgresDb01', { method: 'PATCH', body: { data: postgresCredential } });
+    }
+    expect(await llm.requests(marker)).toEqual([]);
+  });
+});
+
+describe('limits before anything runs', () => {
+  it('metadata over 100 kB → 413 naming it; a message over the cap → 413; the model is never called', async () => {
+    const marker = tag('limits');
+    await llm.addScript(marker, [{ content: 'should not run' }]);
+    const metadata = { blob: 'x'.repeat(100_001) };
+    const big = await ask({ message: `${marker} hi`, user_id: 'rel-3', metadata });
+    expect(big).toMatchObject({ status: 413, body: { error: { code: 'metadata_too_large', field: 'metadata' } } });
+    await updateInstanceSettings(db, { maxMessageChars: 50 });
+    try {
+      const long = await ask({ message: `${marker} ${'y'.repeat(100)}`, user_id: 'rel-3' });
+      expect(long).toMatchObject({ status: 413, body: { error: { code: 'message_too_long', field: 'message' } } });
+      expect(long.body.error?.message).toMatch(/limit is 50 \(setting maxMessageChars\)/);
+    } finally {
+      await updateInstanceSettings(db, { maxMessageChars: 200_000 });
+    }
+    expect(await llm.requests(marker)).toEqual([]);
+    expect(await turnsOf('api:rel-3')).toEqual([]);
+  });
+});
+
+describe('every run has a deadline', () => {
+  it('a hanging model: 504 with the turn id at the reply deadline; the run goes on and stores its reply', async () => {
+    const marker = tag('slow');
+    await llm.addScript(marker, [{ content: 'Finally, the answer.', delay_ms: 8000 }]);
+    await updateInstanceSettings(db, { replyDeadlineSeconds: 2 });
+    let answer: Answer;
+    try {
+      answer = await ask({ message: `${marker} think hard`, user_id: 'rel-4' });
+    } finally {
+      await updateInstanceSettings(db, { replyDeadlineSeconds: 120 });
+    }
+    expect(answer.status).toBe(504);
+    expect(answer.body).toMatchObject({ error: { code: 'reply_pending' }, turn_id: expect.any(Number) });
+    const turnId = String(answer.body.turn_id);
+    const answered = await waitFor(
+      async () => {
+        const turns = await turnsOf('api:rel-4');
+        return turns.find((t) => t.id === turnId)?.status === 'answered' ? turns : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 500, what: 'the slow turn to be answered' },
+    );
+    expect(answered.map((t) => [t.role, t.status])).toEqual([
+      ['user', 'answered'],
+      ['assistant', 'answered'],
+    ]);
+    expect(answered[1].content).toBe('Finally, the answer.');
+  });
+
+  it('every assistant workflow has an execution timeout: 330 s for a turn, 300 s for a tool', async () => {
+    const listed = await stack.api<{ data: Array<{ id: string; name: string; settings?: { executionTimeout?: number } }> }>(
+      '/workflows?limit=250',
+    );
+    const assistant = listed.data.filter((workflow) => workflow.name.startsWith('Assistant'));
+    expect(assistant.length).toBeGreaterThanOrEqual(15);
+    for (const workflow of assistant) {
+      const limit = workflow.name.startsWith('Assistant tool') ? 300 : workflow.name.includes('Telegram') ? 60 : 330;
+      expect([workflow.name, workflow.settings?.executionTimeout]).toEqual([workflow.name, limit]);
+    }
+  });
+});
+
+describe('answers to questions the assistant asked', () => {
+  it('webhook reply_to: recorded as the answer, a one-time code only redacted, no agent turn', async () => {
+    const marker = tag('code');
+    await llm.addScript(marker, [{ content: 'should not run' }]);
+    const userId = (await db.query<{ user_id: string }>(
+      `INSERT INTO assistant.users DEFAULT VALUES RETURNING id AS user_id`,
+    )).rows[0].user_id;
+    await db.query(`INSERT INTO assistant.identities (identity, user_id) VALUES ('api:rel-5', $1)`, [userId]);
+    const question = await askUser(db, userId, { kind: 'one_time_code', question: 'The code from your app?' });
+    const answer = await ask({ message: `${marker} 492113`, user_id: 'rel-5', reply_to: question.id });
+    expect(answer).toMatchObject({ status: 200, body: { reply: 'Thanks, I have passed your answer on.' } });
+    const stored = await turnsOf('api:rel-5');
+    expect(stored).toEqual([expect.objectContaining({ role: 'user', redacted: true, content: '[one-time code, redacted]' })]);
+    expect(await llm.requests(marker)).toEqual([]);
+  });
+
+  it('Telegram: a message while a question waits answers it, and the chat is thanked', async () => {
+    const owner = (await db.query<{ user_id: string }>(
+      `SELECT user_id FROM assistant.identities WHERE identity = $1`,
+      [`telegram:${OWNER_CHAT}`],
+    )).rows[0]?.user_id;
+    const userId =
+      owner ??
+      (await db.query<{ id: string }>('INSERT INTO assistant.users DEFAULT VALUES RETURNING id')).rows[0].id;
+    if (!owner) {
+      await db.query('INSERT INTO assistant.identities (identity, user_id) VALUES ($1, $2)', [
+        `telegram:${OWNER_CHAT}`,
+        userId,
+      ]);
+    }
+    await askUser(db, userId, { kind: 'approval', question: 'Install the researcher expert?' });
+    const before = (await telegram.sent(OWNER_CHAT)).length;
+    await telegram.deliverText(OWNER_CHAT, `${tag('approve')} yes`);
+    const sent = await telegram.waitForSent(OWNER_CHAT, before + 1);
+    expect(sent.at(-1)?.text).toBe('Thanks, I have passed your answer on.');
+    const answered = await db.query('SELECT answer FROM assistant.pending_questions WHERE user_id = $1 AND answered_at IS NOT NULL', [
+      userId,
+    ]);
+    expect(answered.rows.map((row) => row.answer)).toEqual([`${tag('approve')} yes`]);
+  });
+});
+
+describe('executions keep no secret', () => {
+  it('successful assistant runs leave no saved execution', async () => {
+    const marker = tag('saved');
+    await llm.addScript(marker, [{ content: 'done' }]);
+    expect((await ask({ message: `${marker} hi`, user_id: 'rel-6' })).status).toBe(200);
+    const ids = ['assistantWebhk01', 'assistantAgent01'];
+    for (const workflowId of ids) {
+      const executions = await stack.api<{ data: Array<{ status: string }> }>(
+        `/executions?workflowId=${workflowId}&status=success&limit=250`,
+      );
+      expect([workflowId, executions.data.length]).toEqual([workflowId, 0]);
+    }
+  });
+});
+
+describe('forget everything', () => {
+  it('the forget_everything tool deletes what the assistant knew about the user, and nobody else', async () => {
+    for (const user of ['rel-7', 'rel-8']) {
+      const remember = tag(`remember-all-${user}`);
+      await llm.addScript(remember, [
+        { tool_calls: [{ name: 'remember_memory', arguments: { content: 'My bank is Erste.' } }] },
+        { tool_calls: [{ name: 'create_task', arguments: { title: 'Call the bank', due_at: '', priority: 'high' } }] },
+        { content: 'Noted.' },
+      ]);
+      expect((await ask({ message: `${remember} my bank is Erste`, user_id: user })).status).toBe(200);
+    }
+    const forget = tag('forget-all');
+    await llm.addScript(forget, [
+      { tool_calls: [{ name: 'forget_everything', arguments: {} }] },
+      { content: 'Everything is forgotten: {{last_tool_result}}' },
+    ]);
+    const answer = await ask({ message: `${forget} forget everything about me`, user_id: 'rel-7' });
+    expect(answer.status).toBe(200);
+    const counts = async (identity: string) =>
+      (
+        await db.query<{ memories: string; tasks: string }>(
+          `SELECT (SELECT count(*) FROM assistant.memories m WHERE m.user_id = i.user_id) AS memories,
+                  (SELECT count(*) FROM assistant.tasks t WHERE t.user_id = i.user_id) AS tasks
+             FROM assistant.identities i WHERE i.identity = $1`,
+          [identity],
+        )
+      ).rows[0];
+    expect(await counts('api:rel-7')).toEqual({ memories: '0', tasks: '0' });
+    expect(await counts('api:rel-8')).toEqual({ memories: '1', tasks: '1' });
+    // The forgetting turn itself (stored on arrival, answered after) is all that is left of rel-7.
+    expect((await turnsOf('api:rel-7')).map((t) => t.role)).toEqual(['user', 'assistant']);
+  });
+});
