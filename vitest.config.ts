@@ -24,7 +24,12 @@ export default defineConfig({
       {
         test: {
           name: 'nodes',
-          include: ['test/nodes/**/*.test.ts', 'test/fakes/**/*.test.ts', 'test/scripts/**/*.test.ts', 'test/workflows/**/*.test.ts'],
+          include: [
+            'test/nodes/**/*.test.ts',
+            'test/fakes/**/*.test.ts',
+            'test/scripts/**/*.test.ts',
+            'test/workflows/**/*.test.ts',
+          ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

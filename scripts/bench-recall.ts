@@ -7,7 +7,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { Pool, type PoolClient } from 'pg';
-import { getUserSettings, recall, recallParameters, recallSql, resolveIdentity, runMigrations, searchTerms } from 'assistant-core';
+import {
+  getUserSettings,
+  recall,
+  recallParameters,
+  recallSql,
+  resolveIdentity,
+  runMigrations,
+  searchTerms,
+} from 'assistant-core';
 import { startPostgres } from './runtime/postgres';
 
 const SECTION = '## Assistant memory recall';
@@ -30,8 +38,42 @@ function vocabulary(size: number): string[] {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
-  const syllables = ['ka', 'lo', 'mi', 'ne', 'ra', 'su', 'to', 'vi', 'be', 'do', 'fa', 'gu', 'ha', 'ji', 'pe', 'qu', 'sto', 'ber', 'lin', 'mar'];
-  const real = ['meeting', 'deadline', 'project', 'birthday', 'dentist', 'climbing', 'coffee', 'invoice', 'holiday', 'garden', 'report', 'flight'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ne',
+    'ra',
+    'su',
+    'to',
+    'vi',
+    'be',
+    'do',
+    'fa',
+    'gu',
+    'ha',
+    'ji',
+    'pe',
+    'qu',
+    'sto',
+    'ber',
+    'lin',
+    'mar',
+  ];
+  const real = [
+    'meeting',
+    'deadline',
+    'project',
+    'birthday',
+    'dentist',
+    'climbing',
+    'coffee',
+    'invoice',
+    'holiday',
+    'garden',
+    'report',
+    'flight',
+  ];
   const words = new Set(real);
   while (words.size < size) {
     const parts = 2 + Math.floor(next() * 3);
@@ -42,8 +84,40 @@ function vocabulary(size: number): string[] {
   return [...words];
 }
 
-const FIRST = ['Anna', 'Ben', 'Clara', 'David', 'Eva', 'Felix', 'Greta', 'Hugo', 'Ida', 'Jonas', 'Karin', 'Lukas', 'Mia', 'Noah', 'Olga', 'Paul'];
-const LAST = ['Bauer', 'Fischer', 'Gruber', 'Hofer', 'Huber', 'Koch', 'Lang', 'Maier', 'Novak', 'Pichler', 'Schmid', 'Wagner', 'Weber', 'Wolf'];
+const FIRST = [
+  'Anna',
+  'Ben',
+  'Clara',
+  'David',
+  'Eva',
+  'Felix',
+  'Greta',
+  'Hugo',
+  'Ida',
+  'Jonas',
+  'Karin',
+  'Lukas',
+  'Mia',
+  'Noah',
+  'Olga',
+  'Paul',
+];
+const LAST = [
+  'Bauer',
+  'Fischer',
+  'Gruber',
+  'Hofer',
+  'Huber',
+  'Koch',
+  'Lang',
+  'Maier',
+  'Novak',
+  'Pichler',
+  'Schmid',
+  'Wagner',
+  'Weber',
+  'Wolf',
+];
 
 async function load(client: PoolClient, userId: string, count: number, words: string[]) {
   const people = FIRST.flatMap((first) => LAST.map((last) => `${first} ${last}`));
@@ -95,7 +169,12 @@ const uncappedRecall: RecallRun = async (client, userId, query) => {
 };
 
 /** Times each path on each query, alternating which goes first, so machine load hits all paths alike. */
-async function timeQueries(client: PoolClient, userId: string, queries: string[], runs: RecallRun[]): Promise<{ times: number[]; hits: number[] }[]> {
+async function timeQueries(
+  client: PoolClient,
+  userId: string,
+  queries: string[],
+  runs: RecallRun[],
+): Promise<{ times: number[]; hits: number[] }[]> {
   const results = runs.map(() => ({ times: [] as number[], hits: [] as number[] }));
   for (const [index, query] of queries.entries()) {
     const order = runs.map((_, i) => i);
@@ -155,7 +234,10 @@ async function main() {
 
       const sample = 'What did Stefan say about the project deadline?';
       const terms = await searchTerms(client, 'english', sample);
-      const plan = await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY ON) ${recallSql({ withText: true, withKind: false, terms, semantic: 'none' })}`, recallParameters(userId, terms, 10, 30));
+      const plan = await client.query(
+        `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY ON) ${recallSql({ withText: true, withKind: false, terms, semantic: 'none' })}`,
+        recallParameters(userId, terms, 10, 30),
+      );
       const planText = plan.rows.map((row) => row['QUERY PLAN'] as string).join('\n');
 
       const fmt = (n: number) => n.toFixed(2);

@@ -10,7 +10,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const outputs = [...pkg.n8n.nodes, ...pkg.n8n.credentials];
 const entryPoints = Object.fromEntries(
-  outputs.map((out) => [out.replace(/^dist\//, '').replace(/\.js$/, ''), join(root, out.replace(/^dist\//, '').replace(/\.js$/, '.ts'))]),
+  outputs.map((out) => [
+    out.replace(/^dist\//, '').replace(/\.js$/, ''),
+    join(root, out.replace(/^dist\//, '').replace(/\.js$/, '.ts')),
+  ]),
 );
 
 if (outputs.length > 0) {

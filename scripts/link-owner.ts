@@ -20,7 +20,7 @@ export function linkOwnerArgs(argv: string[]): LinkOwnerArgs {
     return next;
   };
   const userId = value('--user-id');
-  if (!userId) throw new Error('--user-id: the API user_id to link with the owner\'s Telegram chat is required');
+  if (!userId) throw new Error("--user-id: the API user_id to link with the owner's Telegram chat is required");
   return { userId, chatId: value('--chat-id') };
 }
 
@@ -38,7 +38,9 @@ if (require.main === module) {
     pool.on('error', () => undefined);
     try {
       await runMigrations(pool);
-      console.log(describeLink(await linkOwnerIdentities(pool, { apiUserId: args.userId, telegramChatId: args.chatId })));
+      console.log(
+        describeLink(await linkOwnerIdentities(pool, { apiUserId: args.userId, telegramChatId: args.chatId })),
+      );
     } finally {
       await pool.end();
     }

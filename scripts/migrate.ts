@@ -30,7 +30,10 @@ export function describe(result: MigrationResult): string {
 }
 
 /** Sets up the pgvector index when ASSISTANT_EMBEDDING_DIMENSIONS is set; returns a line for the log. */
-export async function setUpVectorIndex(target: string | PoolConfig, dimensions: string | undefined): Promise<string | undefined> {
+export async function setUpVectorIndex(
+  target: string | PoolConfig,
+  dimensions: string | undefined,
+): Promise<string | undefined> {
   if (dimensions === undefined || dimensions === '') return undefined;
   const pool = new Pool(typeof target === 'string' ? { connectionString: target, max: 1 } : { ...target, max: 1 });
   pool.on('error', () => undefined);

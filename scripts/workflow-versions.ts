@@ -17,7 +17,9 @@ export type VersionLock = Record<string, { version: number; hash: string }>;
 export function currentVersions(dir = WORKFLOWS_DIR): VersionLock {
   const entries = readWorkflowFiles([dir]).map((w) => {
     const json = JSON.parse(readFileSync(w.file, 'utf8'));
-    const hash = createHash('sha256').update(JSON.stringify(editableForm(json))).digest('hex');
+    const hash = createHash('sha256')
+      .update(JSON.stringify(editableForm(json)))
+      .digest('hex');
     return [w.id, { version: workflowVersion(json, w.file), hash }] as const;
   });
   return Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
@@ -29,9 +31,12 @@ export function unversionedChanges(locked: VersionLock, current: VersionLock): s
   for (const [id, now] of Object.entries(current)) {
     const before = locked[id];
     if (!before) continue;
-    if (now.version < before.version) problems.push(`${id}: meta.version fell from ${before.version} to ${now.version}`);
+    if (now.version < before.version)
+      problems.push(`${id}: meta.version fell from ${before.version} to ${now.version}`);
     else if (now.hash !== before.hash && now.version === before.version) {
-      problems.push(`${id}: changed, but meta.version is still ${now.version}; raise it, then run tsx scripts/workflow-versions.ts`);
+      problems.push(
+        `${id}: changed, but meta.version is still ${now.version}; raise it, then run tsx scripts/workflow-versions.ts`,
+      );
     }
   }
   return problems;
@@ -46,5 +51,7 @@ if (require.main === module) {
     process.exit(1);
   }
   writeFileSync(LOCK_FILE, JSON.stringify(current, null, 2) + '\n');
-  console.log(`recorded ${Object.keys(current).length} workflow versions in ${path.relative(process.cwd(), LOCK_FILE)}`);
+  console.log(
+    `recorded ${Object.keys(current).length} workflow versions in ${path.relative(process.cwd(), LOCK_FILE)}`,
+  );
 }

@@ -62,7 +62,8 @@ export function stringList(value: unknown, field: string, maxItems = 50, maxLeng
     if (typeof item !== 'string') throw new AssistantInputError(field, 'must contain only strings');
     const trimmed = item.trim();
     if (trimmed === '') continue;
-    if (trimmed.length > maxLength) throw new AssistantInputError(field, `items must be at most ${maxLength} characters`);
+    if (trimmed.length > maxLength)
+      throw new AssistantInputError(field, `items must be at most ${maxLength} characters`);
     if (!out.includes(trimmed)) out.push(trimmed);
   }
   if (out.length > maxItems) throw new AssistantInputError(field, `must have at most ${maxItems} items`);
@@ -74,7 +75,10 @@ export function optionalTimestamp(value: unknown, field: string): Date | null | 
   if (value === undefined || value === '') return undefined;
   if (value === null) return null;
   if (value instanceof Date && !Number.isNaN(value.getTime())) return value;
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(value.trim())) {
+  if (
+    typeof value !== 'string' ||
+    !/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(value.trim())
+  ) {
     throw new AssistantInputError(field, 'must be an ISO 8601 date-time such as 2026-05-01T09:00:00Z');
   }
   const date = new Date(value.trim());
@@ -83,7 +87,8 @@ export function optionalTimestamp(value: unknown, field: string): Date | null | 
 }
 
 export function requireTimeZone(value: unknown, field = 'timeZone'): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new AssistantInputError(field, 'must be an IANA time zone such as Europe/Vienna');
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new AssistantInputError(field, 'must be an IANA time zone such as Europe/Vienna');
   const zone = value.trim();
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });

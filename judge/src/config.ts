@@ -30,7 +30,11 @@ export interface ServerLimits extends EngineLimits {
   maxJsonDepth: number;
 }
 
-export const DEFAULT_SERVER_LIMITS: ServerLimits = { ...DEFAULT_ENGINE_LIMITS, maxBodyBytes: 1 << 20, maxJsonDepth: 64 };
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  ...DEFAULT_ENGINE_LIMITS,
+  maxBodyBytes: 1 << 20,
+  maxJsonDepth: 64,
+};
 
 export interface JudgeConfig {
   host: string;
@@ -95,7 +99,10 @@ function parsePort(value: unknown, field: string): number {
 
 function parseAliasList(text: string, field: string): Record<string, string> {
   const aliases: Record<string, string> = {};
-  for (const pair of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [alias, target, ...rest] = pair.split('=').map((s) => s.trim());
     if (!alias || !target || rest.length > 0) throw new ConfigError(field, `"${pair}" is not alias=<pinned id>`);
     aliases[alias] = target;
@@ -113,7 +120,9 @@ function readBackend(raw: unknown, env: Env): BackendConfig {
       baseUrl: str(env.JUDGE_OPENAI_BASE_URL ?? file.baseUrl, 'backend.baseUrl', true)!,
       apiKey: str(env.JUDGE_OPENAI_API_KEY ?? file.apiKey, 'backend.apiKey', false),
       upstreamModel: str(env.JUDGE_OPENAI_MODEL ?? file.upstreamModel, 'backend.upstreamModel', true)!,
-      id: str(env.JUDGE_OPENAI_MODEL_ID ?? file.id, 'backend.id', false) ?? `judge-openai-${env.JUDGE_OPENAI_MODEL ?? file.upstreamModel}`,
+      id:
+        str(env.JUDGE_OPENAI_MODEL_ID ?? file.id, 'backend.id', false) ??
+        `judge-openai-${env.JUDGE_OPENAI_MODEL ?? file.upstreamModel}`,
       description: str(file.description, 'backend.description', false),
       releaseDate: str(file.releaseDate, 'backend.releaseDate', false),
       concurrency: positiveInt(file.concurrency, 'backend.concurrency', 4),
@@ -133,7 +142,8 @@ function readBackend(raw: unknown, env: Env): BackendConfig {
     };
   }
   if (kind === 'onnx') return { ...file, kind };
-  if (kind === undefined) throw new ConfigError('backend.kind', 'is required (openai, remote or onnx; or set JUDGE_BACKEND)');
+  if (kind === undefined)
+    throw new ConfigError('backend.kind', 'is required (openai, remote or onnx; or set JUDGE_BACKEND)');
   throw new ConfigError('backend.kind', `must be openai, remote or onnx, got ${JSON.stringify(kind)}`);
 }
 
@@ -143,7 +153,11 @@ function readLimits(raw: unknown): ServerLimits {
   const limits = { ...DEFAULT_SERVER_LIMITS };
   for (const key of Object.keys(raw)) {
     if (!(key in DEFAULT_SERVER_LIMITS)) throw new ConfigError(`limits.${key}`, 'is not a known limit');
-    limits[key as keyof ServerLimits] = positiveInt(raw[key], `limits.${key}`, DEFAULT_SERVER_LIMITS[key as keyof ServerLimits]);
+    limits[key as keyof ServerLimits] = positiveInt(
+      raw[key],
+      `limits.${key}`,
+      DEFAULT_SERVER_LIMITS[key as keyof ServerLimits],
+    );
   }
   if (limits.maxChoiceOptions > 255) throw new ConfigError('limits.maxChoiceOptions', 'must be at most 255');
   return limits;
@@ -154,7 +168,8 @@ function readTemperatures(raw: unknown): Temperatures {
   if (!isObject(raw)) throw new ConfigError('temperatures', 'must be an object');
   const temperatures: Temperatures = {};
   for (const [key, value] of Object.entries(raw)) {
-    if (key !== 'noul' && key !== 'choice' && key !== 'score') throw new ConfigError(`temperatures.${key}`, 'must be noul, choice or score');
+    if (key !== 'noul' && key !== 'choice' && key !== 'score')
+      throw new ConfigError(`temperatures.${key}`, 'must be noul, choice or score');
     if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
       throw new ConfigError(`temperatures.${key}`, `must be a number > 0, got ${JSON.stringify(value)}`);
     }
@@ -190,10 +205,15 @@ function readAdmission(raw: unknown, env: Env): AdmissionSettings {
 
 export function parseConfig(raw: unknown, env: Env = {}): JudgeConfig {
   if (!isObject(raw)) throw new ConfigError('(root)', 'must be a JSON object');
-  const keysFromEnv = env.JUDGE_API_KEYS?.split(',').map((k) => k.trim()).filter(Boolean);
+  const keysFromEnv = env.JUDGE_API_KEYS?.split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   let apiKeys = keysFromEnv;
   if (!apiKeys || apiKeys.length === 0) {
-    if (raw.apiKeys !== undefined && (!Array.isArray(raw.apiKeys) || !raw.apiKeys.every((k) => typeof k === 'string' && k))) {
+    if (
+      raw.apiKeys !== undefined &&
+      (!Array.isArray(raw.apiKeys) || !raw.apiKeys.every((k) => typeof k === 'string' && k))
+    ) {
       throw new ConfigError('apiKeys', 'must be a list of non-empty strings');
     }
     apiKeys = (raw.apiKeys as string[] | undefined) ?? [];

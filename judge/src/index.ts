@@ -3,7 +3,12 @@ export * from './shared/field-error';
 export * from './shared/api-key';
 export * from './protocol/types';
 export { ApiError, badRequest, schemaError, defaultErrorType, type ApiErrorOptions } from './protocol/errors';
-export { validateRequest, jsonNestingDepth, DEFAULT_VALIDATION_LIMITS, type ValidationLimits } from './protocol/validate';
+export {
+  validateRequest,
+  jsonNestingDepth,
+  DEFAULT_VALIDATION_LIMITS,
+  type ValidationLimits,
+} from './protocol/validate';
 export * from './engine/backend';
 export * from './engine/render';
 export { scoreInGroups, plannedGroups, balancedGroups, logNormalise, type GroupScorer } from './engine/groups';
@@ -29,5 +34,12 @@ export {
   type LabelledLine,
   type Metrics,
 } from './calibration';
-export { loadConfig, parseConfig, ConfigError, DEFAULT_SERVER_LIMITS, type JudgeConfig, type ServerLimits } from './config';
+export {
+  loadConfig,
+  parseConfig,
+  ConfigError,
+  DEFAULT_SERVER_LIMITS,
+  type JudgeConfig,
+  type ServerLimits,
+} from './config';
 export * from './keys';

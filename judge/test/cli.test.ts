@@ -16,7 +16,10 @@ beforeAll(async () => {
 afterAll(async () => fake.close());
 
 function run(args: string[], env: Record<string, string>, stdin?: string) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
@@ -50,20 +53,31 @@ describe('systemone-judge CLI', () => {
     const response = await fetch(`${url}/v1/systemone`, {
       method: 'POST',
       headers: { authorization: 'Bearer cli-key', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'jev-latest', state: 'secret state words', questions: { q: { type: 'noul', instructions: 'ok?' } } }),
+      body: JSON.stringify({
+        model: 'jev-latest',
+        state: 'secret state words',
+        questions: { q: { type: 'noul', instructions: 'ok?' } },
+      }),
     });
     expect(response.status).toBe(200);
     expect(((await response.json()) as SystemOneResponse).model).toBe('judge-fake-2026-01-01');
     serve.child.kill('SIGTERM');
     expect(await serve.done).toBe(0);
-    const lines = serve.out().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = serve
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ path: '/v1/systemone', status: 200, model: 'judge-fake-2026-01-01' });
     expect(serve.out()).not.toContain('secret state words');
   });
 
   it('ask: --state and --question, printing the response', async () => {
-    const ask = run(['ask', '--state', 'The door is open.', '--question', 'open={"type":"noul","instructions":"Is the door open?"}'], backendEnv());
+    const ask = run(
+      ['ask', '--state', 'The door is open.', '--question', 'open={"type":"noul","instructions":"Is the door open?"}'],
+      backendEnv(),
+    );
     expect(await ask.done).toBe(0);
     const body = JSON.parse(ask.out()) as SystemOneResponse;
     expect(body.model).toBe('judge-fake-2026-01-01');
@@ -71,10 +85,18 @@ describe('systemone-judge CLI', () => {
   });
 
   it('ask: --request - from stdin; bad input exits 1 with the 422 detail', async () => {
-    const good = run(['ask', '--request', '-'], backendEnv(), JSON.stringify({ state: 's', questions: { c: { type: 'choice', criteria: { x: null, y: null } } } }));
+    const good = run(
+      ['ask', '--request', '-'],
+      backendEnv(),
+      JSON.stringify({ state: 's', questions: { c: { type: 'choice', criteria: { x: null, y: null } } } }),
+    );
     expect(await good.done).toBe(0);
     expect(Object.keys((JSON.parse(good.out()) as SystemOneResponse).answers)).toEqual(['c']);
-    const bad = run(['ask', '--request', '-'], backendEnv(), JSON.stringify({ state: 's', questions: { c: { type: 'choice' } } }));
+    const bad = run(
+      ['ask', '--request', '-'],
+      backendEnv(),
+      JSON.stringify({ state: 's', questions: { c: { type: 'choice' } } }),
+    );
     expect(await bad.done).toBe(1);
     expect(bad.err()).toMatch(/422 .*"loc":\["body","questions","c","criteria"\]/);
   });

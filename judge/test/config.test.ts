@@ -16,12 +16,27 @@ describe('config', () => {
     expect(config.apiKeys).toEqual(['a', 'b']);
     expect(config.port).toBe(9999);
     expect(config.host).toBe('127.0.0.1');
-    expect(config.backend).toMatchObject({ kind: 'openai', apiKey: 'sk-env', upstreamModel: 'm', id: 'judge-m-2026', groupSize: 15 });
+    expect(config.backend).toMatchObject({
+      kind: 'openai',
+      apiKey: 'sk-env',
+      upstreamModel: 'm',
+      id: 'judge-m-2026',
+      groupSize: 15,
+    });
     expect(config.aliases).toEqual({ 'jev-latest': 'judge-m-2026' });
   });
 
   it('builds a remote backend from env alone, with JUDGE_ALIASES', () => {
-    const config = parseConfig({}, { JUDGE_API_KEYS: 'k', JUDGE_BACKEND: 'remote', JUDGE_REMOTE_BASE_URL: 'https://api.example', JUDGE_REMOTE_API_KEY: 'rk', JUDGE_ALIASES: 'jev-latest=jev-2026-01-01' });
+    const config = parseConfig(
+      {},
+      {
+        JUDGE_API_KEYS: 'k',
+        JUDGE_BACKEND: 'remote',
+        JUDGE_REMOTE_BASE_URL: 'https://api.example',
+        JUDGE_REMOTE_API_KEY: 'rk',
+        JUDGE_ALIASES: 'jev-latest=jev-2026-01-01',
+      },
+    );
     expect(config.backend).toEqual({ kind: 'remote', baseUrl: 'https://api.example', apiKey: 'rk', timeoutMs: 60000 });
     expect(config.aliases).toEqual({ 'jev-latest': 'jev-2026-01-01' });
   });
@@ -31,9 +46,24 @@ describe('config', () => {
     ['keys not a list', { apiKeys: 'k', backend: openai }, {}, 'apiKeys'],
     ['no backend kind', { apiKeys: ['k'] }, {}, 'backend.kind'],
     ['an unknown backend kind', { apiKeys: ['k'], backend: { kind: 'magic' } }, {}, 'backend.kind'],
-    ['openai without baseUrl', { apiKeys: ['k'], backend: { kind: 'openai', upstreamModel: 'm' } }, {}, 'backend.baseUrl'],
-    ['openai with a bad concurrency', { apiKeys: ['k'], backend: { ...openai, concurrency: 0 } }, {}, 'backend.concurrency'],
-    ['remote without key', { apiKeys: ['k'], backend: { kind: 'remote', baseUrl: 'http://x' } }, {}, 'backend.apiKey (or JUDGE_REMOTE_API_KEY)'],
+    [
+      'openai without baseUrl',
+      { apiKeys: ['k'], backend: { kind: 'openai', upstreamModel: 'm' } },
+      {},
+      'backend.baseUrl',
+    ],
+    [
+      'openai with a bad concurrency',
+      { apiKeys: ['k'], backend: { ...openai, concurrency: 0 } },
+      {},
+      'backend.concurrency',
+    ],
+    [
+      'remote without key',
+      { apiKeys: ['k'], backend: { kind: 'remote', baseUrl: 'http://x' } },
+      {},
+      'backend.apiKey (or JUDGE_REMOTE_API_KEY)',
+    ],
     ['a bad port', { apiKeys: ['k'], backend: openai, port: 70000 }, {}, 'port'],
     ['a bad env port', { apiKeys: ['k'], backend: openai }, { JUDGE_PORT: 'eighty' }, 'port'],
     ['an unknown limit', { apiKeys: ['k'], backend: openai, limits: { maxFoo: 1 } }, {}, 'limits.maxFoo'],

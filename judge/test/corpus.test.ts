@@ -34,7 +34,10 @@ function checkAnswer(question: { type: string; criteria?: unknown }, answer: Ans
     expect(answer.noul).toBeLessThanOrEqual(1);
     return;
   }
-  const labels = answer.type === 'choice' ? Object.keys(question.criteria as object) : (question.criteria as unknown[]).map((_, i) => String(i));
+  const labels =
+    answer.type === 'choice'
+      ? Object.keys(question.criteria as object)
+      : (question.criteria as unknown[]).map((_, i) => String(i));
   expect(Object.keys(answer.probabilities)).toEqual(labels);
   const values = Object.values(answer.probabilities);
   expect(Math.abs(values.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-6);
@@ -52,7 +55,7 @@ describe('JevBench-240 corpus', () => {
     expect(corpus).toHaveLength(240);
   });
 
-  it('every request is accepted and answered with valid shapes and the caller\'s labels', async () => {
+  it("every request is accepted and answered with valid shapes and the caller's labels", async () => {
     const failures: string[] = [];
     for (let start = 0; start < corpus.length; start += 8) {
       await Promise.all(
@@ -78,17 +81,21 @@ describe('JevBench-240 corpus', () => {
   });
 
   it('batch independence: each question alone equals it asked with its case, within 1e-9', async () => {
-    const engine = new JudgeEngine({ backend: new OpenAIBackend({ baseUrl: fake.baseUrl, upstreamModel: 'fake-model', id: PINNED, concurrency: 8 }) });
+    const engine = new JudgeEngine({
+      backend: new OpenAIBackend({ baseUrl: fake.baseUrl, upstreamModel: 'fake-model', id: PINNED, concurrency: 8 }),
+    });
     // Every 12th case (20 cases, one per domain), every question of each.
     for (const c of corpus.filter((_, i) => i % 12 === 0)) {
       const together = (await engine.judge({ model: PINNED, state: c.state, questions: c.questions })).response.answers;
       for (const [name, question] of Object.entries(c.questions)) {
-        const alone = (await engine.judge({ model: PINNED, state: c.state, questions: { [name]: question } })).response.answers[name];
+        const alone = (await engine.judge({ model: PINNED, state: c.state, questions: { [name]: question } })).response
+          .answers[name];
         const a = together[name];
         expect(alone.type).toBe(a.type);
         if (a.type === 'noul' && alone.type === 'noul') expect(Math.abs(a.noul - alone.noul)).toBeLessThan(1e-9);
         if ((a.type === 'choice' || a.type === 'score') && alone.type === a.type) {
-          for (const key of Object.keys(a.probabilities)) expect(Math.abs(a.probabilities[key] - alone.probabilities[key])).toBeLessThan(1e-9);
+          for (const key of Object.keys(a.probabilities))
+            expect(Math.abs(a.probabilities[key] - alone.probabilities[key])).toBeLessThan(1e-9);
           expect(Math.abs(a.confidence - alone.confidence)).toBeLessThan(1e-9);
         }
       }

@@ -5,7 +5,13 @@ import { foldTopLogprobs } from '../src/backends/openai/fold';
 import { BackendError } from '../src/engine/backend';
 import { JudgeEngine } from '../src/engine/engine';
 import type { ChoiceAnswer, NoulAnswer, ScoreAnswer } from '../src/protocol/types';
-import { labelsInPrompt, startFakeOpenAI, type FakeOpenAI, type FakeReply, type ChatCompletionRequestBody } from './fakes/openai-logprobs';
+import {
+  labelsInPrompt,
+  startFakeOpenAI,
+  type FakeOpenAI,
+  type FakeReply,
+  type ChatCompletionRequestBody,
+} from './fakes/openai-logprobs';
 
 const ID = 'judge-openai-test-2026-01-01';
 let fake: FakeOpenAI | undefined;
@@ -14,9 +20,18 @@ afterEach(async () => {
   fake = undefined;
 });
 
-async function engineWith(respond: ((body: ChatCompletionRequestBody, i: number) => FakeReply) | undefined, options: Partial<OpenAIBackendOptions> = {}) {
+async function engineWith(
+  respond: ((body: ChatCompletionRequestBody, i: number) => FakeReply) | undefined,
+  options: Partial<OpenAIBackendOptions> = {},
+) {
   fake = await startFakeOpenAI({ respond, apiKey: 'sk-upstream' });
-  const backend = new OpenAIBackend({ baseUrl: fake.baseUrl, apiKey: 'sk-upstream', upstreamModel: 'fake-model', id: ID, ...options });
+  const backend = new OpenAIBackend({
+    baseUrl: fake.baseUrl,
+    apiKey: 'sk-upstream',
+    upstreamModel: 'fake-model',
+    id: ID,
+    ...options,
+  });
   return new JudgeEngine({ backend, aliases: { 'jev-latest': ID } });
 }
 
@@ -41,10 +56,22 @@ describe('fold', () => {
   });
 
   it('gives missing labels min(lowest listed, uncovered / missing)', () => {
-    const folded = foldTopLogprobs([{ token: 'Yes', logprob: lp(0.9) }, { token: 'Maybe', logprob: lp(0.06) }], ['Yes', 'No']);
+    const folded = foldTopLogprobs(
+      [
+        { token: 'Yes', logprob: lp(0.9) },
+        { token: 'Maybe', logprob: lp(0.06) },
+      ],
+      ['Yes', 'No'],
+    );
     expect(folded.missing).toEqual(['No']);
     expect(Math.exp(folded.logprobs[1])).toBeCloseTo(0.04, 12);
-    const capped = foldTopLogprobs([{ token: 'Yes', logprob: lp(0.5) }, { token: 'x', logprob: lp(0.01) }], ['Yes', 'No']);
+    const capped = foldTopLogprobs(
+      [
+        { token: 'Yes', logprob: lp(0.5) },
+        { token: 'x', logprob: lp(0.01) },
+      ],
+      ['Yes', 'No'],
+    );
     expect(Math.exp(capped.logprobs[1])).toBeCloseTo(0.01, 12);
   });
 });
@@ -62,7 +89,13 @@ describe('OpenAIBackend', () => {
     });
     expect(fake!.requests).toHaveLength(2);
     for (const body of fake!.requests) {
-      expect(body).toMatchObject({ model: 'fake-model', max_tokens: 1, temperature: 0, logprobs: true, top_logprobs: 20 });
+      expect(body).toMatchObject({
+        model: 'fake-model',
+        max_tokens: 1,
+        temperature: 0,
+        logprobs: true,
+        top_logprobs: 20,
+      });
       expect(body.messages).toHaveLength(1);
       expect(body.messages[0].role).toBe('user');
       expect(body.messages[0].content.startsWith('You are a careful judge.')).toBe(true);
@@ -77,9 +110,30 @@ describe('OpenAIBackend', () => {
   it('reads folded, renormalised distributions and counts upstream prompt tokens', async () => {
     const engine = await engineWith((body) => {
       const prompt = promptOf(body);
-      if (prompt.includes('(Yes)')) return { topLogprobs: [{ token: ' Yes', logprob: lp(0.5) }, { token: 'yes', logprob: lp(0.1) }, { token: 'No', logprob: lp(0.2) }, { token: 'I', logprob: lp(0.2) }] };
-      if (prompt.includes('Levels')) return { topLogprobs: [{ token: '2', logprob: lp(0.5) }, { token: ' 1', logprob: lp(0.25) }, { token: '0', logprob: lp(0.25) }] };
-      return { topLogprobs: [{ token: 'a', logprob: lp(0.3) }, { token: ' B', logprob: lp(0.3) }, { token: 'A', logprob: lp(0.3) }] };
+      if (prompt.includes('(Yes)'))
+        return {
+          topLogprobs: [
+            { token: ' Yes', logprob: lp(0.5) },
+            { token: 'yes', logprob: lp(0.1) },
+            { token: 'No', logprob: lp(0.2) },
+            { token: 'I', logprob: lp(0.2) },
+          ],
+        };
+      if (prompt.includes('Levels'))
+        return {
+          topLogprobs: [
+            { token: '2', logprob: lp(0.5) },
+            { token: ' 1', logprob: lp(0.25) },
+            { token: '0', logprob: lp(0.25) },
+          ],
+        };
+      return {
+        topLogprobs: [
+          { token: 'a', logprob: lp(0.3) },
+          { token: ' B', logprob: lp(0.3) },
+          { token: 'A', logprob: lp(0.3) },
+        ],
+      };
     });
     const { response, coveredMass } = await engine.judge({
       model: 'jev-latest',
@@ -104,8 +158,18 @@ describe('OpenAIBackend', () => {
   });
 
   it('a label the model never lists gets the uncovered mass share', async () => {
-    const engine = await engineWith(() => ({ topLogprobs: [{ token: 'A', logprob: lp(0.7) }, { token: 'B', logprob: lp(0.2) }, { token: 'so', logprob: lp(0.05) }] }));
-    const { response } = await engine.judge({ model: 'jev-latest', state: 's', questions: { c: { type: 'choice', criteria: { a: null, b: null, c: null } } } });
+    const engine = await engineWith(() => ({
+      topLogprobs: [
+        { token: 'A', logprob: lp(0.7) },
+        { token: 'B', logprob: lp(0.2) },
+        { token: 'so', logprob: lp(0.05) },
+      ],
+    }));
+    const { response } = await engine.judge({
+      model: 'jev-latest',
+      state: 's',
+      questions: { c: { type: 'choice', criteria: { a: null, b: null, c: null } } },
+    });
     const c = response.answers.c as ChoiceAnswer;
     // C gets min(0.05, 0.05 / 1) = 0.05; then renormalised over 0.95.
     expect(c.probabilities.c).toBeCloseTo(0.05 / 0.95, 12);
@@ -118,12 +182,18 @@ describe('OpenAIBackend', () => {
     const engine = await engineWith((body) => {
       const prompt = promptOf(body);
       const labels = labelsInPrompt(prompt);
-      const names = [...prompt.slice(prompt.lastIndexOf('</state>')).matchAll(/^\((\w+)\) o(\d+)$/gm)].map((m) => Number(m[2]));
+      const names = [...prompt.slice(prompt.lastIndexOf('</state>')).matchAll(/^\((\w+)\) o(\d+)$/gm)].map((m) =>
+        Number(m[2]),
+      );
       const total = names.reduce((a, k) => a + k + 1, 0);
       return { topLogprobs: labels.map((label, i) => ({ token: label, logprob: lp((names[i] + 1) / total) })) };
     });
     const criteria = Object.fromEntries(Array.from({ length: 40 }, (_, k) => [`o${k}`, null]));
-    const { response } = await engine.judge({ model: 'jev-latest', state: 's', questions: { many: { type: 'choice', criteria } } });
+    const { response } = await engine.judge({
+      model: 'jev-latest',
+      state: 's',
+      questions: { many: { type: 'choice', criteria } },
+    });
     const answer = response.answers.many as ChoiceAnswer;
     const total = (40 * 41) / 2;
     for (let k = 0; k < 40; k++) expect(answer.probabilities[`o${k}`]).toBeCloseTo((k + 1) / total, 10);
@@ -135,7 +205,11 @@ describe('OpenAIBackend', () => {
 
   it('answers a 1-option choice with probability 1 without asking the model', async () => {
     const engine = await engineWith(() => ({ topLogprobs: [{ token: 'Sure', logprob: lp(0.9) }] }));
-    const { response } = await engine.judge({ model: 'jev-latest', state: 's', questions: { only: { type: 'choice', criteria: { yes: null } } } });
+    const { response } = await engine.judge({
+      model: 'jev-latest',
+      state: 's',
+      questions: { only: { type: 'choice', criteria: { yes: null } } },
+    });
     expect(response.answers.only).toEqual({ type: 'choice', choice: 'yes', probabilities: { yes: 1 }, confidence: 1 });
     expect(fake!.requests).toHaveLength(0);
   });
@@ -144,10 +218,24 @@ describe('OpenAIBackend', () => {
     const times: number[] = [];
     const engine = await engineWith((_body, i) => {
       times.push(Date.now());
-      if (i < 2) return { status: 429, headers: { 'retry-after': '0.3' }, body: { error: { message: 'slow down', type: 'rate_limit' } } };
-      return { topLogprobs: [{ token: 'Yes', logprob: lp(0.9) }, { token: 'No', logprob: lp(0.1) }] };
+      if (i < 2)
+        return {
+          status: 429,
+          headers: { 'retry-after': '0.3' },
+          body: { error: { message: 'slow down', type: 'rate_limit' } },
+        };
+      return {
+        topLogprobs: [
+          { token: 'Yes', logprob: lp(0.9) },
+          { token: 'No', logprob: lp(0.1) },
+        ],
+      };
     });
-    const { response } = await engine.judge({ model: 'jev-latest', state: 's', questions: { n: { type: 'noul', instructions: 'q' } } });
+    const { response } = await engine.judge({
+      model: 'jev-latest',
+      state: 's',
+      questions: { n: { type: 'noul', instructions: 'q' } },
+    });
     expect((response.answers.n as NoulAnswer).noul).toBeCloseTo(0.9, 12);
     expect(fake!.requests).toHaveLength(3);
     expect(times[1] - times[0]).toBeGreaterThanOrEqual(280);
@@ -156,14 +244,20 @@ describe('OpenAIBackend', () => {
 
   it('gives up on endless 429 with a 503 BackendError, and refuses a Retry-After beyond the cap', async () => {
     const engine = await engineWith(() => ({ status: 429, headers: { 'retry-after-ms': '10' } }), { maxRetries: 2 });
-    const error = await engine.judge({ model: 'jev-latest', state: 's', questions: { n: { type: 'noul', instructions: 'q' } } }).catch((e) => e);
+    const error = await engine
+      .judge({ model: 'jev-latest', state: 's', questions: { n: { type: 'noul', instructions: 'q' } } })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(BackendError);
     expect(error.status).toBe(503);
     expect(fake!.requests).toHaveLength(3);
     await fake!.close();
 
-    const patient = await engineWith(() => ({ status: 429, headers: { 'retry-after': '3600' } }), { maxRetryAfterMs: 1000 });
-    const refused = await patient.judge({ model: 'jev-latest', state: 's', questions: { n: { type: 'noul', instructions: 'q' } } }).catch((e) => e);
+    const patient = await engineWith(() => ({ status: 429, headers: { 'retry-after': '3600' } }), {
+      maxRetryAfterMs: 1000,
+    });
+    const refused = await patient
+      .judge({ model: 'jev-latest', state: 's', questions: { n: { type: 'noul', instructions: 'q' } } })
+      .catch((e) => e);
     expect(refused.status).toBe(503);
     expect(refused.message).toMatch(/retry after 3600 s/);
     expect(fake!.requests).toHaveLength(1);
@@ -171,7 +265,9 @@ describe('OpenAIBackend', () => {
 
   it('a server without logprobs gets a clear error', async () => {
     const engine = await engineWith(() => ({ noLogprobs: true }));
-    const error = await engine.judge({ model: 'jev-latest', state: 's', questions: { n: { type: 'noul', instructions: 'q' } } }).catch((e) => e);
+    const error = await engine
+      .judge({ model: 'jev-latest', state: 's', questions: { n: { type: 'noul', instructions: 'q' } } })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(BackendError);
     expect(error.code).toBe('logprobs_unsupported');
     expect(error.message).toMatch(/returned no logprobs for model "fake-model"/);
@@ -179,7 +275,9 @@ describe('OpenAIBackend', () => {
 
   it('a model that puts no mass on any label is an error, not a uniform guess', async () => {
     const engine = await engineWith(() => ({ topLogprobs: [{ token: 'Sure', logprob: lp(0.9) }] }));
-    const error = await engine.judge({ model: 'jev-latest', state: 's', questions: { n: { type: 'noul', instructions: 'q' } } }).catch((e) => e);
+    const error = await engine
+      .judge({ model: 'jev-latest', state: 's', questions: { n: { type: 'noul', instructions: 'q' } } })
+      .catch((e) => e);
     expect(error.code).toBe('labels_not_covered');
   });
 
@@ -187,7 +285,9 @@ describe('OpenAIBackend', () => {
     fake = await startFakeOpenAI({ apiKey: 'sk-right' });
     const backend = new OpenAIBackend({ baseUrl: fake.baseUrl, apiKey: 'sk-wrong', upstreamModel: 'm', id: ID });
     const engine = new JudgeEngine({ backend });
-    const error = await engine.judge({ model: ID, state: 's', questions: { n: { type: 'noul', instructions: 'q' } } }).catch((e) => e);
+    const error = await engine
+      .judge({ model: ID, state: 's', questions: { n: { type: 'noul', instructions: 'q' } } })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(BackendError);
     expect(error.status).toBe(502);
     expect(error.message).not.toContain('sk-wrong');
@@ -203,11 +303,18 @@ describe('OpenAIBackend', () => {
         peak = Math.max(peak, inFlight);
         await new Promise((r) => setTimeout(r, 20));
         inFlight--;
-        return { topLogprobs: [{ token: 'Yes', logprob: lp(0.5) }, { token: 'No', logprob: lp(0.5) }] };
+        return {
+          topLogprobs: [
+            { token: 'Yes', logprob: lp(0.5) },
+            { token: 'No', logprob: lp(0.5) },
+          ],
+        };
       },
     });
     const backend = new OpenAIBackend({ baseUrl: fake.baseUrl, upstreamModel: 'm', id: ID, concurrency: 2 });
-    const questions = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`q${i}`, { type: 'noul', instructions: `q${i}` }]));
+    const questions = Object.fromEntries(
+      Array.from({ length: 8 }, (_, i) => [`q${i}`, { type: 'noul', instructions: `q${i}` }]),
+    );
     await new JudgeEngine({ backend }).judge({ model: ID, state: 's', questions });
     expect(fake.requests).toHaveLength(8);
     expect(peak).toBe(2);

@@ -80,7 +80,9 @@ describe('engine with exact probabilities', () => {
   });
 
   it('unknown model → 400 naming the available ones', async () => {
-    const error = await engine.judge({ model: 'gpt-9', state: 's', questions: { yes: { type: 'noul', instructions: 'x' } } }).catch((e) => e);
+    const error = await engine
+      .judge({ model: 'gpt-9', state: 's', questions: { yes: { type: 'noul', instructions: 'x' } } })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(400);
     expect(error.detail).toMatch(/Unknown model "gpt-9".*exact-2026-01-01.*jev-latest/);
@@ -88,13 +90,17 @@ describe('engine with exact probabilities', () => {
 
   it('over the token budget → 400 max_tokens_exceeded', async () => {
     const small = new JudgeEngine({ backend: new ExactBackend(() => [0.5, 0.5]), limits: { maxInputTokens: 50 } });
-    const error = await small.judge({ model: EXACT_MODEL.id, state: 'x'.repeat(400), questions: { q: { type: 'noul', instructions: 'x' } } }).catch((e) => e);
+    const error = await small
+      .judge({ model: EXACT_MODEL.id, state: 'x'.repeat(400), questions: { q: { type: 'noul', instructions: 'x' } } })
+      .catch((e) => e);
     expect(error.status).toBe(400);
     expect(error.errorType).toBe('max_tokens_exceeded');
   });
 
   it('refuses an alias that points nowhere', () => {
-    expect(() => new JudgeEngine({ backend: new ExactBackend(() => []), aliases: { 'jev-latest': 'nope' } })).toThrow(/alias "jev-latest"/);
+    expect(() => new JudgeEngine({ backend: new ExactBackend(() => []), aliases: { 'jev-latest': 'nope' } })).toThrow(
+      /alias "jev-latest"/,
+    );
   });
 
   it('maps jev-latest and <name>-latest without configuration; configured aliases add to that', () => {

@@ -16,7 +16,11 @@ let upstream: JudgeServer;
 let upstreamBackend: ExactBackend;
 
 beforeAll(async () => {
-  upstreamBackend = new ExactBackend((q) => (q.options.length === 2 ? [0.3, 0.7] : q.options.map((_, i) => (i + 1) / ((q.options.length * (q.options.length + 1)) / 2))));
+  upstreamBackend = new ExactBackend((q) =>
+    q.options.length === 2
+      ? [0.3, 0.7]
+      : q.options.map((_, i) => (i + 1) / ((q.options.length * (q.options.length + 1)) / 2)),
+  );
   upstream = await startJudgeServer({ apiKeys: [UPSTREAM_KEY], backend: upstreamBackend, log: () => undefined });
 });
 afterAll(async () => upstream.close());
@@ -32,7 +36,7 @@ const request = {
 };
 
 describe('RemoteBackend', () => {
-  it('serves the provider\'s models, forwards the request, and reads its answers back exactly', async () => {
+  it("serves the provider's models, forwards the request, and reads its answers back exactly", async () => {
     const backend = await createRemoteBackend({ baseUrl: upstream.url + '/', apiKey: UPSTREAM_KEY });
     expect(backend.models().map((m) => m.id)).toEqual([EXACT_MODEL.id, 'exact-latest', 'jev-latest']);
     const engine = new JudgeEngine({ backend, aliases: { 'jev-latest': EXACT_MODEL.id } });
@@ -43,7 +47,8 @@ describe('RemoteBackend', () => {
     expect(response.answers.n).toEqual({ type: 'noul', noul: expect.closeTo(0.3, 12) });
     const c = response.answers.c as ChoiceAnswer;
     const s = response.answers.s as ScoreAnswer;
-    for (const key of ['a', 'b', 'c']) expect(c.probabilities[key]).toBeCloseTo((direct.answers.c as ChoiceAnswer).probabilities[key], 12);
+    for (const key of ['a', 'b', 'c'])
+      expect(c.probabilities[key]).toBeCloseTo((direct.answers.c as ChoiceAnswer).probabilities[key], 12);
     expect(c.confidence).toBeCloseTo((direct.answers.c as ChoiceAnswer).confidence, 12);
     expect(s.score).toBeCloseTo((direct.answers.s as ScoreAnswer).score, 12);
     expect(s.legend).toEqual({ '0': 'lo', '1': 'mid', '2': 'hi', '3': 'max' });
@@ -52,7 +57,10 @@ describe('RemoteBackend', () => {
   });
 
   it('a provider that refuses our key → 502 BackendError (the caller is not at fault)', async () => {
-    await expect(createRemoteBackend({ baseUrl: upstream.url, apiKey: 'wrong' })).rejects.toMatchObject({ status: 502, code: 'upstream_auth_failed' });
+    await expect(createRemoteBackend({ baseUrl: upstream.url, apiKey: 'wrong' })).rejects.toMatchObject({
+      status: 502,
+      code: 'upstream_auth_failed',
+    });
   });
 
   it('an unreachable provider → 502 with a clear message', async () => {
@@ -69,7 +77,10 @@ describe('RemoteBackend against a misbehaving provider', () => {
 
   beforeAll(async () => {
     bad = createServer((req, res) => {
-      const body = req.url === '/v1/models' ? { status: 200, body: { models: [{ name: 'm-1', description: 'd', release_date: '2026-01-01' }] } } : reply;
+      const body =
+        req.url === '/v1/models'
+          ? { status: 200, body: { models: [{ name: 'm-1', description: 'd', release_date: '2026-01-01' }] } }
+          : reply;
       res.writeHead(body.status, { 'content-type': 'application/json' });
       res.end(typeof body.body === 'string' ? body.body : JSON.stringify(body.body));
     });
@@ -84,12 +95,36 @@ describe('RemoteBackend against a misbehaving provider', () => {
   it.each([
     ['a non-JSON body', 'oops', /not JSON/],
     ['no answers', { model: 'm-1', usage: { input_tokens: 1, output_tokens: 0 } }, /answers is not an object/],
-    ['a missing answer', { model: 'm-1', answers: {}, usage: { input_tokens: 1, output_tokens: 0 } }, /answers\["c"\] is missing/],
-    ['a wrong type', { answers: { c: { ...good, type: 'score' } }, usage: { input_tokens: 1, output_tokens: 0 } }, /type is "score"/],
-    ['renamed labels', { answers: { c: { ...good, probabilities: { A: 0.6, B: 0.4 } } }, usage: { input_tokens: 1, output_tokens: 0 } }, /has labels/],
-    ['probabilities not summing to 1', { answers: { c: { ...good, probabilities: { a: 0.6, b: 0.6 } } }, usage: { input_tokens: 1, output_tokens: 0 } }, /sum to 1.2/],
-    ['a negative probability', { answers: { c: { ...good, probabilities: { a: 1.5, b: -0.5 } } }, usage: { input_tokens: 1, output_tokens: 0 } }, /outside \[0, 1\]/],
-    ['a choice outside the labels', { answers: { c: { ...good, choice: 'z' } }, usage: { input_tokens: 1, output_tokens: 0 } }, /choice is not one of the labels/],
+    [
+      'a missing answer',
+      { model: 'm-1', answers: {}, usage: { input_tokens: 1, output_tokens: 0 } },
+      /answers\["c"\] is missing/,
+    ],
+    [
+      'a wrong type',
+      { answers: { c: { ...good, type: 'score' } }, usage: { input_tokens: 1, output_tokens: 0 } },
+      /type is "score"/,
+    ],
+    [
+      'renamed labels',
+      { answers: { c: { ...good, probabilities: { A: 0.6, B: 0.4 } } }, usage: { input_tokens: 1, output_tokens: 0 } },
+      /has labels/,
+    ],
+    [
+      'probabilities not summing to 1',
+      { answers: { c: { ...good, probabilities: { a: 0.6, b: 0.6 } } }, usage: { input_tokens: 1, output_tokens: 0 } },
+      /sum to 1.2/,
+    ],
+    [
+      'a negative probability',
+      { answers: { c: { ...good, probabilities: { a: 1.5, b: -0.5 } } }, usage: { input_tokens: 1, output_tokens: 0 } },
+      /outside \[0, 1\]/,
+    ],
+    [
+      'a choice outside the labels',
+      { answers: { c: { ...good, choice: 'z' } }, usage: { input_tokens: 1, output_tokens: 0 } },
+      /choice is not one of the labels/,
+    ],
     ['no usage', { answers: { c: good } }, /usage.input_tokens/],
   ])('%s → 502 upstream_invalid_response', async (_name, body, message) => {
     reply = { status: 200, body };

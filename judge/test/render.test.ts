@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ANSWER_CUE, letterLabel, renderOptionGroup, renderQuestion, renderRequest, renderState, stableJson } from '../src/engine/render';
+import {
+  ANSWER_CUE,
+  letterLabel,
+  renderOptionGroup,
+  renderQuestion,
+  renderRequest,
+  renderState,
+  stableJson,
+} from '../src/engine/render';
 
 describe('state rendering', () => {
   it('is byte-stable: key order does not matter, array order does', () => {
@@ -8,7 +16,9 @@ describe('state rendering', () => {
     expect(a).toBe(b);
     expect(renderState({ a: { c: 'x', d: [1, 3] }, b: 1 })).not.toBe(a);
     expect(stableJson(JSON.parse('{"__proto__": {"x": 1}}'))).toBe('{\n  "__proto__": {\n    "x": 1\n  }\n}');
-    expect(stableJson({ z: 1, a: [true, null, 'é'] })).toBe('{\n  "a": [\n    true,\n    null,\n    "é"\n  ],\n  "z": 1\n}');
+    expect(stableJson({ z: 1, a: [true, null, 'é'] })).toBe(
+      '{\n  "a": [\n    true,\n    null,\n    "é"\n  ],\n  "z": 1\n}',
+    );
   });
 
   it('keeps free text as it is and does not depend on the questions', () => {
@@ -25,7 +35,11 @@ describe('state rendering', () => {
 
 describe('question suffixes', () => {
   it('noul: Yes/No labels, criteria shown, ending in the answer cue', () => {
-    const q = renderQuestion('urgent', { type: 'noul', instructions: 'Is it urgent?', criteria: { true: 'needs action today' } });
+    const q = renderQuestion('urgent', {
+      type: 'noul',
+      instructions: 'Is it urgent?',
+      criteria: { true: 'needs action today' },
+    });
     expect(q.options).toEqual(['true', 'false']);
     expect(q.labels).toEqual(['Yes', 'No']);
     expect(q.suffix).toContain('Is it urgent?');
@@ -35,7 +49,11 @@ describe('question suffixes', () => {
   });
 
   it('choice: letters in the caller order, descriptions rendered', () => {
-    const q = renderQuestion('team', { type: 'choice', instructions: { ask: 'route' }, criteria: { billing: 'money', tech: null, legal: { area: 'contracts' } } });
+    const q = renderQuestion('team', {
+      type: 'choice',
+      instructions: { ask: 'route' },
+      criteria: { billing: 'money', tech: null, legal: { area: 'contracts' } },
+    });
     expect(q.options).toEqual(['billing', 'tech', 'legal']);
     expect(q.labels).toEqual(['A', 'B', 'C']);
     expect(q.suffix).toContain('(A) billing: money\n(B) tech\n(C) legal: {\n  "area": "contracts"\n}');
@@ -51,7 +69,10 @@ describe('question suffixes', () => {
 
   it('is the same for the same question, whatever its neighbours', () => {
     const alone = renderRequest({ state: 's', questions: { q: { type: 'noul', instructions: 'x' } } }).questions[0];
-    const together = renderRequest({ state: 's', questions: { p: { type: 'noul', instructions: 'y' }, q: { type: 'noul', instructions: 'x' } } }).questions[1];
+    const together = renderRequest({
+      state: 's',
+      questions: { p: { type: 'noul', instructions: 'y' }, q: { type: 'noul', instructions: 'x' } },
+    }).questions[1];
     expect(together).toEqual(alone);
   });
 

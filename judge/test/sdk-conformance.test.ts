@@ -23,7 +23,14 @@ beforeAll(async () => {
   fake = await startFakeOpenAI();
   server = await startJudgeServer({
     apiKeys: [KEY],
-    backend: { kind: 'openai', baseUrl: fake.baseUrl, upstreamModel: 'fake-model', id: PINNED, description: 'test', releaseDate: '2026-01-01' },
+    backend: {
+      kind: 'openai',
+      baseUrl: fake.baseUrl,
+      upstreamModel: 'fake-model',
+      id: PINNED,
+      description: 'test',
+      releaseDate: '2026-01-01',
+    },
     log: () => undefined,
   });
 });
@@ -32,9 +39,14 @@ afterAll(async () => {
   await fake.close();
 });
 
-const client = (apiKey = KEY) => new TypeSafeClient({ apiKey, baseURL: server.url, retry: { maxRetries: 0 }, logLevel: 'off' });
+const client = (apiKey = KEY) =>
+  new TypeSafeClient({ apiKey, baseURL: server.url, retry: { maxRetries: 0 }, logLevel: 'off' });
 /** The error a call rejects with (failing the test if it resolves). */
-type SdkError = Error & { status: number; body: { detail: { loc: unknown[] }[] } & Record<string, unknown>; requestId?: string };
+type SdkError = Error & {
+  status: number;
+  body: { detail: { loc: unknown[] }[] } & Record<string, unknown>;
+  requestId?: string;
+};
 const rejection = (promise: PromiseLike<unknown>): Promise<SdkError> =>
   Promise.resolve(promise).then(
     () => {
@@ -65,7 +77,12 @@ describe('@typesafe-ai/sdk 0.6.0 against our server', () => {
     expect(refund.noul).toBeGreaterThanOrEqual(0);
     expect(refund.noul).toBeLessThanOrEqual(1);
 
-    const team = data.answers.team as { type: string; choice: string; probabilities: Record<string, number>; confidence: number };
+    const team = data.answers.team as {
+      type: string;
+      choice: string;
+      probabilities: Record<string, number>;
+      confidence: number;
+    };
     expect(team.type).toBe('choice');
     expect(Object.keys(team.probabilities)).toEqual(['billing', 'tech', 'sales']);
     expect(sum(team.probabilities)).toBeCloseTo(1, 9);
@@ -73,7 +90,13 @@ describe('@typesafe-ai/sdk 0.6.0 against our server', () => {
     expect(team.probabilities[team.choice]).toBe(pMax);
     expect(team.confidence).toBeCloseTo((3 * pMax - 1) / 2, 12);
 
-    const anger = data.answers.anger as { type: string; score: number; probabilities: Record<string, number>; legend: Record<string, unknown>; confidence: number };
+    const anger = data.answers.anger as {
+      type: string;
+      score: number;
+      probabilities: Record<string, number>;
+      legend: Record<string, unknown>;
+      confidence: number;
+    };
     expect(anger.type).toBe('score');
     expect(Object.keys(anger.probabilities)).toEqual(['0', '1', '2']);
     expect(anger.legend).toEqual({ '0': 'calm', '1': 'annoyed', '2': 'furious' });
@@ -142,7 +165,12 @@ describe('@typesafe-ai/sdk 0.6.0 against our server', () => {
   });
 
   it('a schema violation → UnprocessableEntityError (422) naming the field', async () => {
-    const error = await rejection(client().systemOne({ state: 's', questions: { urgency: { type: 'choice', instructions: 'x', criteria: 'high' } as never } }));
+    const error = await rejection(
+      client().systemOne({
+        state: 's',
+        questions: { urgency: { type: 'choice', instructions: 'x', criteria: 'high' } as never },
+      }),
+    );
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(error.body.detail[0].loc).toEqual(['body', 'questions', 'urgency', 'criteria']);
     expect(error.message).toMatch(/questions\.urgency\.criteria: /);

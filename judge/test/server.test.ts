@@ -12,7 +12,9 @@ const logs: LogLine[] = [];
 beforeAll(async () => {
   server = await startJudgeServer({
     apiKeys: ['other-key', KEY],
-    backend: new ExactBackend((q) => q.options.map((_, i) => (i + 1) / ((q.options.length * (q.options.length + 1)) / 2))),
+    backend: new ExactBackend((q) =>
+      q.options.map((_, i) => (i + 1) / ((q.options.length * (q.options.length + 1)) / 2)),
+    ),
     limits: { maxBodyBytes: 64 * 1024, maxJsonDepth: 32 },
     log: (line) => logs.push(line),
   });
@@ -22,10 +24,16 @@ afterAll(async () => server.close());
 const valid = {
   model: 'jev-latest',
   state: SECRET_STATE,
-  questions: { urgent: { type: 'noul', instructions: 'Urgent?' }, team: { type: 'choice', criteria: { a: null, b: null } } },
+  questions: {
+    urgent: { type: 'noul', instructions: 'Urgent?' },
+    team: { type: 'choice', criteria: { a: null, b: null } },
+  },
 };
 
-async function call(path: string, init: { method?: string; body?: string | Buffer; headers?: Record<string, string> } = {}) {
+async function call(
+  path: string,
+  init: { method?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
+) {
   const response = await fetch(server.url + path, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
     headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...init.headers },
@@ -50,7 +58,14 @@ describe('judge server', () => {
     expect(res.headers.get('x-typesafe-request-id')).toBe('req-123');
     expect(res.headers.get('server-timing')).toMatch(/engine;dur=[\d.]+, total;dur=[\d.]+/);
     const line = logs.find((l) => l.request_id === 'req-123')!;
-    expect(line).toMatchObject({ method: 'POST', path: '/v1/systemone', status: 200, model: EXACT_MODEL.id, questions: 2, output_tokens: 0 });
+    expect(line).toMatchObject({
+      method: 'POST',
+      path: '/v1/systemone',
+      status: 200,
+      model: EXACT_MODEL.id,
+      questions: 2,
+      output_tokens: 0,
+    });
     expect(line.input_tokens).toBeGreaterThan(0);
     expect(line.min_covered_mass).toBe(1);
   });
@@ -73,7 +88,11 @@ describe('judge server', () => {
           description: `Alias of ${EXACT_MODEL.id}: ${EXACT_MODEL.description}`,
           release_date: EXACT_MODEL.releaseDate,
         },
-        { name: 'jev-latest', description: `Alias of ${EXACT_MODEL.id}: ${EXACT_MODEL.description}`, release_date: EXACT_MODEL.releaseDate },
+        {
+          name: 'jev-latest',
+          description: `Alias of ${EXACT_MODEL.id}: ${EXACT_MODEL.description}`,
+          release_date: EXACT_MODEL.releaseDate,
+        },
       ],
     });
     expect((await call('/healthz')).body).toEqual({ status: 'ok', backend: 'exact' });
@@ -101,14 +120,18 @@ describe('judge server', () => {
       detail: { error_type: 'invalid_model', message: expect.stringMatching(/Unknown model "gpt-9"/) },
     });
 
-    const schema = await call('/v1/systemone', { body: JSON.stringify({ ...valid, questions: { urgency: { type: 'choice', criteria: 'high' } } }) });
+    const schema = await call('/v1/systemone', {
+      body: JSON.stringify({ ...valid, questions: { urgency: { type: 'choice', criteria: 'high' } } }),
+    });
     expect(schema.status).toBe(422);
     expect(schema.body).toEqual({
       detail: [{ loc: ['body', 'questions', 'urgency', 'criteria'], msg: expect.any(String), type: 'dict_type' }],
       error_type: 'invalid_request_error',
     });
 
-    const limit = await call('/v1/systemone', { body: JSON.stringify({ ...valid, questions: { s: { type: 'score', criteria: ['x'] } } }) });
+    const limit = await call('/v1/systemone', {
+      body: JSON.stringify({ ...valid, questions: { s: { type: 'score', criteria: ['x'] } } }),
+    });
     expect(limit.status).toBe(400);
     expect(limit.body.detail).toEqual({
       error_type: 'invalid_request_error',
@@ -121,14 +144,32 @@ describe('judge server', () => {
     ['truncated JSON', '{"model": "jev-latest", "state": ', {}, 422],
     ['a JSON string', '"hello"', {}, 422],
     ['JSON null', 'null', {}, 422],
-    ['deep nesting', '{"model":"jev-latest","state":' + '['.repeat(5000) + ']'.repeat(5000) + ',"questions":{}}', {}, 400],
+    [
+      'deep nesting',
+      '{"model":"jev-latest","state":' + '['.repeat(5000) + ']'.repeat(5000) + ',"questions":{}}',
+      {},
+      400,
+    ],
     ['very deep nesting', '['.repeat(200000), {}, 413],
     ['text/plain', JSON.stringify(valid), { 'content-type': 'text/plain' }, 415],
     ['no content type', JSON.stringify(valid), { 'content-type': '' }, 415],
     ['a huge body', JSON.stringify({ ...valid, state: 'x'.repeat(100 * 1024) }), {}, 413],
     ['invalid UTF-8', Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), {}, 422],
-    ['__proto__ keys', '{"__proto__":{"model":"x"},"model":"jev-latest","state":"s","questions":{"__proto__":{"type":"noul","instructions":"x"}}}', {}, 200],
-    ['a question named constructor', JSON.stringify({ ...valid, questions: { constructor: { type: 'choice', criteria: { toString: null, valueOf: null } } } }), {}, 200],
+    [
+      '__proto__ keys',
+      '{"__proto__":{"model":"x"},"model":"jev-latest","state":"s","questions":{"__proto__":{"type":"noul","instructions":"x"}}}',
+      {},
+      200,
+    ],
+    [
+      'a question named constructor',
+      JSON.stringify({
+        ...valid,
+        questions: { constructor: { type: 'choice', criteria: { toString: null, valueOf: null } } },
+      }),
+      {},
+      200,
+    ],
   ])('hostile input: %s → %s, never 500', async (_name, body, headers, status) => {
     const res = await call('/v1/systemone', { body: body as string, headers: headers as Record<string, string> });
     expect(res.status).toBe(status);
@@ -158,7 +199,11 @@ describe('judge server', () => {
         port: url.port,
         path: '/v1/systemone',
         method: 'POST',
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) },
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          'content-type': 'application/json',
+          'content-length': String(10 * 1024 * 1024),
+        },
       });
       req.on('response', (res) => {
         res.resume();
@@ -176,7 +221,13 @@ describe('graceful shutdown', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const backend = new ExactBackend(() => [0.5, 0.5]);
-    const slow = { ...backend, kind: 'slow', models: () => backend.models(), countTokens: () => 1, score: async (job: Parameters<ExactBackend['score']>[0]) => (await gate, backend.score(job)) };
+    const slow = {
+      ...backend,
+      kind: 'slow',
+      models: () => backend.models(),
+      countTokens: () => 1,
+      score: async (job: Parameters<ExactBackend['score']>[0]) => (await gate, backend.score(job)),
+    };
     const own = await startJudgeServer({ apiKeys: [KEY], backend: slow, log: () => undefined });
     const pending = fetch(own.url + '/v1/systemone', {
       method: 'POST',

@@ -41,14 +41,46 @@ describe('validateRequest: schema violations → 422 naming the field', () => {
     ['no questions', { ...ok, questions: {} }, ['body.questions']],
     ['a question that is a string', { ...ok, questions: { urgency: 'high?' } }, ['body.questions.urgency']],
     ['an empty question name', { ...ok, questions: { '': { type: 'noul', instructions: 'x' } } }, ['body.questions.']],
-    ['a question without type', { ...ok, questions: { urgency: { instructions: 'x' } } }, ['body.questions.urgency.type']],
-    ['an unknown type', { ...ok, questions: { urgency: { type: 'rank', instructions: 'x' } } }, ['body.questions.urgency.type']],
-    ['a choice without criteria', { ...ok, questions: { urgency: { type: 'choice' } } }, ['body.questions.urgency.criteria']],
-    ['a choice with list criteria', { ...ok, questions: { urgency: { type: 'choice', criteria: ['a', 'b'] } } }, ['body.questions.urgency.criteria']],
-    ['a score without criteria', { ...ok, questions: { urgency: { type: 'score' } } }, ['body.questions.urgency.criteria']],
-    ['a score with map criteria', { ...ok, questions: { urgency: { type: 'score', criteria: { low: 1 } } } }, ['body.questions.urgency.criteria']],
-    ['a noul with list criteria', { ...ok, questions: { urgency: { type: 'noul', criteria: ['y'] } } }, ['body.questions.urgency.criteria']],
-    ['a noul with an unknown criteria key', { ...ok, questions: { urgency: { type: 'noul', criteria: { True: 'y' } } } }, ['body.questions.urgency.criteria.True']],
+    [
+      'a question without type',
+      { ...ok, questions: { urgency: { instructions: 'x' } } },
+      ['body.questions.urgency.type'],
+    ],
+    [
+      'an unknown type',
+      { ...ok, questions: { urgency: { type: 'rank', instructions: 'x' } } },
+      ['body.questions.urgency.type'],
+    ],
+    [
+      'a choice without criteria',
+      { ...ok, questions: { urgency: { type: 'choice' } } },
+      ['body.questions.urgency.criteria'],
+    ],
+    [
+      'a choice with list criteria',
+      { ...ok, questions: { urgency: { type: 'choice', criteria: ['a', 'b'] } } },
+      ['body.questions.urgency.criteria'],
+    ],
+    [
+      'a score without criteria',
+      { ...ok, questions: { urgency: { type: 'score' } } },
+      ['body.questions.urgency.criteria'],
+    ],
+    [
+      'a score with map criteria',
+      { ...ok, questions: { urgency: { type: 'score', criteria: { low: 1 } } } },
+      ['body.questions.urgency.criteria'],
+    ],
+    [
+      'a noul with list criteria',
+      { ...ok, questions: { urgency: { type: 'noul', criteria: ['y'] } } },
+      ['body.questions.urgency.criteria'],
+    ],
+    [
+      'a noul with an unknown criteria key',
+      { ...ok, questions: { urgency: { type: 'noul', criteria: { True: 'y' } } } },
+      ['body.questions.urgency.criteria.True'],
+    ],
   ])('%s', (_name, body, expected) => {
     expect(locs(body)).toEqual(expected);
   });
@@ -66,7 +98,11 @@ describe('validateRequest: schema violations → 422 naming the field', () => {
 describe('validateRequest: limits → 400 with a sentence naming the question', () => {
   it.each([
     ['an empty choice', { type: 'choice', criteria: {} }, /no options/],
-    ['256 options', { type: 'choice', criteria: Object.fromEntries(Array.from({ length: 256 }, (_, i) => [`o${i}`, null])) }, /256 options/],
+    [
+      '256 options',
+      { type: 'choice', criteria: Object.fromEntries(Array.from({ length: 256 }, (_, i) => [`o${i}`, null])) },
+      /256 options/,
+    ],
     ['a 1-level score', { type: 'score', criteria: ['only'] }, /1 levels/],
     ['an 11-level score', { type: 'score', criteria: Array.from({ length: 11 }, (_, i) => `l${i}`) }, /11 levels/],
     ['a noul with nothing', { type: 'noul' }, /neither instructions nor criteria/],
@@ -80,10 +116,15 @@ describe('validateRequest: limits → 400 with a sentence naming the question', 
   });
 
   it('too many questions', () => {
-    const questions = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`q${i}`, { type: 'noul', instructions: 'x' }]));
-    expect(() => validateRequest({ ...ok, questions }, { maxQuestions: 2, maxChoiceOptions: 255, minScoreLevels: 2, maxScoreLevels: 10 })).toThrow(
-      /3 questions; at most 2/,
+    const questions = Object.fromEntries(
+      Array.from({ length: 3 }, (_, i) => [`q${i}`, { type: 'noul', instructions: 'x' }]),
     );
+    expect(() =>
+      validateRequest(
+        { ...ok, questions },
+        { maxQuestions: 2, maxChoiceOptions: 255, minScoreLevels: 2, maxScoreLevels: 10 },
+      ),
+    ).toThrow(/3 questions; at most 2/);
   });
 });
 

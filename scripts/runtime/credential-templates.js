@@ -59,7 +59,10 @@ function loadCredentialTemplates(dirs, env) {
   const seen = new Map();
   for (const dir of dirs) {
     if (!fs.existsSync(dir)) continue;
-    for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    for (const name of fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       const file = path.join(dir, name);
       let parsed;
       try {

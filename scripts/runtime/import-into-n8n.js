@@ -26,7 +26,8 @@ const runCli = (args) =>
   );
 
 async function main([runtimeDir, workflowsDir, stateDir]) {
-  if (!runtimeDir || !workflowsDir || !stateDir) throw new Error('usage: node import-into-n8n.js <runtime dir> <workflows dir> <state dir>');
+  if (!runtimeDir || !workflowsDir || !stateDir)
+    throw new Error('usage: node import-into-n8n.js <runtime dir> <workflows dir> <state dir>');
   fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const idsFile = path.join(stateDir, 'private-webhook-ids.json');
   const ids = readPrivateWebhookIds(idsFile);

@@ -187,7 +187,8 @@ async function syncIntoN8n(options) {
 async function importWorkflowFiles(options, staging, name, workflows) {
   const dir = path.join(staging, name);
   fs.mkdirSync(dir, { mode: 0o700 });
-  for (const json of workflows) fs.writeFileSync(path.join(dir, `${json.id}.json`), JSON.stringify(json), { mode: 0o600 });
+  for (const json of workflows)
+    fs.writeFileSync(path.join(dir, `${json.id}.json`), JSON.stringify(json), { mode: 0o600 });
   try {
     await options.runCli(['import:workflow', '--separate', `--input=${dir}`]);
   } finally {

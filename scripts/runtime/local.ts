@@ -111,9 +111,11 @@ function port(settings: Record<string, string>, name: string): number {
 }
 
 async function startJudge(settings: Record<string, string>): Promise<ChildProcess> {
-  if (!existsSync(JUDGE_CLI)) throw new Error(`the judge is not built (missing ${JUDGE_CLI}); run: bash scripts/install.sh`);
+  if (!existsSync(JUDGE_CLI))
+    throw new Error(`the judge is not built (missing ${JUDGE_CLI}); run: bash scripts/install.sh`);
   const judgeEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
-  for (const [key, value] of Object.entries(settings)) if (key.startsWith('JUDGE_') && value !== '') judgeEnv[key] = value;
+  for (const [key, value] of Object.entries(settings))
+    if (key.startsWith('JUDGE_') && value !== '') judgeEnv[key] = value;
   judgeEnv.JUDGE_HOST = '127.0.0.1';
   const child = spawn(process.execPath, [JUDGE_CLI, 'serve'], {
     env: judgeEnv,
@@ -145,7 +147,8 @@ function settingError(name: string, error: unknown): Error {
 function publicUrl(settings: Record<string, string>): string | undefined {
   const value = settings.N8N_PUBLIC_URL?.trim();
   if (!value) return undefined;
-  if (!/^https?:\/\/[^\s/]+/.test(value)) throw settingError('N8N_PUBLIC_URL', new Error('must be a URL such as https://n8n.example.com/'));
+  if (!/^https?:\/\/[^\s/]+/.test(value))
+    throw settingError('N8N_PUBLIC_URL', new Error('must be a URL such as https://n8n.example.com/'));
   return value.endsWith('/') ? value : `${value}/`;
 }
 
@@ -153,9 +156,18 @@ function publicUrl(settings: Record<string, string>): string | undefined {
  * The assistant's database on the local Postgres: created if missing, migrated, and the settings given in local.env
  * (chat model, owner's Telegram chat id) stored; an empty value leaves the stored setting as it is.
  */
-async function prepareAssistant(postgres: PostgresServer, settings: Record<string, string>): Promise<{ connection: PoolConfig; ownerChatId: string | null; chatModel: string }> {
+async function prepareAssistant(
+  postgres: PostgresServer,
+  settings: Record<string, string>,
+): Promise<{ connection: PoolConfig; ownerChatId: string | null; chatModel: string }> {
   await createDatabase(postgres.url, ASSISTANT_DATABASE);
-  const connection: PoolConfig = { host: '127.0.0.1', port: postgres.port, user: postgres.user, password: postgres.password, database: ASSISTANT_DATABASE };
+  const connection: PoolConfig = {
+    host: '127.0.0.1',
+    port: postgres.port,
+    user: postgres.user,
+    password: postgres.password,
+    database: ASSISTANT_DATABASE,
+  };
   console.log(describeMigration(await runMigrations(connection)));
   const pool = new Pool({ ...connection, max: 2 });
   pool.on('error', () => undefined);
@@ -244,7 +256,12 @@ async function main(): Promise<void> {
           judge = await startJudge(settings);
         },
       },
-      { name: 'n8n', pid: () => stack!.n8n.pid(), whenExited: () => stack!.n8n.whenExited(), restart: () => stack!.n8n.restart() },
+      {
+        name: 'n8n',
+        pid: () => stack!.n8n.pid(),
+        whenExited: () => stack!.n8n.whenExited(),
+        restart: () => stack!.n8n.restart(),
+      },
     ];
     for (const service of services) supervisor.watch(service);
   };

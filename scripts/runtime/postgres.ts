@@ -106,7 +106,10 @@ export function reachableBinaries(binariesDir: string, user: { uid: number; gid:
   mkdirSync(SHARED_RUNTIME_DIR, { recursive: true, mode: 0o755 });
   chmodSync(SHARED_RUNTIME_DIR, 0o755);
   const blocked = traversableBy(SHARED_RUNTIME_DIR, user);
-  if (blocked) throw new Error(`RUNTIME_SHARED_DIR: the "${SUPERUSER}" user cannot enter ${blocked}; choose a folder it can reach`);
+  if (blocked)
+    throw new Error(
+      `RUNTIME_SHARED_DIR: the "${SUPERUSER}" user cannot enter ${blocked}; choose a folder it can reach`,
+    );
   // Copied aside and renamed into place, so concurrent starts never see half a copy.
   const staging = mkdtempSync(`${copy}.tmp-`);
   try {

@@ -48,7 +48,10 @@ function readPrivateWebhookIds(file) {
     typeof ids === 'object' &&
     !Array.isArray(ids) &&
     Object.values(ids).every((entry) => typeof entry?.id === 'string' && typeof entry?.webhookId === 'string');
-  if (!valid) throw new Error(`${file}: expected {"<workflow>:<node>": {"id", "webhookId"}}; delete it to give the triggers new private ids`);
+  if (!valid)
+    throw new Error(
+      `${file}: expected {"<workflow>:<node>": {"id", "webhookId"}}; delete it to give the triggers new private ids`,
+    );
   return ids;
 }
 
@@ -57,4 +60,10 @@ function writePrivateWebhookIds(file, ids) {
   fs.chmodSync(file, 0o600);
 }
 
-module.exports = { SECRET_FROM_IDS_NODE_TYPES, needsPrivateIds, withPrivateWebhookIds, readPrivateWebhookIds, writePrivateWebhookIds };
+module.exports = {
+  SECRET_FROM_IDS_NODE_TYPES,
+  needsPrivateIds,
+  withPrivateWebhookIds,
+  readPrivateWebhookIds,
+  writePrivateWebhookIds,
+};

@@ -98,7 +98,13 @@ export class Supervisor {
       } catch (error) {
         // The failed start is itself an exit: the loop counts it and tries again, or gives up.
         const message = (error as Error).message.split('\n')[0];
-        this.record({ service: service.name, at: at.toISOString(), exit: describeExit(end), restarted: false, error: message });
+        this.record({
+          service: service.name,
+          at: at.toISOString(),
+          exit: describeExit(end),
+          restarted: false,
+          error: message,
+        });
         this.options.log(`supervisor: restarting ${service.name} failed: ${message}`);
       }
     }

@@ -19,7 +19,10 @@ function readWorkflowFiles(dirs) {
   const seen = new Map();
   for (const dir of dirs) {
     if (!fs.existsSync(dir)) continue;
-    for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    for (const name of fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       const file = path.join(dir, name);
       let json;
       try {

@@ -25,16 +25,31 @@ let llm: OpenAiChatFakeControl;
 let telegram: TelegramBotApiFakeControl;
 let db: Pool;
 
-async function ask(message: string, userId: string, sessionId?: string, key: string | null = API_KEY): Promise<{ status: number; body: Record<string, unknown>; contentType: string | null }> {
+async function ask(
+  message: string,
+  userId: string,
+  sessionId?: string,
+  key: string | null = API_KEY,
+): Promise<{ status: number; body: Record<string, unknown>; contentType: string | null }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key !== null) headers['x-api-key'] = key;
-  const response = await stack.webhook('agent', { method: 'POST', headers, body: JSON.stringify({ message, user_id: userId, ...(sessionId ? { session_id: sessionId } : {}) }) });
+  const response = await stack.webhook('agent', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ message, user_id: userId, ...(sessionId ? { session_id: sessionId } : {}) }),
+  });
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : {}, contentType: response.headers.get('content-type') };
+  return {
+    status: response.status,
+    body: text ? JSON.parse(text) : {},
+    contentType: response.headers.get('content-type'),
+  };
 }
 
 async function userIdOf(identity: string): Promise<string | undefined> {
-  const found = await db.query<{ user_id: string }>('SELECT user_id FROM assistant.identities WHERE identity = $1', [identity]);
+  const found = await db.query<{ user_id: string }>('SELECT user_id FROM assistant.identities WHERE identity = $1', [
+    identity,
+  ]);
   return found.rows[0]?.user_id;
 }
 
@@ -51,10 +66,25 @@ beforeAll(async () => {
   telegram = new TelegramBotApiFakeControl(stack.fakeUrls.E2E_TELEGRAM_BOT_API_URL);
   // What an operator does after install: set the API key and point the Postgres credential at the database.
   const pg = new URL(stack.postgresUrl);
-  await stack.api('/credentials/asstApiKeyHdr001', { method: 'PATCH', body: { data: { name: 'X-API-Key', value: API_KEY } } });
+  await stack.api('/credentials/asstApiKeyHdr001', {
+    method: 'PATCH',
+    body: { data: { name: 'X-API-Key', value: API_KEY } },
+  });
   await stack.api('/credentials/asstPostgresDb01', {
     method: 'PATCH',
-    body: { data: { host: pg.hostname, port: Number(pg.port), database: pg.pathname.slice(1), user: decodeURIComponent(pg.username), password: decodeURIComponent(pg.password), ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 10, sshTunnel: false } },
+    body: {
+      data: {
+        host: pg.hostname,
+        port: Number(pg.port),
+        database: pg.pathname.slice(1),
+        user: decodeURIComponent(pg.username),
+        password: decodeURIComponent(pg.password),
+        ssl: 'disable',
+        allowUnauthorizedCerts: false,
+        maxConnections: 10,
+        sshTunnel: false,
+      },
+    },
   });
   db = new Pool({ connectionString: stack.postgresUrl, max: 2 });
   await runMigrations(db);
@@ -78,13 +108,21 @@ describe('assistant webhook: authentication and validation', () => {
 
   it('answers 400 naming the field for a bad body, and never calls the model', async () => {
     const marker = tag('bad-body');
-    const noUser = await stack.webhook('agent', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': API_KEY }, body: JSON.stringify({ message: marker }) });
+    const noUser = await stack.webhook('agent', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+      body: JSON.stringify({ message: marker }),
+    });
     expect(noUser.status).toBe(400);
     expect(await noUser.json()).toMatchObject({ error: { code: 'invalid_request', field: 'user_id' } });
     const empty = await ask('   ', 'alice');
     expect(empty.status).toBe(400);
     expect(empty.body).toMatchObject({ error: { field: 'message' } });
-    const notJson = await stack.webhook('agent', { method: 'POST', headers: { 'content-type': 'text/plain', 'x-api-key': API_KEY }, body: `just text ${marker}` });
+    const notJson = await stack.webhook('agent', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'x-api-key': API_KEY },
+      body: `just text ${marker}`,
+    });
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toMatchObject({ error: { field: 'body' } });
     expect(await llm.requests(marker)).toEqual([]);
@@ -94,7 +132,11 @@ describe('assistant webhook: authentication and validation', () => {
 describe('assistant memory', () => {
   it('recalls a fact told in one session in another, and finds a person by first name', async () => {
     const tell = await converse('tell', [
-      { tool_calls: [{ name: 'remember_memory', arguments: { content: 'My accountant is Stefan Huber.', people: 'Stefan Huber' } }] },
+      {
+        tool_calls: [
+          { name: 'remember_memory', arguments: { content: 'My accountant is Stefan Huber.', people: 'Stefan Huber' } },
+        ],
+      },
       { content: 'Noted.' },
     ]);
     const told = await ask(`${tell} My accountant is Stefan Huber.`, 'alice', 'session-one');
@@ -104,7 +146,10 @@ describe('assistant memory', () => {
     const stored = await db.query('SELECT content, people FROM assistant.memories WHERE user_id = $1', [alice]);
     expect(stored.rows).toContainEqual({ content: 'My accountant is Stefan Huber.', people: ['Stefan Huber'] });
 
-    const question = await converse('recall', [{ tool_calls: [{ name: 'recall_memories', arguments: { query: 'Stefan' } }] }, { content: '{{last_tool_result}}' }]);
+    const question = await converse('recall', [
+      { tool_calls: [{ name: 'recall_memories', arguments: { query: 'Stefan' } }] },
+      { content: '{{last_tool_result}}' },
+    ]);
     const answer = await ask(`${question} Who is Stefan?`, 'alice', 'session-two');
     expect(answer.status).toBe(200);
     expect(answer.body.session_id).toBe('session-two');
@@ -112,13 +157,19 @@ describe('assistant memory', () => {
   });
 
   it('keeps users apart: another webhook user and a Telegram user see nothing of it', async () => {
-    const bobAsks = await converse('bob', [{ tool_calls: [{ name: 'recall_memories', arguments: { query: 'Stefan accountant' } }] }, { content: '{{last_tool_result}}' }]);
+    const bobAsks = await converse('bob', [
+      { tool_calls: [{ name: 'recall_memories', arguments: { query: 'Stefan accountant' } }] },
+      { content: '{{last_tool_result}}' },
+    ]);
     const bob = await ask(`${bobAsks} Who is Stefan?`, 'bob');
     expect(bob.status).toBe(200);
     expect(String(bob.body.reply)).not.toContain('Stefan Huber');
     expect(await userIdOf('api:bob')).not.toBe(await userIdOf('api:alice'));
 
-    const ownerAsks = await converse('owner-recall', [{ tool_calls: [{ name: 'recall_memories', arguments: { query: 'Stefan accountant' } }] }, { content: 'Found: {{last_tool_result}}' }]);
+    const ownerAsks = await converse('owner-recall', [
+      { tool_calls: [{ name: 'recall_memories', arguments: { query: 'Stefan accountant' } }] },
+      { content: 'Found: {{last_tool_result}}' },
+    ]);
     const earlier = (await telegram.sent(OWNER_CHAT)).length;
     const delivered = await telegram.deliverText(OWNER_CHAT, `${ownerAsks} Who is Stefan?`);
     expect(delivered.status).toBe(200);
@@ -142,15 +193,25 @@ describe('assistant knowledge graph and tasks', () => {
       {
         tool_calls: [
           { name: 'upsert_entity', arguments: { name: 'Maria Gruber', entity_type: 'person', summary: 'a colleague' } },
-          { name: 'upsert_entity', arguments: { name: 'Acme Robotics', entity_type: 'company', summary: 'robot maker' } },
+          {
+            name: 'upsert_entity',
+            arguments: { name: 'Acme Robotics', entity_type: 'company', summary: 'robot maker' },
+          },
         ],
       },
-      { tool_calls: [{ name: 'relate_entities', arguments: { from: 'Maria Gruber', relation: 'works_at', to: 'Acme Robotics' } }] },
+      {
+        tool_calls: [
+          { name: 'relate_entities', arguments: { from: 'Maria Gruber', relation: 'works_at', to: 'Acme Robotics' } },
+        ],
+      },
       { content: 'Got it.' },
     ]);
     expect((await ask(`${build} Maria Gruber works at Acme Robotics.`, 'carol')).status).toBe(200);
 
-    const query = await converse('graph-query', [{ tool_calls: [{ name: 'query_graph', arguments: { name: 'Acme Robotics' } }] }, { content: '{{last_tool_result}}' }]);
+    const query = await converse('graph-query', [
+      { tool_calls: [{ name: 'query_graph', arguments: { name: 'Acme Robotics' } }] },
+      { content: '{{last_tool_result}}' },
+    ]);
     const answer = await ask(`${query} Who works at Acme?`, 'carol');
     expect(answer.status).toBe(200);
     expect(String(answer.body.reply)).toContain('Maria Gruber');
@@ -171,27 +232,43 @@ describe('assistant knowledge graph and tasks', () => {
     ]);
     expect((await ask(`${create} two tasks please`, 'dave')).body.reply).toBe('Both tasks created.');
     const dave = await userIdOf('api:dave');
-    const rows = await db.query<{ id: number; title: string }>('SELECT id, title FROM assistant.tasks WHERE user_id = $1 ORDER BY id', [dave]);
+    const rows = await db.query<{ id: number; title: string }>(
+      'SELECT id, title FROM assistant.tasks WHERE user_id = $1 ORDER BY id',
+      [dave],
+    );
     // The two tool calls run in parallel, so either may be stored first.
     expect(rows.rows.map((row) => row.title).sort()).toEqual(['Buy a birthday present', 'File the tax return']);
     // Task ids are bigint, which pg returns as strings; a model sends numbers.
     const taxes = Number(rows.rows.find((row) => row.title === 'File the tax return')!.id);
     const present = Number(rows.rows.find((row) => row.title === 'Buy a birthday present')!.id);
 
-    const overdue = await converse('tasks-overdue', [{ tool_calls: [{ name: 'list_tasks', arguments: { filter: 'overdue', priority: '' } }] }, { content: '{{last_tool_result}}' }]);
+    const overdue = await converse('tasks-overdue', [
+      { tool_calls: [{ name: 'list_tasks', arguments: { filter: 'overdue', priority: '' } }] },
+      { content: '{{last_tool_result}}' },
+    ]);
     const listed = String((await ask(`${overdue} what is overdue?`, 'dave')).body.reply);
     expect(listed).toContain('File the tax return');
     expect(listed).not.toContain('Buy a birthday present');
 
     const change = await converse('tasks-update', [
-      { tool_calls: [{ name: 'update_task', arguments: { task_id: present, title: 'Buy a present for Anna', due_at: '', priority: 'high' } }] },
+      {
+        tool_calls: [
+          {
+            name: 'update_task',
+            arguments: { task_id: present, title: 'Buy a present for Anna', due_at: '', priority: 'high' },
+          },
+        ],
+      },
       { tool_calls: [{ name: 'complete_task', arguments: { task_id: taxes } }] },
       { tool_calls: [{ name: 'delete_task', arguments: { task_id: present } }] },
       { content: 'Done.' },
     ]);
     const changed = await ask(`${change} rename, finish, delete`, 'dave');
     expect(changed.status).toBe(200);
-    const after = await db.query('SELECT id::int AS id, title, status FROM assistant.tasks WHERE user_id = $1 ORDER BY id', [dave]);
+    const after = await db.query(
+      'SELECT id::int AS id, title, status FROM assistant.tasks WHERE user_id = $1 ORDER BY id',
+      [dave],
+    );
     expect(after.rows).toEqual([{ id: taxes, title: 'File the tax return', status: 'done' }]);
     const renamed = await llm.requests(change);
     expect(JSON.stringify(renamed.at(-1)?.body.messages)).toContain('Buy a present for Anna');
@@ -215,9 +292,25 @@ describe('assistant on Telegram', () => {
 
     const marker = await converse('secret-token', [{ content: 'genuine update answered' }]);
     const update = (text: string) =>
-      JSON.stringify({ update_id: 555001, message: { message_id: 1, from: { id: OWNER_CHAT, is_bot: false, first_name: 'Owner' }, chat: { id: OWNER_CHAT, type: 'private' }, date: Math.floor(Date.now() / 1000), text } });
+      JSON.stringify({
+        update_id: 555001,
+        message: {
+          message_id: 1,
+          from: { id: OWNER_CHAT, is_bot: false, first_name: 'Owner' },
+          chat: { id: OWNER_CHAT, type: 'private' },
+          date: Math.floor(Date.now() / 1000),
+          text,
+        },
+      });
     const post = (url: string, secret?: string) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(secret === undefined ? {} : { 'x-telegram-bot-api-secret-token': secret }) }, body: update(`${marker} forged`) });
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(secret === undefined ? {} : { 'x-telegram-bot-api-secret-token': secret }),
+        },
+        body: update(`${marker} forged`),
+      });
     for (const secret of [undefined, '', 'guess', publicSecret]) {
       const forged = await post(registered!.url, secret);
       expect(forged.status).toBe(403);
@@ -251,7 +344,9 @@ describe('assistant on Telegram', () => {
   });
 
   it("answers the owner's chat through the Bot API, split under 4,096 characters", async () => {
-    const long = Array.from({ length: 30 }, (_, i) => `Paragraph ${i}: ${'lorem ipsum <b> & '.repeat(20)}`).join('\n\n');
+    const long = Array.from({ length: 30 }, (_, i) => `Paragraph ${i}: ${'lorem ipsum <b> & '.repeat(20)}`).join(
+      '\n\n',
+    );
     const marker = await converse('long-reply', [{ content: long }]);
     const before = (await telegram.sent(OWNER_CHAT)).length;
     await telegram.deliverText(OWNER_CHAT, `${marker} tell me a long story`);
@@ -274,7 +369,10 @@ describe('assistant conversation', () => {
     expect((await ask(`${second} Who am I?`, 'hannah', session)).body.reply).toBe('You are Hannah.');
 
     const [request] = await llm.requests(second);
-    const messages = (request.body.messages ?? []).map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) }));
+    const messages = (request.body.messages ?? []).map((m) => ({
+      role: m.role,
+      content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content),
+    }));
     expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(messages.slice(1)).toEqual([
       { role: 'user', content: `${first} I am Hannah.` },
@@ -292,7 +390,8 @@ describe('assistant conversation', () => {
     const opener = await converse('long-opener', [{ content: 'ok' }]);
     await ask(`${opener} start`, 'ivan', session);
     const ivan = (await userIdOf('api:ivan'))!;
-    for (let i = 1; i <= 15; i++) await storeTurn(db, ivan, { sessionId: session, userMessage: `question ${i}`, assistantReply: `answer ${i}` });
+    for (let i = 1; i <= 15; i++)
+      await storeTurn(db, ivan, { sessionId: session, userMessage: `question ${i}`, assistantReply: `answer ${i}` });
     const last = await converse('long-last', [{ content: 'done' }]);
     await ask(`${last} and now?`, 'ivan', session);
     const [request] = await llm.requests(last);
@@ -325,7 +424,10 @@ describe('assistant data and failures', () => {
     const answer = await ask(message, 'erin');
     expect(answer.status).toBe(200);
     const erin = await userIdOf('api:erin');
-    const turns = await db.query<{ role: string; content: string }>('SELECT role, content FROM assistant.turns WHERE user_id = $1 ORDER BY id', [erin]);
+    const turns = await db.query<{ role: string; content: string }>(
+      'SELECT role, content FROM assistant.turns WHERE user_id = $1 ORDER BY id',
+      [erin],
+    );
     expect(turns.rows.find((row) => row.role === 'user')?.content).toBe(message);
     expect(turns.rows.find((row) => row.role === 'assistant')?.content).toBe('Stored "as is": $1 😀');
   });
@@ -351,7 +453,12 @@ describe('assistant data and failures', () => {
       const exported = await stack.api(`/workflows/${id}`);
       const text = JSON.stringify(exported);
       expect(findSecrets(exported)).toEqual([]);
-      for (const secret of [API_KEY, E2E_LLM_API_KEY, E2E_TELEGRAM_BOT_TOKEN, new URL(stack.postgresUrl).password].filter(Boolean)) {
+      for (const secret of [
+        API_KEY,
+        E2E_LLM_API_KEY,
+        E2E_TELEGRAM_BOT_TOKEN,
+        new URL(stack.postgresUrl).password,
+      ].filter(Boolean)) {
         expect(text).not.toContain(secret);
       }
     }

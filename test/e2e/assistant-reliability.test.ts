@@ -38,7 +38,14 @@ async function ask(fields: Record<string, unknown>): Promise<Answer> {
 
 const turnsOf = async (identity: string) =>
   (
-    await db.query<{ id: string; role: string; content: string; status: string; error: string | null; redacted: boolean }>(
+    await db.query<{
+      id: string;
+      role: string;
+      content: string;
+      status: string;
+      error: string | null;
+      redacted: boolean;
+    }>(
       `SELECT t.id, t.role, t.content, t.status, t.error, t.redacted FROM assistant.turns t
          JOIN assistant.identities i ON i.user_id = t.user_id WHERE i.identity = $1 ORDER BY t.id`,
       [identity],
@@ -165,9 +172,9 @@ describe('every run has a deadline', () => {
   });
 
   it('every assistant workflow has an execution timeout: 330 s for a turn, 300 s for a tool', async () => {
-    const listed = await stack.api<{ data: Array<{ id: string; name: string; settings?: { executionTimeout?: number } }> }>(
-      '/workflows?limit=250',
-    );
+    const listed = await stack.api<{
+      data: Array<{ id: string; name: string; settings?: { executionTimeout?: number } }>;
+    }>('/workflows?limit=250');
     const assistant = listed.data.filter((workflow) => workflow.name.startsWith('Assistant'));
     expect(assistant.length).toBeGreaterThanOrEqual(15);
     for (const workflow of assistant) {
@@ -181,26 +188,28 @@ describe('answers to questions the assistant asked', () => {
   it('webhook reply_to: recorded as the answer, a one-time code only redacted, no agent turn', async () => {
     const marker = tag('code');
     await llm.addScript(marker, [{ content: 'should not run' }]);
-    const userId = (await db.query<{ user_id: string }>(
-      `INSERT INTO assistant.users DEFAULT VALUES RETURNING id AS user_id`,
-    )).rows[0].user_id;
+    const userId = (
+      await db.query<{ user_id: string }>(`INSERT INTO assistant.users DEFAULT VALUES RETURNING id AS user_id`)
+    ).rows[0].user_id;
     await db.query(`INSERT INTO assistant.identities (identity, user_id) VALUES ('api:rel-5', $1)`, [userId]);
     const question = await askUser(db, userId, { kind: 'one_time_code', question: 'The code from your app?' });
     const answer = await ask({ message: `${marker} 492113`, user_id: 'rel-5', reply_to: question.id });
     expect(answer).toMatchObject({ status: 200, body: { reply: 'Thanks, I have passed your answer on.' } });
     const stored = await turnsOf('api:rel-5');
-    expect(stored).toEqual([expect.objectContaining({ role: 'user', redacted: true, content: '[one-time code, redacted]' })]);
+    expect(stored).toEqual([
+      expect.objectContaining({ role: 'user', redacted: true, content: '[one-time code, redacted]' }),
+    ]);
     expect(await llm.requests(marker)).toEqual([]);
   });
 
   it('Telegram: a message while a question waits answers it, and the chat is thanked', async () => {
-    const owner = (await db.query<{ user_id: string }>(
-      `SELECT user_id FROM assistant.identities WHERE identity = $1`,
-      [`telegram:${OWNER_CHAT}`],
-    )).rows[0]?.user_id;
+    const owner = (
+      await db.query<{ user_id: string }>(`SELECT user_id FROM assistant.identities WHERE identity = $1`, [
+        `telegram:${OWNER_CHAT}`,
+      ])
+    ).rows[0]?.user_id;
     const userId =
-      owner ??
-      (await db.query<{ id: string }>('INSERT INTO assistant.users DEFAULT VALUES RETURNING id')).rows[0].id;
+      owner ?? (await db.query<{ id: string }>('INSERT INTO assistant.users DEFAULT VALUES RETURNING id')).rows[0].id;
     if (!owner) {
       await db.query('INSERT INTO assistant.identities (identity, user_id) VALUES ($1, $2)', [
         `telegram:${OWNER_CHAT}`,
@@ -212,9 +221,10 @@ describe('answers to questions the assistant asked', () => {
     await telegram.deliverText(OWNER_CHAT, `${tag('approve')} yes`);
     const sent = await telegram.waitForSent(OWNER_CHAT, before + 1);
     expect(sent.at(-1)?.text).toBe('Thanks, I have passed your answer on.');
-    const answered = await db.query('SELECT answer FROM assistant.pending_questions WHERE user_id = $1 AND answered_at IS NOT NULL', [
-      userId,
-    ]);
+    const answered = await db.query(
+      'SELECT answer FROM assistant.pending_questions WHERE user_id = $1 AND answered_at IS NOT NULL',
+      [userId],
+    );
     expect(answered.rows.map((row) => row.answer)).toEqual([`${tag('approve')} yes`]);
   });
 });

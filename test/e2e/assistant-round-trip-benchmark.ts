@@ -15,7 +15,8 @@ import { assistantFakes } from '../fakes/assistant-e2e-fakes';
 const argument = (name: string, fallback: number): number => {
   const index = process.argv.indexOf(`--${name}`);
   const value = index >= 0 ? Number(process.argv[index + 1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0 || value > 2000) throw new Error(`--${name} must be an integer from 1 to 2000`);
+  if (!Number.isInteger(value) || value <= 0 || value > 2000)
+    throw new Error(`--${name} must be an integer from 1 to 2000`);
   return value;
 };
 const samples = argument('samples', 100);
@@ -41,16 +42,33 @@ async function main(): Promise<void> {
   try {
     const pg = new URL(stack.postgres.url);
     const api = (path: string, body: unknown) =>
-      fetch(`${stack.n8nUrl}/api/v1${path}`, { method: 'PATCH', headers: { 'X-N8N-API-KEY': stack.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${stack.n8nUrl}/api/v1${path}`, {
+        method: 'PATCH',
+        headers: { 'X-N8N-API-KEY': stack.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     await api('/credentials/asstApiKeyHdr001', { data: { name: 'X-API-Key', value: API_KEY } });
     await api('/credentials/asstPostgresDb01', {
-      data: { host: pg.hostname, port: Number(pg.port), database: pg.pathname.slice(1), user: decodeURIComponent(pg.username), password: decodeURIComponent(pg.password), ssl: 'disable', allowUnauthorizedCerts: false, maxConnections: 10, sshTunnel: false },
+      data: {
+        host: pg.hostname,
+        port: Number(pg.port),
+        database: pg.pathname.slice(1),
+        user: decodeURIComponent(pg.username),
+        password: decodeURIComponent(pg.password),
+        ssl: 'disable',
+        allowUnauthorizedCerts: false,
+        maxConnections: 10,
+        sshTunnel: false,
+      },
     });
     const db = new Pool({ connectionString: stack.postgres.url, max: 1 });
     await runMigrations(db);
     await db.end();
     const llm = new OpenAiChatFakeControl(fakes[0].url);
-    await llm.addScript('[bench-tool]', [{ tool_calls: [{ name: 'remember_memory', arguments: { content: 'The benchmark ran.', people: '' } }] }, { content: 'Noted.' }]);
+    await llm.addScript('[bench-tool]', [
+      { tool_calls: [{ name: 'remember_memory', arguments: { content: 'The benchmark ran.', people: '' } }] },
+      { content: 'Noted.' },
+    ]);
 
     const call = async (key: string, message: string, expected: number): Promise<number> => {
       const started = performance.now();
@@ -67,7 +85,11 @@ async function main(): Promise<void> {
     const paths: Array<{ name: string; run: () => Promise<number>; times: number[] }> = [
       { name: 'rejected (wrong key → 403 JSON)', run: () => call('wrong-key', 'hello', 403), times: [] },
       { name: 'answer (instant LLM, no tool)', run: () => call(API_KEY, 'What time is it?', 200), times: [] },
-      { name: 'tool call (remember_memory, then answer)', run: () => call(API_KEY, '[bench-tool] remember that the benchmark ran', 200), times: [] },
+      {
+        name: 'tool call (remember_memory, then answer)',
+        run: () => call(API_KEY, '[bench-tool] remember that the benchmark ran', 200),
+        times: [],
+      },
     ];
     for (const path of paths) for (let i = 0; i < 10; i++) await path.run(); // warm-up
     for (let i = 0; i < samples; i++) for (const path of paths) path.times.push(await path.run());
@@ -78,7 +100,9 @@ async function main(): Promise<void> {
       return `| ${path.name} | ${p50.toFixed(1)} | ${percentile(path.times, 95).toFixed(1)} | ${(p50 / floor).toFixed(1)}× |`;
     });
     console.log(['| path | p50 ms | p95 ms | p50 over rejected |', '| --- | ---: | ---: | ---: |', ...rows].join('\n'));
-    console.log(`\n${samples} sequential requests per path, interleaved, after 10 warm-up each; run at ${new Date().toISOString()}.`);
+    console.log(
+      `\n${samples} sequential requests per path, interleaved, after 10 warm-up each; run at ${new Date().toISOString()}.`,
+    );
   } finally {
     await stack.stop();
     for (const fake of fakes) await fake.close();

@@ -76,7 +76,9 @@ describe('imports into a kept n8n', () => {
   it('first start: imports everything and activates the triggered workflows', async () => {
     stack = await startStack(options('one'));
     expect(stack.imports.importedWorkflows.sort()).toEqual([RECALL, MODELS].sort());
-    expect(stack.imports.writtenCredentials).toEqual([{ id: 'importTestCred01', name: 'Import Test Header', created: true }]);
+    expect(stack.imports.writtenCredentials).toEqual([
+      { id: 'importTestCred01', name: 'Import Test Header', created: true },
+    ]);
     expect((await stack.api<ApiWorkflow>(`/workflows/${MODELS}`)).active).toBe(true);
   });
 
@@ -94,7 +96,9 @@ describe('imports into a kept n8n', () => {
     stack = await startStack(options('two'));
     expect(stack.imports.importedWorkflows).toEqual([]);
     expect(stack.imports.unchangedWorkflows.sort()).toEqual([RECALL, MODELS].sort());
-    expect(stack.imports.writtenCredentials).toEqual([{ id: 'importTestCred01', name: 'Import Test Header', created: false }]);
+    expect(stack.imports.writtenCredentials).toEqual([
+      { id: 'importTestCred01', name: 'Import Test Header', created: false },
+    ]);
     expect((await stack.api<ApiWorkflow>(`/workflows/${RECALL}`)).name).toMatch(/\(mine\)$/);
     expect((await stack.api<ApiWorkflow>(`/workflows/${MODELS}`)).active).toBe(false);
   });
@@ -108,7 +112,10 @@ describe('imports into a kept n8n', () => {
     expect(stack.imports.writtenCredentials).toEqual([]);
     expect(stack.imports.keptCopies).toHaveLength(1);
     const [copy] = stack.imports.keptCopies;
-    expect(copy).toMatchObject({ of: RECALL, name: expect.stringMatching(/\(mine\) \(your edit, kept \d{4}-\d\d-\d\d \d\d:\d\d\)$/) });
+    expect(copy).toMatchObject({
+      of: RECALL,
+      name: expect.stringMatching(/\(mine\) \(your edit, kept \d{4}-\d\d-\d\d \d\d:\d\d\)$/),
+    });
     const kept = await stack.api<ApiWorkflow>(`/workflows/${copy.id}`);
     expect(kept.active).toBe(false);
     const shipped = JSON.parse(readFileSync(fileOf(RECALL), 'utf8'));
@@ -150,8 +157,12 @@ describe("the container's import script (docker-compose.yml)", () => {
     const state = path.join(work, 'compose-state');
     const run = () => promisify(execFile)(process.execPath, [script, runtime, workflowsDir, state], { env });
     const first = await run();
-    expect(first.stdout).toMatch(/import: 2 workflow\(s\) imported, 0 unchanged, 0 edit\(s\) kept as copies, 6 credential\(s\) written/);
+    expect(first.stdout).toMatch(
+      /import: 2 workflow\(s\) imported, 0 unchanged, 0 edit\(s\) kept as copies, 6 credential\(s\) written/,
+    );
     const second = await run();
-    expect(second.stdout).toMatch(/import: 0 workflow\(s\) imported, 2 unchanged, 0 edit\(s\) kept as copies, 0 credential\(s\) written/);
+    expect(second.stdout).toMatch(
+      /import: 0 workflow\(s\) imported, 2 unchanged, 0 edit\(s\) kept as copies, 0 credential\(s\) written/,
+    );
   });
 });

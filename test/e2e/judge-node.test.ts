@@ -86,7 +86,8 @@ afterAll(async () => {
     await stack.api(`/workflows/${id}/deactivate`, { method: 'POST' }).catch(() => undefined);
     await stack.api(`/workflows/${id}`, { method: 'DELETE' }).catch(() => undefined);
   }
-  for (const id of createdCredentials) await stack.api(`/credentials/${id}`, { method: 'DELETE' }).catch(() => undefined);
+  for (const id of createdCredentials)
+    await stack.api(`/credentials/${id}`, { method: 'DELETE' }).catch(() => undefined);
 });
 
 async function editorCookie(): Promise<string> {
@@ -107,15 +108,26 @@ describe('the Judge node type', () => {
     const cookie = await editorCookie();
     const response = await fetch(`${stack.n8nUrl}/types/nodes.json`, { headers: { cookie } });
     expect(response.status).toBe(200);
-    const types = (await response.json()) as Array<{ name: string; version: number | number[]; credentials?: Array<{ name: string }> }>;
+    const types = (await response.json()) as Array<{
+      name: string;
+      version: number | number[];
+      credentials?: Array<{ name: string }>;
+    }>;
     const judge = types.find((type) => type.name === JUDGE_TYPE);
     expect(judge?.version).toBe(1);
-    expect(judge?.credentials?.map((credential) => credential.name)).toEqual(['systemOneApi', 'systemOneInboundKeyApi']);
+    expect(judge?.credentials?.map((credential) => credential.name)).toEqual([
+      'systemOneApi',
+      'systemOneInboundKeyApi',
+    ]);
     expect(types.some((type) => type.name === `${JUDGE_TYPE}Tool`)).toBe(true);
-    const credentialTypes = (await (await fetch(`${stack.n8nUrl}/types/credentials.json`, { headers: { cookie } })).json()) as Array<{
+    const credentialTypes = (await (
+      await fetch(`${stack.n8nUrl}/types/credentials.json`, { headers: { cookie } })
+    ).json()) as Array<{
       name: string;
     }>;
-    expect(credentialTypes.map((type) => type.name)).toEqual(expect.arrayContaining(['systemOneApi', 'systemOneInboundKeyApi']));
+    expect(credentialTypes.map((type) => type.name)).toEqual(
+      expect.arrayContaining(['systemOneApi', 'systemOneInboundKeyApi']),
+    );
   });
 });
 
@@ -132,7 +144,9 @@ interface FinishedExecution {
 /** The workflow's first finished execution, with its data (polled: webhooks may answer before it is saved). */
 async function finishedExecution(workflowId: string): Promise<FinishedExecution> {
   for (let attempt = 0; attempt < 150; attempt++) {
-    const executions = await stack.api<{ data: Array<{ id: string; status: string }> }>(`/executions?workflowId=${workflowId}`);
+    const executions = await stack.api<{ data: Array<{ id: string; status: string }> }>(
+      `/executions?workflowId=${workflowId}`,
+    );
     const done = executions.data.find((execution) => execution.status === 'success' || execution.status === 'error');
     if (done) return stack.api<FinishedExecution>(`/executions/${done.id}?includeData=true`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -148,9 +162,15 @@ describe('the Judge node in a workflow', () => {
         name: 'topic',
         type: 'choice',
         instructions: 'What is the ticket about?',
-        options: { option: [{ label: 'billing', description: 'payments and invoices' }, { label: 'bug' }, { label: 'other' }] },
+        options: {
+          option: [{ label: 'billing', description: 'payments and invoices' }, { label: 'bug' }, { label: 'other' }],
+        },
       },
-      { name: 'anger', type: 'score', levels: { level: [{ description: 'calm' }, { description: 'annoyed' }, { description: 'angry' }] } },
+      {
+        name: 'anger',
+        type: 'score',
+        levels: { level: [{ description: 'calm' }, { description: 'annoyed' }, { description: 'angry' }] },
+      },
     ],
   };
   const wireQuestions = {
@@ -201,7 +221,10 @@ describe('the Judge node in a workflow', () => {
           credentials: JUDGE_CREDENTIAL,
         },
       ],
-      { Webhook: { main: [[{ node: 'Tickets', type: 'main', index: 0 }]] }, Tickets: { main: [[{ node: 'Judge', type: 'main', index: 0 }]] } },
+      {
+        Webhook: { main: [[{ node: 'Tickets', type: 'main', index: 0 }]] },
+        Tickets: { main: [[{ node: 'Judge', type: 'main', index: 0 }]] },
+      },
     );
 
     const reply = await callWebhook(path, { tickets: tickets.map((text) => ({ text })) });
@@ -253,7 +276,9 @@ describe('the Judge node in a workflow', () => {
     const execution = await finishedExecution(workflowId);
     expect(execution.status).toBe('error');
     expect(execution.data.resultData.error?.message).toContain('Questions[1] ("size").Levels');
-    expect(execution.data.resultData.runData.Judge[0]).toMatchObject({ error: { message: expect.stringContaining('2 to 10 levels') } });
+    expect(execution.data.resultData.runData.Judge[0]).toMatchObject({
+      error: { message: expect.stringContaining('2 to 10 levels') },
+    });
   });
 });
 
@@ -270,7 +295,11 @@ describe('the Judge node as an AI Agent tool', () => {
   it('is called by the agent with the arguments the model chose, and its answer reaches the reply', async () => {
     const openAi = await stack.api<Created & { name: string }>('/credentials', {
       method: 'POST',
-      body: { name: 'Judge e2e fake OpenAI', type: 'openAiApi', data: { apiKey: 'sk-fake-e2e', url: `${chat.url}/v1`, header: false } },
+      body: {
+        name: 'Judge e2e fake OpenAI',
+        type: 'openAiApi',
+        data: { apiKey: 'sk-fake-e2e', url: `${chat.url}/v1`, header: false },
+      },
     });
     createdCredentials.push(openAi.id);
 
@@ -300,7 +329,11 @@ describe('the Judge node as an AI Agent tool', () => {
           type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
           typeVersion: 1.3,
           position: [100, 200],
-          parameters: { model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' }, responsesApiEnabled: false, options: {} },
+          parameters: {
+            model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
+            responsesApiEnabled: false,
+            options: {},
+          },
           credentials: { openAiApi: { id: openAi.id, name: openAi.name } },
         },
         {
@@ -314,7 +347,9 @@ describe('the Judge node as an AI Agent tool', () => {
             mode: 'judge',
             model: 'jev-latest',
             state: "={{ $fromAI('ticket', 'The ticket text to judge', 'string') }}",
-            questions: { question: [{ name: 'urgent', type: 'noul', instructions: 'Does the customer need an answer today?' }] },
+            questions: {
+              question: [{ name: 'urgent', type: 'noul', instructions: 'Does the customer need an answer today?' }],
+            },
           },
           credentials: JUDGE_CREDENTIAL,
         },

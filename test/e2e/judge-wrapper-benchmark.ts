@@ -66,7 +66,8 @@ async function once(target: Target): Promise<number> {
   return performance.now() - started;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 async function throughput(target: Target): Promise<{ rps: number; errors: number; p50: number }> {
   const result = await autocannon({
@@ -89,7 +90,12 @@ async function createFloorWorkflow(stack: Awaited<ReturnType<typeof startStack>>
     method: 'POST',
     body: {
       name: 'Benchmark: webhook → respond (n8n floor)',
-      settings: { executionOrder: 'v1', saveDataSuccessExecution: 'none', saveDataErrorExecution: 'none', saveManualExecutions: false },
+      settings: {
+        executionOrder: 'v1',
+        saveDataSuccessExecution: 'none',
+        saveDataErrorExecution: 'none',
+        saveManualExecutions: false,
+      },
       nodes: [
         {
           id: 'f1',
@@ -127,7 +133,10 @@ function freePort(): Promise<number> {
   });
 }
 
-const machineLoad = () => loadavg().map((value) => value.toFixed(2)).join(' / ');
+const machineLoad = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' / ');
 
 async function main() {
   const loadAtStart = machineLoad();
@@ -140,7 +149,11 @@ async function main() {
     const wrapper: Target = { name: 'n8n wrapper', url: `${stack.webhookUrl}/v1/systemone`, key: E2E_WRAPPER_KEY };
     // n8n's own floor: the same webhook → Respond to Webhook, without the Judge node (and without the judge).
     const floorPath = await createFloorWorkflow(stack);
-    const floor: Target = { name: 'n8n webhook → respond only', url: `${stack.webhookUrl}/${floorPath}`, key: 'unused' };
+    const floor: Target = {
+      name: 'n8n webhook → respond only',
+      url: `${stack.webhookUrl}/${floorPath}`,
+      key: 'unused',
+    };
     const targets = [direct, floor, wrapper];
     // Warm-up (also waits out the webhook's registration just after activation).
     for (let i = 0; i < 200; i++) {
@@ -181,10 +194,19 @@ async function main() {
       `${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}; load average (1/5/15 min) ` +
         `${loadAtStart} at start, ${machineLoad()} at the end\n`,
     );
-    console.log(`| path | p50 (ms, sequential) | p95 (ms, sequential) | req/s (${connections} connections, ${seconds} s) | p50 under load (ms) | errors |`);
+    console.log(
+      `| path | p50 (ms, sequential) | p95 (ms, sequential) | req/s (${connections} connections, ${seconds} s) | p50 under load (ms) | errors |`,
+    );
     console.log('| --- | --- | --- | --- | --- | --- |');
     for (const row of rows) {
-      const cells = [row.name, row.p50.toFixed(1), row.p95.toFixed(1), row.rps.toFixed(1), row.loadP50.toFixed(0), String(row.errors)];
+      const cells = [
+        row.name,
+        row.p50.toFixed(1),
+        row.p95.toFixed(1),
+        row.rps.toFixed(1),
+        row.loadP50.toFixed(0),
+        String(row.errors),
+      ];
       console.log(`| ${cells.join(' | ')} |`);
     }
     console.log(

@@ -117,7 +117,7 @@ describe('the System One wrapper workflow', () => {
     expect(refused.status).toBe(400);
   });
 
-  it('answers GET /v1/models with the server\'s model list, behind the same key check', async () => {
+  it("answers GET /v1/models with the server's model list, behind the same key check", async () => {
     const get = async (url: string, authorization: string | null): Promise<Reply> => {
       const response = await fetch(url, { headers: authorization === null ? {} : { authorization } });
       const text = await response.text();

@@ -36,10 +36,9 @@ describe('the e2e stack', () => {
     const client = new Client({ connectionString: stack.postgresUrl });
     await client.connect();
     try {
-      const { rows } = await client.query<{ email: string }>(
-        'SELECT email FROM "user" WHERE email = $1',
-        [stack.owner.email],
-      );
+      const { rows } = await client.query<{ email: string }>('SELECT email FROM "user" WHERE email = $1', [
+        stack.owner.email,
+      ]);
       expect(rows).toEqual([{ email: stack.owner.email }]);
     } finally {
       await client.end();
@@ -50,7 +49,10 @@ describe('the e2e stack', () => {
     // The built node classes say their own names; n8n must list each under the package's name.
     const expected = rootPackage.n8n.nodes.map((file) => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const exported = require(path.join(REPO_ROOT, file)) as Record<string, new () => { description: { name: string } }>;
+      const exported = require(path.join(REPO_ROOT, file)) as Record<
+        string,
+        new () => { description: { name: string } }
+      >;
       const NodeClass = Object.values(exported).find((value) => typeof value === 'function');
       if (!NodeClass) throw new Error(`${file}: exports no node class`);
       return `${NODES_PACKAGE_NAME}.${new NodeClass().description.name}`;
@@ -128,14 +130,17 @@ describe('startPostgres', () => {
     }
   });
 
-  it.runIf(process.getuid?.() === 0)('as root, names dataDir when the postgres user cannot enter its folder', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'pg-closed-'));
-    try {
-      await expect(startPostgres({ dataDir: path.join(dir, 'data') })).rejects.toThrow(/^dataDir: .*cannot enter/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it.runIf(process.getuid?.() === 0)(
+    'as root, names dataDir when the postgres user cannot enter its folder',
+    async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'pg-closed-'));
+      try {
+        await expect(startPostgres({ dataDir: path.join(dir, 'data') })).rejects.toThrow(/^dataDir: .*cannot enter/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('rejects a bad database name, naming the field', async () => {
     await expect(startPostgres({ database: 'x; DROP' })).rejects.toThrow(/^database: /);
@@ -149,12 +154,22 @@ describe('credential templates', () => {
         id: 'cred000000000001',
         name: 'Example',
         type: 'httpHeaderAuth',
-        data: { name: 'Authorization', value: 'Bearer ${TOKEN}', url: '${BASE_URL:-http://127.0.0.1:1}', extra: '${NOPE:-}' },
+        data: {
+          name: 'Authorization',
+          value: 'Bearer ${TOKEN}',
+          url: '${BASE_URL:-http://127.0.0.1:1}',
+          extra: '${NOPE:-}',
+        },
       },
       { TOKEN: 'abc' },
       'example.json',
     );
-    expect(credential.data).toEqual({ name: 'Authorization', value: 'Bearer abc', url: 'http://127.0.0.1:1', extra: '' });
+    expect(credential.data).toEqual({
+      name: 'Authorization',
+      value: 'Bearer abc',
+      url: 'http://127.0.0.1:1',
+      extra: '',
+    });
   });
 
   it('names the file and the variable when a required one is missing', () => {
@@ -199,7 +214,14 @@ describe('setup.sh', () => {
   it('parses, and its dry run lists the install steps without changing anything', () => {
     const script = path.join(REPO_ROOT, 'setup.sh');
     execFileSync('bash', ['-n', script]);
-    const output = execFileSync('bash', [script, '--dry-run', '--prefix', '/opt/x', '--state', '/var/lib/x']).toString();
+    const output = execFileSync('bash', [
+      script,
+      '--dry-run',
+      '--prefix',
+      '/opt/x',
+      '--state',
+      '/var/lib/x',
+    ]).toString();
     expect(output).toContain('+ useradd --system --home-dir /var/lib/x');
     expect(output).toContain('bash /opt/x/scripts/install.sh');
     expect(output).toContain('ExecStart=/opt/x/node_modules/.bin/tsx /opt/x/scripts/runtime/local.ts');

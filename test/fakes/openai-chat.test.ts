@@ -6,7 +6,10 @@ import { ChatOpenAI } from '@langchain/openai';
 import { OpenAiChatFakeControl, startOpenAiChatFake, type OpenAiChatFake } from './openai-chat';
 
 const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'remember_memory', parameters: { type: 'object', properties: { content: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: { name: 'remember_memory', parameters: { type: 'object', properties: { content: { type: 'string' } } } },
+  },
 ];
 
 describe('fake OpenAI chat server', () => {
@@ -26,7 +29,11 @@ describe('fake OpenAI chat server', () => {
       { tool_calls: [{ name: 'remember_memory', arguments: { content: 'likes tea' } }] },
       { content: 'Noted: {{last_tool_result}}' },
     ]);
-    const first = await client.chat.completions.create({ model: 'gpt-4o-mini', tools, messages: [{ role: 'user', content: 'I like tea [unit-1]' }] });
+    const first = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      tools,
+      messages: [{ role: 'user', content: 'I like tea [unit-1]' }],
+    });
     const call = first.choices[0].message.tool_calls?.[0];
     expect(first.choices[0].finish_reason).toBe('tool_calls');
     expect(call?.type === 'function' && call.function.name).toBe('remember_memory');
@@ -49,7 +56,12 @@ describe('fake OpenAI chat server', () => {
 
   it('streams tool calls and content as SSE chunks', async () => {
     await control.addScript('[unit-2]', [{ tool_calls: [{ name: 'remember_memory', arguments: { content: 'x' } }] }]);
-    const stream = await client.chat.completions.create({ model: 'm', tools, stream: true, messages: [{ role: 'user', content: '[unit-2]' }] });
+    const stream = await client.chat.completions.create({
+      model: 'm',
+      tools,
+      stream: true,
+      messages: [{ role: 'user', content: '[unit-2]' }],
+    });
     let args = '';
     let name = '';
     for await (const chunk of stream) {
@@ -63,7 +75,12 @@ describe('fake OpenAI chat server', () => {
   });
 
   it('answers LangChain ChatOpenAI with bound tools, and echoes unscripted messages', async () => {
-    const model = new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: 'sk-test-fake', configuration: { baseURL: `${fake.url}/v1` }, maxRetries: 0 });
+    const model = new ChatOpenAI({
+      model: 'gpt-4o-mini',
+      apiKey: 'sk-test-fake',
+      configuration: { baseURL: `${fake.url}/v1` },
+      maxRetries: 0,
+    });
     const echo = await model.invoke('hello there');
     expect(echo.content).toBe('echo: hello there');
     await control.addScript('[unit-3]', [{ tool_calls: [{ name: 'remember_memory', arguments: { content: 'y' } }] }]);
@@ -73,20 +90,28 @@ describe('fake OpenAI chat server', () => {
 
   it('fails as scripted with an OpenAI error envelope, and rejects a wrong key', async () => {
     await control.addScript('[unit-4]', [{ fail: { status: 503, message: 'overloaded' } }]);
-    await expect(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: '[unit-4]' }] })).rejects.toMatchObject({ status: 503, message: expect.stringContaining('overloaded') });
+    await expect(
+      client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: '[unit-4]' }] }),
+    ).rejects.toMatchObject({ status: 503, message: expect.stringContaining('overloaded') });
     const wrong = new OpenAI({ baseURL: `${fake.url}/v1`, apiKey: 'sk-wrong', maxRetries: 0 });
     await expect(wrong.models.list()).rejects.toMatchObject({ status: 401 });
   });
 
   it('refuses a script that calls a tool the request does not offer', async () => {
     await control.addScript('[unit-5]', [{ tool_calls: [{ name: 'delete_everything', arguments: {} }] }]);
-    await expect(client.chat.completions.create({ model: 'm', tools, messages: [{ role: 'user', content: '[unit-5]' }] })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      client.chat.completions.create({ model: 'm', tools, messages: [{ role: 'user', content: '[unit-5]' }] }),
+    ).rejects.toMatchObject({ status: 400 });
   });
 
   it('lists models and returns deterministic unit embeddings', async () => {
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toContain('gpt-4o-mini');
-    const result = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'a', 'b'], dimensions: 8 });
+    const result = await client.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: ['a', 'a', 'b'],
+      dimensions: 8,
+    });
     expect(result.data[0].embedding).toHaveLength(8);
     expect(result.data[0].embedding).toEqual(result.data[1].embedding);
     expect(result.data[0].embedding).not.toEqual(result.data[2].embedding);
@@ -96,6 +121,8 @@ describe('fake OpenAI chat server', () => {
   it('can hang a request until the client times out', async () => {
     await control.addScript('[unit-6]', [{ hang: true }]);
     const impatient = new OpenAI({ baseURL: `${fake.url}/v1`, apiKey: 'sk-test-fake', maxRetries: 0, timeout: 300 });
-    await expect(impatient.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: '[unit-6]' }] })).rejects.toThrow(/timed out/i);
+    await expect(
+      impatient.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: '[unit-6]' }] }),
+    ).rejects.toThrow(/timed out/i);
   });
 });

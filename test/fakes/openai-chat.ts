@@ -95,7 +95,8 @@ function fakeEmbedding(text: string, dimensions: number): number[] {
   let counter = 0;
   while (values.length < dimensions) {
     const digest = createHash('sha256').update(`${counter++}:${text}`).digest();
-    for (let i = 0; i + 1 < digest.length && values.length < dimensions; i += 2) values.push(digest.readInt16BE(i) / 32768);
+    for (let i = 0; i + 1 < digest.length && values.length < dimensions; i += 2)
+      values.push(digest.readInt16BE(i) / 32768);
   }
   const norm = Math.sqrt(values.reduce((sum, v) => sum + v * v, 0)) || 1;
   return values.map((v) => v / norm);
@@ -119,7 +120,8 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
       return openAiError(res, 400, 'We could not parse the JSON body of your request.');
     }
     const messages = body.messages;
-    if (!Array.isArray(messages) || messages.length === 0) return openAiError(res, 400, "'messages' must be a non-empty array");
+    if (!Array.isArray(messages) || messages.length === 0)
+      return openAiError(res, 400, "'messages' must be a non-empty array");
     const userIndex = latestUserIndex(messages);
     const userText = messageText(messages[userIndex]);
     const after = messages.slice(userIndex + 1);
@@ -128,14 +130,21 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     const fill = (text: string): string => text.split('{{last_tool_result}}').join(messageText(lastTool));
 
     const script = [...scripts].reverse().find((candidate) => userText.includes(candidate.match));
-    recorded.push({ at: new Date().toISOString(), scriptId: script?.id ?? null, step, authorization: req.headers.authorization, body });
+    recorded.push({
+      at: new Date().toISOString(),
+      scriptId: script?.id ?? null,
+      step,
+      authorization: req.headers.authorization,
+      body,
+    });
     if (recorded.length > MAX_RECORDED) recorded.splice(0, recorded.length - MAX_RECORDED);
 
     const planned: ScriptStep = script ? script.steps[step] : { content: `echo: ${userText.slice(0, 200)}` };
     if (!planned) return openAiError(res, 500, `fake script ${script?.id} has no step ${step}`, 'server_error');
     if (planned.delay_ms) await new Promise((resolve) => setTimeout(resolve, planned.delay_ms));
     if ('hang' in planned) return; // the connection stays open until the client gives up or the fake closes
-    if ('fail' in planned) return openAiError(res, planned.fail.status, planned.fail.message ?? 'The server had an error', 'server_error');
+    if ('fail' in planned)
+      return openAiError(res, planned.fail.status, planned.fail.message ?? 'The server had an error', 'server_error');
 
     const offered = new Set((body.tools ?? []).map((tool) => tool.function.name));
     let content: string | null = null;
@@ -143,14 +152,20 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     if ('tool_calls' in planned) {
       const missing = planned.tool_calls.filter((call) => !offered.has(call.name)).map((call) => call.name);
       if (missing.length > 0) {
-        return openAiError(res, 400, `fake script asks for tools not offered: ${missing.join(', ')} (offered: ${[...offered].join(', ')})`);
+        return openAiError(
+          res,
+          400,
+          `fake script asks for tools not offered: ${missing.join(', ')} (offered: ${[...offered].join(', ')})`,
+        );
       }
       toolCalls = planned.tool_calls.map((call) => ({
         id: `call_${nextCallId++}`,
         type: 'function' as const,
         function: {
           name: call.name,
-          arguments: JSON.stringify(call.arguments, (_key, value: unknown) => (typeof value === 'string' ? fill(value) : value)),
+          arguments: JSON.stringify(call.arguments, (_key, value: unknown) =>
+            typeof value === 'string' ? fill(value) : value,
+          ),
         },
       }));
     } else {
@@ -160,7 +175,10 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     const id = `chatcmpl-fake${Date.now()}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body.model ?? models[0];
-    const usage = { prompt_tokens: JSON.stringify(messages).length >> 2, completion_tokens: (content ?? '').length >> 2 };
+    const usage = {
+      prompt_tokens: JSON.stringify(messages).length >> 2,
+      completion_tokens: (content ?? '').length >> 2,
+    };
     const usageBlock = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
     const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
 
@@ -173,7 +191,12 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}), refusal: null },
+            message: {
+              role: 'assistant',
+              content,
+              ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+              refusal: null,
+            },
             logprobs: null,
             finish_reason: finishReason,
           },
@@ -182,19 +205,32 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
       });
     }
 
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     const chunk = (delta: Record<string, unknown>, finish: string | null): void => {
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`,
+      );
     };
     chunk({ role: 'assistant', content: '' }, null);
     if (content) for (let at = 0; at < content.length; at += 64) chunk({ content: content.slice(at, at + 64) }, null);
     toolCalls.forEach((call, index) => {
-      chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, null);
+      chunk(
+        {
+          tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+        },
+        null,
+      );
       chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] }, null);
     });
     chunk({}, finishReason);
     if (body.stream_options?.include_usage) {
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageBlock })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageBlock })}\n\n`,
+      );
     }
     res.end('data: [DONE]\n\n');
   }
@@ -216,7 +252,8 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
       data: inputs.map((input, index) => {
         const vector = fakeEmbedding(input, dimensions);
         // `base64` is little-endian float32, as the OpenAI client (which asks for it by default) decodes it
-        const embedding = body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
+        const embedding =
+          body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
         return { object: 'embedding', index, embedding };
       }),
       model: body.model ?? 'text-embedding-3-small',
@@ -227,8 +264,10 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
   async function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     if (url.pathname === '/__scripts' && req.method === 'POST') {
       const body = JSON.parse(await readBody(req)) as { match?: unknown; steps?: unknown };
-      if (typeof body.match !== 'string' || body.match === '') return sendJson(res, 400, { error: 'match: a non-empty string' });
-      if (!Array.isArray(body.steps) || body.steps.length === 0) return sendJson(res, 400, { error: 'steps: a non-empty array' });
+      if (typeof body.match !== 'string' || body.match === '')
+        return sendJson(res, 400, { error: 'match: a non-empty string' });
+      if (!Array.isArray(body.steps) || body.steps.length === 0)
+        return sendJson(res, 400, { error: 'steps: a non-empty array' });
       const script: Script = { id: `script-${nextScriptId++}`, match: body.match, steps: body.steps as ScriptStep[] };
       scripts.push(script);
       return sendJson(res, 201, { id: script.id });
@@ -260,7 +299,10 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     if (path === '/chat/completions' && req.method === 'POST') return chatCompletion(req, res);
     if (path === '/embeddings' && req.method === 'POST') return embeddings(req, res);
     if (path === '/models' && req.method === 'GET') {
-      return sendJson(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })) });
+      return sendJson(res, 200, {
+        object: 'list',
+        data: models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })),
+      });
     }
     openAiError(res, 404, `Unknown request URL: ${req.method} ${url.pathname}`);
   });

@@ -4,7 +4,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const TelegramBot = require('node-telegram-bot-api');
-import { startTelegramBotApiFake, TelegramBotApiFakeControl, visibleTextOfHtml, type TelegramBotApiFake } from './telegram-bot-api';
+import {
+  startTelegramBotApiFake,
+  TelegramBotApiFakeControl,
+  visibleTextOfHtml,
+  type TelegramBotApiFake,
+} from './telegram-bot-api';
 
 const TOKEN = '123456:TEST-token_abc';
 
@@ -32,25 +37,39 @@ describe('fake Telegram Bot API', () => {
     expect(sent.text).toBe('Hello there & welcome');
     await bot.sendChatAction(42, 'typing');
     const messages = await control.sent(42);
-    expect(messages.at(-1)).toMatchObject({ chat_id: '42', text: 'Hello <b>there</b> &amp; welcome', parse_mode: 'HTML' });
+    expect(messages.at(-1)).toMatchObject({
+      chat_id: '42',
+      text: 'Hello <b>there</b> &amp; welcome',
+      parse_mode: 'HTML',
+    });
   });
 
   it('rejects what Telegram rejects: too long, empty, broken HTML', async () => {
-    await expect(bot.sendMessage(42, 'x'.repeat(4097))).rejects.toMatchObject({ response: { body: { description: 'Bad Request: message is too long' } } });
+    await expect(bot.sendMessage(42, 'x'.repeat(4097))).rejects.toMatchObject({
+      response: { body: { description: 'Bad Request: message is too long' } },
+    });
     expect(await bot.sendMessage(42, 'x'.repeat(4096))).toBeTruthy();
-    await expect(bot.sendMessage(42, 'a < b', { parse_mode: 'HTML' })).rejects.toMatchObject({ response: { statusCode: 400 } });
-    await expect(bot.sendMessage(42, '<b>open', { parse_mode: 'HTML' })).rejects.toMatchObject({ response: { statusCode: 400 } });
+    await expect(bot.sendMessage(42, 'a < b', { parse_mode: 'HTML' })).rejects.toMatchObject({
+      response: { statusCode: 400 },
+    });
+    await expect(bot.sendMessage(42, '<b>open', { parse_mode: 'HTML' })).rejects.toMatchObject({
+      response: { statusCode: 400 },
+    });
     expect(() => visibleTextOfHtml('fish & chips')).toThrow(/can't parse entities/);
     expect(visibleTextOfHtml('<pre><code>x &lt; 1</code></pre>')).toBe('x < 1');
   });
 
   it('delivers updates to the registered webhook with the secret token header', async () => {
-    const received: Array<{ secret: string | undefined; update: { message: { text: string; chat: { id: number } } } }> = [];
+    const received: Array<{ secret: string | undefined; update: { message: { text: string; chat: { id: number } } } }> =
+      [];
     const server: Server = createServer((req, res) => {
       let raw = '';
       req.on('data', (chunk) => (raw += chunk));
       req.on('end', () => {
-        received.push({ secret: req.headers['x-telegram-bot-api-secret-token'] as string | undefined, update: JSON.parse(raw) });
+        received.push({
+          secret: req.headers['x-telegram-bot-api-secret-token'] as string | undefined,
+          update: JSON.parse(raw),
+        });
         res.end('ok');
       });
     });
@@ -61,7 +80,10 @@ describe('fake Telegram Bot API', () => {
       expect(await bot.getWebHookInfo()).toMatchObject({ url: hook });
       const delivery = await control.deliverText(77, 'hi bot');
       expect(delivery.status).toBe(200);
-      expect(received[0]).toMatchObject({ secret: 'S3cret_token', update: { message: { text: 'hi bot', chat: { id: 77 } } } });
+      expect(received[0]).toMatchObject({
+        secret: 'S3cret_token',
+        update: { message: { text: 'hi bot', chat: { id: 77 } } },
+      });
       await expect(bot.getUpdates()).rejects.toMatchObject({ response: { statusCode: 409 } });
       expect(await bot.deleteWebHook()).toBe(true);
       expect(await control.webhook()).toBeNull();

@@ -52,9 +52,38 @@ class TelegramError extends Error {
   }
 }
 
-const ALLOWED_TAGS = new Set(['b', 'strong', 'i', 'em', 'u', 'ins', 's', 'strike', 'del', 'span', 'tg-spoiler', 'a', 'code', 'pre', 'blockquote', 'tg-emoji']);
+const ALLOWED_TAGS = new Set([
+  'b',
+  'strong',
+  'i',
+  'em',
+  'u',
+  'ins',
+  's',
+  'strike',
+  'del',
+  'span',
+  'tg-spoiler',
+  'a',
+  'code',
+  'pre',
+  'blockquote',
+  'tg-emoji',
+]);
 const NAMED_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
-const CHAT_ACTIONS = new Set(['typing', 'upload_photo', 'record_video', 'upload_video', 'record_voice', 'upload_voice', 'upload_document', 'choose_sticker', 'find_location', 'record_video_note', 'upload_video_note']);
+const CHAT_ACTIONS = new Set([
+  'typing',
+  'upload_photo',
+  'record_video',
+  'upload_video',
+  'record_voice',
+  'upload_voice',
+  'upload_document',
+  'choose_sticker',
+  'find_location',
+  'record_video_note',
+  'upload_video_note',
+]);
 
 /** Parses Telegram-style HTML and returns the visible text, or throws Telegram's "can't parse entities" error. */
 export function visibleTextOfHtml(html: string): string {
@@ -62,7 +91,10 @@ export function visibleTextOfHtml(html: string): string {
   let text = '';
   let at = 0;
   const fail = (reason: string): never => {
-    throw new TelegramError(400, `Bad Request: can't parse entities: ${reason} at byte offset ${Buffer.byteLength(html.slice(0, at))}`);
+    throw new TelegramError(
+      400,
+      `Bad Request: can't parse entities: ${reason} at byte offset ${Buffer.byteLength(html.slice(0, at))}`,
+    );
   };
   while (at < html.length) {
     const char = html[at];
@@ -108,12 +140,18 @@ async function readParams(req: IncomingMessage, url: URL): Promise<Record<string
       throw new TelegramError(400, 'Bad Request: invalid JSON body');
     }
   }
-  if (type.includes('application/x-www-form-urlencoded')) return { ...params, ...Object.fromEntries(new URLSearchParams(raw).entries()) };
+  if (type.includes('application/x-www-form-urlencoded'))
+    return { ...params, ...Object.fromEntries(new URLSearchParams(raw).entries()) };
   throw new TelegramError(400, `Bad Request: unsupported content type "${type}"`);
 }
 
 export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions): Promise<TelegramBotApiFake> {
-  const bot = { id: Number(options.token.split(':')[0]) || 7000000001, is_bot: true, first_name: 'Assistant', username: options.botUsername ?? 'assistant_test_bot' };
+  const bot = {
+    id: Number(options.token.split(':')[0]) || 7000000001,
+    is_bot: true,
+    first_name: 'Assistant',
+    username: options.botUsername ?? 'assistant_test_bot',
+  };
   let webhook: Webhook | null = null;
   const sent: SentMessage[] = [];
   const actions: Array<{ chat_id: string; action: string }> = [];
@@ -123,7 +161,8 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
 
   const required = (params: Record<string, unknown>, name: string): string => {
     const value = params[name];
-    if (value === undefined || value === null || value === '') throw new TelegramError(400, `Bad Request: ${name} is empty`);
+    if (value === undefined || value === null || value === '')
+      throw new TelegramError(400, `Bad Request: ${name} is empty`);
     return String(value);
   };
 
@@ -135,12 +174,16 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
         webhook = null;
         return true;
       }
-      if (!/^https?:\/\//.test(url)) throw new TelegramError(400, 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook');
+      if (!/^https?:\/\//.test(url))
+        throw new TelegramError(400, 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook');
       const secret = params.secret_token === undefined ? undefined : String(params.secret_token);
       if (secret !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(secret)) {
         throw new TelegramError(400, 'Bad Request: secret token contains unallowed characters');
       }
-      const allowed = typeof params.allowed_updates === 'string' ? (JSON.parse(params.allowed_updates) as string[]) : (params.allowed_updates as string[] | undefined);
+      const allowed =
+        typeof params.allowed_updates === 'string'
+          ? (JSON.parse(params.allowed_updates) as string[])
+          : (params.allowed_updates as string[] | undefined);
       webhook = { url, secret_token: secret, allowed_updates: allowed };
       return true;
     },
@@ -155,7 +198,11 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
       ...(webhook?.allowed_updates ? { allowed_updates: webhook.allowed_updates } : {}),
     }),
     getupdates: (params) => {
-      if (webhook) throw new TelegramError(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+      if (webhook)
+        throw new TelegramError(
+          409,
+          "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+        );
       const offset = Number(params.offset ?? 0);
       const result = pendingUpdates.filter((update) => Number(update.update_id) >= offset);
       if (offset > 0) pendingUpdates.splice(0, pendingUpdates.length, ...result);
@@ -172,9 +219,21 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
       }
       if (visible.trim() === '') throw new TelegramError(400, 'Bad Request: message text is empty');
       if (visible.length > TELEGRAM_MESSAGE_LIMIT) throw new TelegramError(400, 'Bad Request: message is too long');
-      const message = { message_id: nextMessageId++, chat_id: chatId, text, parse_mode: parseMode, at: new Date().toISOString() };
+      const message = {
+        message_id: nextMessageId++,
+        chat_id: chatId,
+        text,
+        parse_mode: parseMode,
+        at: new Date().toISOString(),
+      };
       sent.push(message);
-      return { message_id: message.message_id, from: bot, chat: { id: Number(chatId) || chatId, type: 'private' }, date: Math.floor(Date.now() / 1000), text: visible };
+      return {
+        message_id: message.message_id,
+        from: bot,
+        chat: { id: Number(chatId) || chatId, type: 'private' },
+        date: Math.floor(Date.now() / 1000),
+        text: visible,
+      };
     },
     sendchataction: (params) => {
       const chatId = required(params, 'chat_id');
@@ -186,7 +245,10 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
   };
 
   async function deliver(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = JSON.parse(await readBody(req)) as { update?: Record<string, unknown>; message?: { chat_id: number | string; text: string; from?: Record<string, unknown> } };
+    const body = JSON.parse(await readBody(req)) as {
+      update?: Record<string, unknown>;
+      message?: { chat_id: number | string; text: string; from?: Record<string, unknown> };
+    };
     let update: Record<string, unknown>;
     if (body.update) {
       update = { update_id: nextUpdateId++, ...body.update };
@@ -195,7 +257,13 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
       const from = body.message.from ?? { id: chatId, is_bot: false, first_name: 'Test', language_code: 'en' };
       update = {
         update_id: nextUpdateId++,
-        message: { message_id: nextMessageId++, from, chat: { id: chatId, type: 'private', first_name: from.first_name }, date: Math.floor(Date.now() / 1000), text: body.message.text },
+        message: {
+          message_id: nextMessageId++,
+          from,
+          chat: { id: chatId, type: 'private', first_name: from.first_name },
+          date: Math.floor(Date.now() / 1000),
+          text: body.message.text,
+        },
       };
     } else {
       return sendJson(res, 400, { error: 'give update or message' });
@@ -213,8 +281,18 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
   async function control(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const chatId = url.searchParams.get('chat_id');
     if (url.pathname === '/__deliver' && req.method === 'POST') return deliver(req, res);
-    if (url.pathname === '/__sent' && req.method === 'GET') return sendJson(res, 200, sent.filter((m) => chatId === null || m.chat_id === chatId));
-    if (url.pathname === '/__actions' && req.method === 'GET') return sendJson(res, 200, actions.filter((a) => chatId === null || a.chat_id === chatId));
+    if (url.pathname === '/__sent' && req.method === 'GET')
+      return sendJson(
+        res,
+        200,
+        sent.filter((m) => chatId === null || m.chat_id === chatId),
+      );
+    if (url.pathname === '/__actions' && req.method === 'GET')
+      return sendJson(
+        res,
+        200,
+        actions.filter((a) => chatId === null || a.chat_id === chatId),
+      );
     if (url.pathname === '/__webhook' && req.method === 'GET') return sendJson(res, 200, webhook);
     if (url.pathname === '/__sent' && req.method === 'DELETE') {
       sent.length = 0;
@@ -229,14 +307,16 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
     if (url.pathname.startsWith('/__')) return control(req, res, url);
     const route = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     if (!route) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
-    if (route[1] !== options.token) return sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    if (route[1] !== options.token)
+      return sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
     const method = methods[route[2].toLowerCase()];
     if (!method) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found: method not found' });
     try {
       const params = await readParams(req, url);
       sendJson(res, 200, { ok: true, result: method(params) });
     } catch (error) {
-      if (error instanceof TelegramError) return sendJson(res, error.code, { ok: false, error_code: error.code, description: error.message });
+      if (error instanceof TelegramError)
+        return sendJson(res, error.code, { ok: false, error_code: error.code, description: error.message });
       throw error;
     }
   });
@@ -247,7 +327,11 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
 export class TelegramBotApiFakeControl {
   constructor(private readonly baseUrl: string) {}
 
-  async deliverText(chatId: number, text: string, from?: Record<string, unknown>): Promise<{ status: number | null; body: string | null }> {
+  async deliverText(
+    chatId: number,
+    text: string,
+    from?: Record<string, unknown>,
+  ): Promise<{ status: number | null; body: string | null }> {
     const response = await fetch(`${this.baseUrl}/__deliver`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -77,9 +77,7 @@ describe('docker-compose.yml', () => {
         expect(compose.volumes, source).toHaveProperty(source);
       }
     }
-    expect(volumes).toContain(
-      './dist:/home/node/.n8n/nodes/node_modules/n8n-nodes-judge-assistant/dist:ro',
-    );
+    expect(volumes).toContain('./dist:/home/node/.n8n/nodes/node_modules/n8n-nodes-judge-assistant/dist:ro');
   });
 
   it('starts n8n only after Postgres is healthy and the import succeeded; publishes only n8n, on loopback', () => {

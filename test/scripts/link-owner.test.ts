@@ -36,9 +36,15 @@ describe('scripts/link-owner.ts', () => {
     const noUser = await run(tsx, ['scripts/link-owner.ts', '--url', db.server.url]).catch(failure);
     expect(noUser).toMatchObject({ code: 1 });
     expect((noUser as { stderr: string }).stderr.trim()).toMatch(/^link-owner: --user-id: .* is required$/);
-    const badChat = await run(tsx, ['scripts/link-owner.ts', '--user-id', 'me', '--chat-id', 'abc', '--url', db.server.url]).catch(
-      failure,
-    );
+    const badChat = await run(tsx, [
+      'scripts/link-owner.ts',
+      '--user-id',
+      'me',
+      '--chat-id',
+      'abc',
+      '--url',
+      db.server.url,
+    ]).catch(failure);
     expect((badChat as { stderr: string }).stderr.trim()).toBe(
       'link-owner: externalId: a Telegram chat id must be an integer',
     );

@@ -16,8 +16,12 @@ describe('scripts/migrate.ts with ASSISTANT_EMBEDDING_DIMENSIONS', () => {
   it('reports that this server has no pgvector, and names the variable for a bad value', async () => {
     const { setUpVectorIndex } = await import('../../scripts/migrate');
     expect(await setUpVectorIndex(db.server.url, undefined)).toBeUndefined();
-    expect(await setUpVectorIndex(db.server.url, '256')).toMatch(/no pgvector index \(the vector extension is not installed/);
-    await expect(setUpVectorIndex(db.server.url, 'big')).rejects.toThrow(/^ASSISTANT_EMBEDDING_DIMENSIONS: dimensions: /);
+    expect(await setUpVectorIndex(db.server.url, '256')).toMatch(
+      /no pgvector index \(the vector extension is not installed/,
+    );
+    await expect(setUpVectorIndex(db.server.url, 'big')).rejects.toThrow(
+      /^ASSISTANT_EMBEDDING_DIMENSIONS: dimensions: /,
+    );
   });
 });
 

@@ -12,23 +12,27 @@ const SECRET_VALUE_PATTERNS: Array<[string, RegExp]> = [
   ['connection string with password', /\b[a-z][a-z0-9+]*:\/\/[^\s:/@]+:[^\s@/]+@/i],
   ['GitHub token', /\bgh[pousr]_[A-Za-z0-9]{30,}/],
 ];
-const SECRET_KEYS = /^(api[_-]?key|apikey|access[_-]?token|token|secret|client[_-]?secret|password|passwd|private[_-]?key|authorization|x-api-key|value)$/i;
+const SECRET_KEYS =
+  /^(api[_-]?key|apikey|access[_-]?token|token|secret|client[_-]?secret|password|passwd|private[_-]?key|authorization|x-api-key|value)$/i;
 
 /** Returns the findings for one parsed workflow: "path: reason". */
 export function findSecrets(workflow: unknown): string[] {
   const findings: string[] = [];
   const walk = (value: unknown, where: string, key: string): void => {
     if (typeof value === 'string') {
-      for (const [name, pattern] of SECRET_VALUE_PATTERNS) if (pattern.test(value)) findings.push(`${where}: looks like a ${name}`);
+      for (const [name, pattern] of SECRET_VALUE_PATTERNS)
+        if (pattern.test(value)) findings.push(`${where}: looks like a ${name}`);
       const isExpression = value.startsWith('=');
-      if (SECRET_KEYS.test(key) && value.trim() !== '' && !isExpression) findings.push(`${where}: a literal value under "${key}"`);
+      if (SECRET_KEYS.test(key) && value.trim() !== '' && !isExpression)
+        findings.push(`${where}: a literal value under "${key}"`);
       return;
     }
     if (Array.isArray(value)) return value.forEach((item, index) => walk(item, `${where}[${index}]`, key));
     if (value && typeof value === 'object') {
       // A resource locator ({__rl: true, mode, value}) names a workflow or model; its value is an id, not a secret.
       const isLocator = (value as Record<string, unknown>).__rl === true;
-      for (const [childKey, child] of Object.entries(value)) walk(child, `${where}.${childKey}`, isLocator ? '' : childKey);
+      for (const [childKey, child] of Object.entries(value))
+        walk(child, `${where}.${childKey}`, isLocator ? '' : childKey);
     }
   };
   walk(workflow, '$', '');
@@ -36,7 +40,8 @@ export function findSecrets(workflow: unknown): string[] {
   for (const node of nodes) {
     for (const [type, reference] of Object.entries(node.credentials ?? {})) {
       const keys = Object.keys((reference ?? {}) as object).sort();
-      if (keys.join(',') !== 'id,name') findings.push(`node "${node.name}": credential ${type} must hold only {id, name}, has ${keys.join(', ')}`);
+      if (keys.join(',') !== 'id,name')
+        findings.push(`node "${node.name}": credential ${type} must hold only {id, name}, has ${keys.join(', ')}`);
     }
   }
   return findings;

@@ -25,8 +25,15 @@ describe('workflows/ holds no secrets', () => {
     const planted = {
       nodes: [
         { name: 'a', parameters: { headerParameters: { value: 'hunter2hunter2' } } },
-        { name: 'b', parameters: { url: 'postgres://admin:pa55word@db:5432/x', text: 'key sk-abcdefghijklmnopqrstuv' } },
-        { name: 'c', parameters: { text: '123456789:AAE1234567890abcdefghijklmnopqrstuv' }, credentials: { telegramApi: { id: 'x', name: 'y', accessToken: 'z' } } },
+        {
+          name: 'b',
+          parameters: { url: 'postgres://admin:pa55word@db:5432/x', text: 'key sk-abcdefghijklmnopqrstuv' },
+        },
+        {
+          name: 'c',
+          parameters: { text: '123456789:AAE1234567890abcdefghijklmnopqrstuv' },
+          credentials: { telegramApi: { id: 'x', name: 'y', accessToken: 'z' } },
+        },
       ],
     };
     const findings = findSecrets(planted);
@@ -35,6 +42,16 @@ describe('workflows/ holds no secrets', () => {
     expect(findings.join('\n')).toMatch(/OpenAI-style key/);
     expect(findings.join('\n')).toMatch(/Telegram bot token/);
     expect(findings.join('\n')).toMatch(/must hold only \{id, name\}/);
-    expect(findSecrets({ nodes: [{ name: 'ok', parameters: { value: '={{ $json.token }}' }, credentials: { postgres: { id: 'a', name: 'b' } } }] })).toEqual([]);
+    expect(
+      findSecrets({
+        nodes: [
+          {
+            name: 'ok',
+            parameters: { value: '={{ $json.token }}' },
+            credentials: { postgres: { id: 'a', name: 'b' } },
+          },
+        ],
+      }),
+    ).toEqual([]);
   });
 });

@@ -9,11 +9,18 @@ export interface HeaderAuthCredential {
 }
 
 /** Returns null when the headers carry the expected key, else the failure to answer with. */
-export function checkApiKey(headers: Record<string, unknown> | undefined, credential: HeaderAuthCredential): HttpResult | null {
+export function checkApiKey(
+  headers: Record<string, unknown> | undefined,
+  credential: HeaderAuthCredential,
+): HttpResult | null {
   const headerName = credential.name.trim().toLowerCase();
   if (headerName === '' || credential.value === '') {
     // A misconfigured credential must never let everyone in.
-    return httpError(503, 'auth_not_configured', 'The assistant has no API key configured (its Header Auth credential has no header name or value)');
+    return httpError(
+      503,
+      'auth_not_configured',
+      'The assistant has no API key configured (its Header Auth credential has no header name or value)',
+    );
   }
   const verdict = checkKey(headers?.[headerName], new KeyRing([credential.value]), 'plain');
   if (verdict === 'missing') {

@@ -50,6 +50,10 @@ export function describeFailure(errorMessage: unknown, stage: FailureStage = 'mo
     const answer = httpError(504, 'upstream_timeout', 'The language model or a tool did not answer in time');
     return { ...answer, timedOut: true, apology: CHAT_TIMEOUT_APOLOGY };
   }
-  const answer = httpError(502, 'upstream_failed', 'The language model or a tool failed; the assistant could not answer');
+  const answer = httpError(
+    502,
+    'upstream_failed',
+    'The language model or a tool failed; the assistant could not answer',
+  );
   return { ...answer, timedOut: false, apology: CHAT_APOLOGY };
 }

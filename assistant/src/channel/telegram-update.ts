@@ -8,7 +8,9 @@ export interface TelegramRequest {
   sessionId: string;
   /** The id of the message the user replied to, when they did (a reply to a question answers that question). */
   replyToMessageId?: string;
-  metadata: { telegram: { update_id: unknown; message_id: unknown; from_id: unknown; first_name?: unknown; username?: unknown } };
+  metadata: {
+    telegram: { update_id: unknown; message_id: unknown; from_id: unknown; first_name?: unknown; username?: unknown };
+  };
 }
 
 export type TelegramUpdateResult =

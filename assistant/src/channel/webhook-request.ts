@@ -20,7 +20,8 @@ export const MAX_METADATA_JSON_BYTES = 100_000;
 const KNOWN_FIELDS = new Set(['message', 'user_id', 'session_id', 'metadata', 'reply_to']);
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
-const invalid = (field: string, message: string): HttpResult => httpError(400, 'invalid_request', `${field}: ${message}`, field);
+const invalid = (field: string, message: string): HttpResult =>
+  httpError(400, 'invalid_request', `${field}: ${message}`, field);
 
 function checkId(value: unknown, field: string): HttpResult | string {
   if (typeof value !== 'string' || value.trim() === '') return invalid(field, 'must be a non-empty string');
@@ -42,7 +43,8 @@ export function parseAgentRequest(body: unknown): AgentRequest | HttpResult {
 
   const { message } = fields;
   if (typeof message !== 'string' || message.trim() === '') return invalid('message', 'must be a non-empty string');
-  if (message.length > MAX_MESSAGE_LENGTH) return invalid('message', `must be at most ${MAX_MESSAGE_LENGTH} characters`);
+  if (message.length > MAX_MESSAGE_LENGTH)
+    return invalid('message', `must be at most ${MAX_MESSAGE_LENGTH} characters`);
 
   const userId = checkId(fields.user_id, 'user_id');
   if (typeof userId !== 'string') return userId;
@@ -59,7 +61,12 @@ export function parseAgentRequest(body: unknown): AgentRequest | HttpResult {
     return invalid('metadata', 'must be a JSON object');
   }
   if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') > MAX_METADATA_JSON_BYTES) {
-    return httpError(413, 'metadata_too_large', `metadata: must be at most ${MAX_METADATA_JSON_BYTES / 1000} kB of JSON`, 'metadata');
+    return httpError(
+      413,
+      'metadata_too_large',
+      `metadata: must be at most ${MAX_METADATA_JSON_BYTES / 1000} kB of JSON`,
+      'metadata',
+    );
   }
 
   const request: AgentRequest = {

@@ -58,7 +58,11 @@ export function systemPrompt(settings: AssistantSettings, time: string, memories
   return lines.join('\n');
 }
 
-export async function loadContext(db: Queryable, userIdInput: unknown, options: ContextOptions = {}): Promise<AssistantContext> {
+export async function loadContext(
+  db: Queryable,
+  userIdInput: unknown,
+  options: ContextOptions = {},
+): Promise<AssistantContext> {
   const userId = requireUserId(userIdInput);
   const sessionId = requireSessionId(options.sessionId);
   const message = optionalText(options.message, 'message', 1_000_000);
@@ -66,7 +70,19 @@ export async function loadContext(db: Queryable, userIdInput: unknown, options: 
   const settings = await getUserSettings(db, userId);
   const { chatModel } = await getInstanceSettings(db);
   const messages = await recentMessages(db, userId, sessionId, options.tokenBudget, options.turnId);
-  const memories = message?.trim() && memoryLimit > 0 ? await recall(db, userId, message.slice(0, 10_000), { limit: memoryLimit }) : [];
+  const memories =
+    message?.trim() && memoryLimit > 0
+      ? await recall(db, userId, message.slice(0, 10_000), { limit: memoryLimit })
+      : [];
   const time = localTime(settings.timeZone, options.now);
-  return { userId, sessionId, settings, chatModel, localTime: time, messages, memories, systemPrompt: systemPrompt(settings, time, memories) };
+  return {
+    userId,
+    sessionId,
+    settings,
+    chatModel,
+    localTime: time,
+    messages,
+    memories,
+    systemPrompt: systemPrompt(settings, time, memories),
+  };
 }

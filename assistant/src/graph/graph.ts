@@ -3,9 +3,27 @@
 import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { getUserSettings } from '../settings/settings';
-import { normaliseName, optionalEnum, optionalInt, optionalText, optionalTimestamp, requireText, requireUserId } from '../validate';
+import {
+  normaliseName,
+  optionalEnum,
+  optionalInt,
+  optionalText,
+  optionalTimestamp,
+  requireText,
+  requireUserId,
+} from '../validate';
 
-export const ENTITY_TYPES = ['person', 'company', 'organization', 'product', 'place', 'project', 'event', 'topic', 'other'] as const;
+export const ENTITY_TYPES = [
+  'person',
+  'company',
+  'organization',
+  'product',
+  'place',
+  'project',
+  'event',
+  'topic',
+  'other',
+] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
 
 export interface Entity {
@@ -60,8 +78,12 @@ function requireEntityName(value: unknown, field: string): string {
 /** "Works at" → "works_at": relation types are short snake_case words. */
 export function relationType(value: unknown, field = 'relation'): string {
   const text = requireText(value, field, 60);
-  const type = text.trim().toLowerCase().replace(/[\s-]+/g, '_');
-  if (!/^[\p{L}\p{N}_]+$/u.test(type)) throw new AssistantInputError(field, 'must be letters, digits, spaces or underscores (e.g. works_at)');
+  const type = text
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+  if (!/^[\p{L}\p{N}_]+$/u.test(type))
+    throw new AssistantInputError(field, 'must be letters, digits, spaces or underscores (e.g. works_at)');
   return type;
 }
 
@@ -72,7 +94,11 @@ export interface EntityInput {
 }
 
 /** Creates the entity or updates its type/summary when given. The first spelling of the name is kept. */
-export async function upsertEntity(db: Queryable, userIdInput: unknown, input: EntityInput): Promise<Entity & { created: boolean }> {
+export async function upsertEntity(
+  db: Queryable,
+  userIdInput: unknown,
+  input: EntityInput,
+): Promise<Entity & { created: boolean }> {
   const userId = requireUserId(userIdInput);
   const name = requireEntityName(input.name, 'name');
   const type = optionalEnum(input.type, 'type', ENTITY_TYPES) ?? null;
@@ -90,7 +116,12 @@ export async function upsertEntity(db: Queryable, userIdInput: unknown, input: E
 }
 
 /** Exact normalised name first, else the closest name by trigram word similarity ("Stefan" → "Stefan Huber"). */
-export async function findEntity(db: Queryable, userIdInput: unknown, nameInput: unknown, field = 'name'): Promise<Entity | null> {
+export async function findEntity(
+  db: Queryable,
+  userIdInput: unknown,
+  nameInput: unknown,
+  field = 'name',
+): Promise<Entity | null> {
   const userId = requireUserId(userIdInput);
   const key = normaliseName(requireEntityName(nameInput, field));
   const result = await db.query(
@@ -112,14 +143,19 @@ export interface RelateInput {
 }
 
 /** Records "<from> <relation> <to>". Missing entities are created (type "other"); an identical open relation is reused. */
-export async function relate(db: Queryable, userIdInput: unknown, input: RelateInput): Promise<Relation & { created: boolean }> {
+export async function relate(
+  db: Queryable,
+  userIdInput: unknown,
+  input: RelateInput,
+): Promise<Relation & { created: boolean }> {
   const userId = requireUserId(userIdInput);
   const fromName = requireEntityName(input.from, 'from');
   const toName = requireEntityName(input.to, 'to');
   const type = relationType(input.relation);
   const validFrom = optionalTimestamp(input.validFrom, 'validFrom') ?? null;
   const validTo = optionalTimestamp(input.validTo, 'validTo') ?? null;
-  if (validFrom && validTo && validTo < validFrom) throw new AssistantInputError('validTo', 'must not be before validFrom');
+  if (validFrom && validTo && validTo < validFrom)
+    throw new AssistantInputError('validTo', 'must not be before validFrom');
   const from = await upsertEntity(db, userId, { name: fromName });
   const to = await upsertEntity(db, userId, { name: toName });
   const existing = await db.query(
@@ -130,7 +166,15 @@ export async function relate(db: Queryable, userIdInput: unknown, input: RelateI
   );
   if (existing.rows[0]) {
     const row = existing.rows[0];
-    return { id: Number(row.id), from: from.name, type, to: to.name, validFrom: iso(row.valid_from), validTo: iso(row.valid_to), created: false };
+    return {
+      id: Number(row.id),
+      from: from.name,
+      type,
+      to: to.name,
+      validFrom: iso(row.valid_from),
+      validTo: iso(row.valid_to),
+      created: false,
+    };
   }
   const inserted = await db.query(
     `INSERT INTO assistant.relations (user_id, from_entity_id, to_entity_id, type, valid_from, valid_to)
@@ -138,7 +182,15 @@ export async function relate(db: Queryable, userIdInput: unknown, input: RelateI
     [userId, from.id, to.id, type, validFrom, validTo],
   );
   const row = inserted.rows[0];
-  return { id: Number(row.id), from: from.name, type, to: to.name, validFrom: iso(row.valid_from), validTo: iso(row.valid_to), created: true };
+  return {
+    id: Number(row.id),
+    from: from.name,
+    type,
+    to: to.name,
+    validFrom: iso(row.valid_from),
+    validTo: iso(row.valid_to),
+    created: true,
+  };
 }
 
 export interface GraphQueryOptions {
@@ -148,12 +200,18 @@ export interface GraphQueryOptions {
   memoryLimit?: unknown;
 }
 
-export async function queryGraph(db: Queryable, userIdInput: unknown, nameInput: unknown, options: GraphQueryOptions = {}): Promise<GraphQueryResult> {
+export async function queryGraph(
+  db: Queryable,
+  userIdInput: unknown,
+  nameInput: unknown,
+  options: GraphQueryOptions = {},
+): Promise<GraphQueryResult> {
   const userId = requireUserId(userIdInput);
   const depth = optionalInt(options.depth, 'depth', 0, 2) ?? 2;
   const memoryLimit = optionalInt(options.memoryLimit, 'memoryLimit', 0, 100) ?? 20;
   const entity = await findEntity(db, userId, nameInput);
-  if (!entity) throw new AssistantNotFoundError('name', `no entity named like "${String(nameInput).trim()}" for this user`);
+  if (!entity)
+    throw new AssistantNotFoundError('name', `no entity named like "${String(nameInput).trim()}" for this user`);
   const current = options.includeEnded ? 'true' : '(r.valid_to IS NULL OR r.valid_to > now())';
   const reached = await db.query(
     `WITH RECURSIVE walk(entity_id, depth) AS (
@@ -188,7 +246,9 @@ export async function queryGraph(db: Queryable, userIdInput: unknown, nameInput:
   );
   return {
     entity,
-    neighbours: reached.rows.filter((row) => Number(row.id) !== entity.id).map((row) => ({ ...toEntity(row), depth: Number(row.depth) })),
+    neighbours: reached.rows
+      .filter((row) => Number(row.id) !== entity.id)
+      .map((row) => ({ ...toEntity(row), depth: Number(row.depth) })),
     relations: relations.rows.map((row) => ({
       id: Number(row.id),
       from: row.from_name,
@@ -197,12 +257,22 @@ export async function queryGraph(db: Queryable, userIdInput: unknown, nameInput:
       validFrom: iso(row.valid_from),
       validTo: iso(row.valid_to),
     })),
-    memories: memories.rows.map((row) => ({ id: Number(row.id), content: row.content, kind: row.kind, createdAt: (row.created_at as Date).toISOString() })),
+    memories: memories.rows.map((row) => ({
+      id: Number(row.id),
+      content: row.content,
+      kind: row.kind,
+      createdAt: (row.created_at as Date).toISOString(),
+    })),
   };
 }
 
 /** Ends an open relation (sets valid_to), keeping its history. */
-export async function endRelation(db: Queryable, userIdInput: unknown, relationIdInput: unknown, endedAt?: unknown): Promise<Relation> {
+export async function endRelation(
+  db: Queryable,
+  userIdInput: unknown,
+  relationIdInput: unknown,
+  endedAt?: unknown,
+): Promise<Relation> {
   const userId = requireUserId(userIdInput);
   const id = optionalInt(relationIdInput, 'relationId', 1, Number.MAX_SAFE_INTEGER);
   if (id === undefined) throw new AssistantInputError('relationId', 'must be a positive integer id');
@@ -215,7 +285,18 @@ export async function endRelation(db: Queryable, userIdInput: unknown, relationI
       RETURNING r.id, f.name AS from_name, r.type, t.name AS to_name, r.valid_from, r.valid_to`,
     [userId, id, at],
   );
-  if (!result.rows[0]) throw new AssistantNotFoundError('relationId', `no relation ${id} for this user (or validTo is before its validFrom)`);
+  if (!result.rows[0])
+    throw new AssistantNotFoundError(
+      'relationId',
+      `no relation ${id} for this user (or validTo is before its validFrom)`,
+    );
   const row = result.rows[0];
-  return { id: Number(row.id), from: row.from_name, type: row.type, to: row.to_name, validFrom: iso(row.valid_from), validTo: iso(row.valid_to) };
+  return {
+    id: Number(row.id),
+    from: row.from_name,
+    type: row.type,
+    to: row.to_name,
+    validFrom: iso(row.valid_from),
+    validTo: iso(row.valid_to),
+  };
 }

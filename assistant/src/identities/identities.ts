@@ -17,12 +17,15 @@ export interface ResolvedIdentity {
 
 /** Builds the namespaced identity key; this is the only place identities are formed. */
 export function identityKey(channel: unknown, externalId: unknown): string {
-  if (channel !== 'telegram' && channel !== 'api') throw new AssistantInputError('channel', 'must be "telegram" or "api"');
+  if (channel !== 'telegram' && channel !== 'api')
+    throw new AssistantInputError('channel', 'must be "telegram" or "api"');
   const id = typeof externalId === 'number' && Number.isSafeInteger(externalId) ? String(externalId) : externalId;
-  if (typeof id !== 'string' || id.trim() === '') throw new AssistantInputError('externalId', 'must be a non-empty string');
+  if (typeof id !== 'string' || id.trim() === '')
+    throw new AssistantInputError('externalId', 'must be a non-empty string');
   const trimmed = id.trim();
   if (trimmed.length > 200) throw new AssistantInputError('externalId', 'must be at most 200 characters');
-  if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new AssistantInputError('externalId', 'must not contain control characters');
+  if (/[\u0000-\u001f\u007f]/.test(trimmed))
+    throw new AssistantInputError('externalId', 'must not contain control characters');
   if (channel === 'telegram' && !/^-?\d{1,20}$/.test(trimmed)) {
     throw new AssistantInputError('externalId', 'a Telegram chat id must be an integer');
   }
@@ -32,11 +35,18 @@ export function identityKey(channel: unknown, externalId: unknown): string {
 /** Finds the user behind an identity, creating both on first contact. Safe under concurrency. */
 export async function resolveIdentity(pool: Pool, channel: unknown, externalId: unknown): Promise<ResolvedIdentity> {
   const identity = identityKey(channel, externalId);
-  const existing = await pool.query<{ user_id: string }>('SELECT user_id FROM assistant.identities WHERE identity = $1', [identity]);
-  if (existing.rows[0]) return { userId: existing.rows[0].user_id, identity, channel: channel as Channel, created: false };
+  const existing = await pool.query<{ user_id: string }>(
+    'SELECT user_id FROM assistant.identities WHERE identity = $1',
+    [identity],
+  );
+  if (existing.rows[0])
+    return { userId: existing.rows[0].user_id, identity, channel: channel as Channel, created: false };
   return withTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [identity]);
-    const again = await client.query<{ user_id: string }>('SELECT user_id FROM assistant.identities WHERE identity = $1', [identity]);
+    const again = await client.query<{ user_id: string }>(
+      'SELECT user_id FROM assistant.identities WHERE identity = $1',
+      [identity],
+    );
     if (again.rows[0]) return { userId: again.rows[0].user_id, identity, channel: channel as Channel, created: false };
     const user = await client.query<{ id: string }>('INSERT INTO assistant.users DEFAULT VALUES RETURNING id');
     const userId = user.rows[0].id;
@@ -49,7 +59,12 @@ export async function resolveIdentity(pool: Pool, channel: unknown, externalId: 
  * Links another identity to an existing user (e.g. the owner's API id to their Telegram user). Refuses to move an
  * identity that already belongs to someone else.
  */
-export async function linkIdentity(db: Queryable, userIdInput: unknown, channel: unknown, externalId: unknown): Promise<{ userId: string; identity: string }> {
+export async function linkIdentity(
+  db: Queryable,
+  userIdInput: unknown,
+  channel: unknown,
+  externalId: unknown,
+): Promise<{ userId: string; identity: string }> {
   const userId = requireUserId(userIdInput);
   const identity = identityKey(channel, externalId);
   const user = await db.query('SELECT 1 FROM assistant.users WHERE id = $1', [userId]);
@@ -67,6 +82,9 @@ export async function linkIdentity(db: Queryable, userIdInput: unknown, channel:
 
 export async function listIdentities(db: Queryable, userIdInput: unknown): Promise<string[]> {
   const userId = requireUserId(userIdInput);
-  const rows = await db.query<{ identity: string }>('SELECT identity FROM assistant.identities WHERE user_id = $1 ORDER BY identity', [userId]);
+  const rows = await db.query<{ identity: string }>(
+    'SELECT identity FROM assistant.identities WHERE user_id = $1 ORDER BY identity',
+    [userId],
+  );
   return rows.rows.map((row) => row.identity);
 }

@@ -85,7 +85,9 @@ export async function linkOwnerIdentities(
     let owner = await userOf(client, telegram);
     const apiUser = await userOf(client, api);
     if (!owner && apiUser) owner = apiUser;
-    if (!owner) owner = (await client.query<{ id: string }>('INSERT INTO assistant.users DEFAULT VALUES RETURNING id')).rows[0].id;
+    if (!owner)
+      owner = (await client.query<{ id: string }>('INSERT INTO assistant.users DEFAULT VALUES RETURNING id')).rows[0]
+        .id;
     let merged: string | undefined;
     if (apiUser && apiUser !== owner) {
       await mergeUsers(client, owner, apiUser);

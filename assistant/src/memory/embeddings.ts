@@ -37,7 +37,8 @@ export function openAiEmbedder(settings: EmbeddingSettings): Embedder {
   } catch {
     throw new AssistantInputError('baseUrl', 'must be an http(s) URL such as https://api.openai.com/v1');
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new AssistantInputError('baseUrl', 'must be an http(s) URL');
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new AssistantInputError('baseUrl', 'must be an http(s) URL');
   const model = typeof settings.model === 'string' ? settings.model.trim() : '';
   if (!model) throw new AssistantInputError('model', 'the embedding model name is required');
   const dimensions = settings.dimensions ?? 0;
@@ -58,15 +59,22 @@ export function openAiEmbedder(settings: EmbeddingSettings): Embedder {
         response = await fetch(url, {
           method: 'POST',
           headers,
-          body: JSON.stringify({ model, input: texts, encoding_format: 'float', ...(dimensions > 0 ? { dimensions } : {}) }),
+          body: JSON.stringify({
+            model,
+            input: texts,
+            encoding_format: 'float',
+            ...(dimensions > 0 ? { dimensions } : {}),
+          }),
           signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (error) {
-        const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message;
+        const reason =
+          (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message;
         throw new EmbeddingError(`embeddings endpoint ${base.host} unreachable: ${reason}`);
       }
       const text = await response.text();
-      if (!response.ok) throw new EmbeddingError(`embeddings endpoint answered ${response.status}: ${providerMessage(text)}`);
+      if (!response.ok)
+        throw new EmbeddingError(`embeddings endpoint answered ${response.status}: ${providerMessage(text)}`);
       return parseEmbeddings(text, texts.length);
     },
   };
@@ -91,20 +99,27 @@ function parseEmbeddings(body: string, expected: number): number[][] {
     throw new EmbeddingError('embeddings endpoint answered with a body that is not JSON');
   }
   if (!Array.isArray(data) || data.length !== expected) {
-    throw new EmbeddingError(`embeddings endpoint returned ${Array.isArray(data) ? data.length : 'no'} embeddings for ${expected} inputs`);
+    throw new EmbeddingError(
+      `embeddings endpoint returned ${Array.isArray(data) ? data.length : 'no'} embeddings for ${expected} inputs`,
+    );
   }
   const vectors: number[][] = new Array(expected);
   for (const [position, item] of data.entries()) {
     const index = typeof item?.index === 'number' ? item.index : position;
     const vector = item?.embedding;
-    if (!Array.isArray(vector) || vector.length === 0 || !vector.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+    if (
+      !Array.isArray(vector) ||
+      vector.length === 0 ||
+      !vector.every((v) => typeof v === 'number' && Number.isFinite(v))
+    ) {
       throw new EmbeddingError(`embeddings endpoint returned an invalid vector at index ${index}`);
     }
     vectors[index] = unitVector(vector);
   }
   if (vectors.some((v) => v === undefined)) throw new EmbeddingError('embeddings endpoint returned duplicate indexes');
   const size = vectors[0].length;
-  if (vectors.some((v) => v.length !== size)) throw new EmbeddingError('embeddings endpoint returned vectors of different lengths');
+  if (vectors.some((v) => v.length !== size))
+    throw new EmbeddingError('embeddings endpoint returned vectors of different lengths');
   return vectors;
 }
 

@@ -79,7 +79,8 @@ export async function askUser(db: Queryable, userIdInput: unknown, input: AskInp
 export async function setQuestionMessageId(db: Queryable, questionIdInput: unknown, messageId: unknown): Promise<void> {
   const id = requireQuestionId(questionIdInput, 'questionId');
   const text = optionalText(typeof messageId === 'number' ? String(messageId) : messageId, 'channelMessageId', 40);
-  if (!text?.trim()) throw new AssistantInputError('channelMessageId', 'must be the message id the question was sent as');
+  if (!text?.trim())
+    throw new AssistantInputError('channelMessageId', 'must be the message id the question was sent as');
   await db.query('UPDATE assistant.pending_questions SET channel_message_id = $2 WHERE id = $1', [id, text.trim()]);
 }
 
@@ -114,10 +115,10 @@ export async function matchPendingQuestion(
     row ? { question: toQuestion(row), redact: row.kind === 'one_time_code' } : undefined;
   if (input.replyTo !== undefined && input.replyTo !== null && input.replyTo !== '') {
     const id = requireQuestionId(input.replyTo);
-    const found = await db.query('SELECT * FROM assistant.pending_questions WHERE id = $1 AND user_id = $2 FOR UPDATE', [
-      id,
-      userId,
-    ]);
+    const found = await db.query(
+      'SELECT * FROM assistant.pending_questions WHERE id = $1 AND user_id = $2 FOR UPDATE',
+      [id, userId],
+    );
     const row = found.rows[0];
     if (!row) throw new AssistantNotFoundError('replyTo', 'no question with this id was asked of this user');
     if (row.answered_at) throw new AssistantInputError('replyTo', 'this question was already answered');
@@ -143,7 +144,13 @@ export async function matchPendingQuestion(
 }
 
 /** Marks the question answered by this turn and keeps the answer for the waiting step. */
-export async function recordAnswer(db: Queryable, questionId: string, answer: string, turnId: number, now = new Date()) {
+export async function recordAnswer(
+  db: Queryable,
+  questionId: string,
+  answer: string,
+  turnId: number,
+  now = new Date(),
+) {
   await db.query(
     `UPDATE assistant.pending_questions SET answered_at = $2, answer = $3, answer_turn_id = $4 WHERE id = $1`,
     [questionId, now, answer, turnId],

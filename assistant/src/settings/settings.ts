@@ -34,7 +34,10 @@ function requireIntSetting(value: unknown, field: string, min: number, max: numb
 export function requireChatModel(value: unknown, field = 'chatModel'): string {
   const name = typeof value === 'string' ? value.trim() : value;
   if (typeof name !== 'string' || !/^[^\s\p{Cc}]{1,200}$/u.test(name)) {
-    throw new AssistantInputError(field, 'must be a model name of 1 to 200 characters without spaces, e.g. gpt-4o-mini');
+    throw new AssistantInputError(
+      field,
+      'must be a model name of 1 to 200 characters without spaces, e.g. gpt-4o-mini',
+    );
   }
   return name;
 }
@@ -54,7 +57,10 @@ export async function requireLanguage(db: Queryable, value: unknown, field = 'la
   const found = await db.query('SELECT 1 FROM pg_ts_config WHERE cfgname = $1', [name]);
   if (found.rowCount === 0) {
     const all = await db.query<{ cfgname: string }>('SELECT cfgname FROM pg_ts_config ORDER BY cfgname');
-    throw new AssistantInputError(field, `"${name}" is not a text search configuration; use one of ${all.rows.map((r) => r.cfgname).join(', ')}`);
+    throw new AssistantInputError(
+      field,
+      `"${name}" is not a text search configuration; use one of ${all.rows.map((r) => r.cfgname).join(', ')}`,
+    );
   }
   return name;
 }
@@ -66,7 +72,8 @@ async function validatedChanges(db: Queryable, input: Record<string, unknown>): 
     if (!name?.trim()) throw new AssistantInputError('assistantName', 'must be a non-empty string');
     changes.assistantName = name.trim();
   }
-  if (input.language !== undefined && input.language !== '') changes.language = await requireLanguage(db, input.language);
+  if (input.language !== undefined && input.language !== '')
+    changes.language = await requireLanguage(db, input.language);
   if (input.style !== undefined && input.style !== '') changes.style = optionalText(input.style, 'style', 4000);
   if (input.timeZone !== undefined && input.timeZone !== '') changes.timeZone = requireTimeZone(input.timeZone);
   return changes;
@@ -104,7 +111,8 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
   }
   if (input.ownerTelegramChatId !== undefined && input.ownerTelegramChatId !== '') {
     const owner = input.ownerTelegramChatId === null ? null : String(input.ownerTelegramChatId).trim();
-    if (owner !== null && !/^-?\d{1,20}$/.test(owner)) throw new AssistantInputError('ownerTelegramChatId', 'must be an integer Telegram chat id');
+    if (owner !== null && !/^-?\d{1,20}$/.test(owner))
+      throw new AssistantInputError('ownerTelegramChatId', 'must be an integer Telegram chat id');
     values.push(owner);
     sets.push(`owner_telegram_chat_id = $${values.length}`);
   }
@@ -122,14 +130,18 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     sets.push(`${column} = $${values.length}`);
   }
   if (sets.length === 0) return getInstanceSettings(db);
-  const result = await db.query(`UPDATE assistant.instance_settings SET ${sets.join(', ')}, updated_at = now() RETURNING *`, values);
+  const result = await db.query(
+    `UPDATE assistant.instance_settings SET ${sets.join(', ')}, updated_at = now() RETURNING *`,
+    values,
+  );
   return rowToInstance(result.rows[0]);
 }
 
 /** True only when an owner is configured and this is their chat. */
 export async function isTelegramOwner(db: Queryable, chatId: unknown): Promise<boolean> {
   const id = typeof chatId === 'number' ? String(chatId) : chatId;
-  if (typeof id !== 'string' || !/^-?\d{1,20}$/.test(id.trim())) throw new AssistantInputError('chatId', 'must be an integer Telegram chat id');
+  if (typeof id !== 'string' || !/^-?\d{1,20}$/.test(id.trim()))
+    throw new AssistantInputError('chatId', 'must be an integer Telegram chat id');
   const settings = await getInstanceSettings(db);
   return settings.ownerTelegramChatId !== null && settings.ownerTelegramChatId === id.trim();
 }
@@ -152,7 +164,11 @@ export async function getUserSettings(db: Queryable, userIdInput: unknown): Prom
   };
 }
 
-export async function updateUserSettings(db: Queryable, userIdInput: unknown, input: Record<string, unknown>): Promise<AssistantSettings> {
+export async function updateUserSettings(
+  db: Queryable,
+  userIdInput: unknown,
+  input: Record<string, unknown>,
+): Promise<AssistantSettings> {
   const userId = requireUserId(userIdInput);
   const changes = await validatedChanges(db, input);
   const user = await db.query('SELECT 1 FROM assistant.users WHERE id = $1', [userId]);

@@ -4,7 +4,10 @@ import { Pool, type PoolClient, type PoolConfig, type QueryResultRow } from 'pg'
 
 /** Anything that can run a parameterised query: a pool or a client inside a transaction. */
 export interface Queryable {
-  query<R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+  query<R extends QueryResultRow = QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 
 /** The fields of n8n's built-in `postgres` credential that we use. */
@@ -22,10 +25,13 @@ export interface PostgresCredential {
 
 export function poolConfigFromCredential(credential: PostgresCredential): PoolConfig {
   if (credential.sshTunnel) {
-    throw new Error('The Postgres credential uses an SSH tunnel, which the assistant nodes do not support; connect directly');
+    throw new Error(
+      'The Postgres credential uses an SSH tunnel, which the assistant nodes do not support; connect directly',
+    );
   }
   const sslMode = credential.ssl ?? 'disable';
-  const ssl = sslMode === 'disable' || sslMode === 'allow' ? false : { rejectUnauthorized: !credential.allowUnauthorizedCerts };
+  const ssl =
+    sslMode === 'disable' || sslMode === 'allow' ? false : { rejectUnauthorized: !credential.allowUnauthorizedCerts };
   return {
     host: credential.host ?? 'localhost',
     port: Number(credential.port ?? 5432),

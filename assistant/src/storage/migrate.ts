@@ -13,9 +13,15 @@ export interface MigrationResult {
 
 export type PgTarget = Pool | PoolConfig | string;
 
-export async function runMigrations(target: PgTarget, migrations: Migration[] = allMigrations): Promise<MigrationResult> {
+export async function runMigrations(
+  target: PgTarget,
+  migrations: Migration[] = allMigrations,
+): Promise<MigrationResult> {
   const ownPool = !(target instanceof Pool);
-  const pool = target instanceof Pool ? target : new Pool(typeof target === 'string' ? { connectionString: target, max: 1 } : { ...target, max: 1 });
+  const pool =
+    target instanceof Pool
+      ? target
+      : new Pool(typeof target === 'string' ? { connectionString: target, max: 1 } : { ...target, max: 1 });
   // An idle connection dropped by the server must not crash the process.
   if (ownPool) pool.on('error', () => undefined);
   const client = await pool.connect();
@@ -35,11 +41,16 @@ export async function runMigrations(target: PgTarget, migrations: Migration[] = 
         await client.query('BEGIN');
         try {
           await client.query(migration.sql);
-          await client.query(`INSERT INTO ${SCHEMA}.schema_migrations (version, name) VALUES ($1, $2)`, [migration.version, migration.name]);
+          await client.query(`INSERT INTO ${SCHEMA}.schema_migrations (version, name) VALUES ($1, $2)`, [
+            migration.version,
+            migration.name,
+          ]);
           await client.query('COMMIT');
         } catch (error) {
           await client.query('ROLLBACK');
-          throw new Error(`assistant migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
+          throw new Error(
+            `assistant migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`,
+          );
         }
         applied.push(migration.version);
         doneVersions.add(migration.version);

@@ -31,17 +31,27 @@ export async function vectorIndexDimensions(db: Queryable): Promise<number | nul
 export async function enableVectorIndex(db: Queryable, dimensionsInput: unknown): Promise<VectorIndexResult> {
   const dimensions = Number(dimensionsInput);
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_HNSW_DIMENSIONS) {
-    throw new AssistantInputError('dimensions', `must be an integer from 1 to ${MAX_HNSW_DIMENSIONS} (pgvector's HNSW limit)`);
+    throw new AssistantInputError(
+      'dimensions',
+      `must be an integer from 1 to ${MAX_HNSW_DIMENSIONS} (pgvector's HNSW limit)`,
+    );
   }
   const existing = await vectorIndexDimensions(db);
   if (existing !== null) {
     if (existing !== dimensions) {
-      throw new AssistantInputError('dimensions', `the vector index already has ${existing} dimensions; a different model needs a new index`);
+      throw new AssistantInputError(
+        'dimensions',
+        `the vector index already has ${existing} dimensions; a different model needs a new index`,
+      );
     }
     return { pgvector: true, dimensions };
   }
   if (!(await vectorExtensionAvailable(db))) {
-    return { pgvector: false, dimensions: null, reason: 'the vector extension is not installed on this server; recall re-ranks by cosine similarity without it' };
+    return {
+      pgvector: false,
+      dimensions: null,
+      reason: 'the vector extension is not installed on this server; recall re-ranks by cosine similarity without it',
+    };
   }
   // The dimension is a validated integer: DDL cannot take it as a parameter.
   await db.query(`

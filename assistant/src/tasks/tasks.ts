@@ -3,7 +3,17 @@
 import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { getUserSettings } from '../settings/settings';
-import { optionalEnum, optionalInt, optionalText, optionalTimestamp, requirePositiveInt, requireText, requireTimeZone, requireUserId, stringList } from '../validate';
+import {
+  optionalEnum,
+  optionalInt,
+  optionalText,
+  optionalTimestamp,
+  requirePositiveInt,
+  requireText,
+  requireTimeZone,
+  requireUserId,
+  stringList,
+} from '../validate';
 
 export const TASK_STATUSES = ['open', 'in_progress', 'done', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -85,7 +95,8 @@ export async function createTask(db: Queryable, userIdInput: unknown, input: Tas
   const priority = optionalEnum(input.priority, 'priority', TASK_PRIORITIES) ?? 'medium';
   const dueAt = optionalTimestamp(input.dueAt, 'dueAt') ?? null;
   const tags = stringList(input.tags, 'tags');
-  const parentId = input.parentId === undefined || input.parentId === '' ? null : await requireParent(db, userId, input.parentId);
+  const parentId =
+    input.parentId === undefined || input.parentId === '' ? null : await requireParent(db, userId, input.parentId);
   const result = await db.query(
     `INSERT INTO assistant.tasks (user_id, title, notes, status, priority, due_at, parent_id, tags, completed_at)
      SELECT $1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $4 = 'done' THEN now() END
@@ -100,7 +111,10 @@ export async function createTask(db: Queryable, userIdInput: unknown, input: Tas
 export async function getTask(db: Queryable, userIdInput: unknown, idInput: unknown): Promise<Task> {
   const userId = requireUserId(userIdInput);
   const id = requirePositiveInt(idInput, 'taskId');
-  const result = await db.query(`SELECT ${taskColumns('now()')} FROM assistant.tasks WHERE user_id = $1 AND id = $2`, [userId, id]);
+  const result = await db.query(`SELECT ${taskColumns('now()')} FROM assistant.tasks WHERE user_id = $1 AND id = $2`, [
+    userId,
+    id,
+  ]);
   if (!result.rows[0]) throw new AssistantNotFoundError('taskId', `no task ${id} for this user`);
   return toTask(result.rows[0]);
 }
@@ -135,7 +149,10 @@ export async function listTasks(db: Queryable, userIdInput: unknown, options: Ta
   const overdue = optionalBoolean(options.overdue, 'overdue');
   const dueToday = optionalBoolean(options.dueToday, 'dueToday');
   const limit = optionalInt(options.limit, 'limit', 1, 500) ?? 100;
-  const parentId = options.parentId === undefined || options.parentId === '' || options.parentId === null ? undefined : requirePositiveInt(options.parentId, 'parentId');
+  const parentId =
+    options.parentId === undefined || options.parentId === '' || options.parentId === null
+      ? undefined
+      : requirePositiveInt(options.parentId, 'parentId');
   const timeZone = options.timeZone ? requireTimeZone(options.timeZone) : (await getUserSettings(db, userId)).timeZone;
   const values: unknown[] = [userId, options.asOf ?? null, timeZone];
   const asOf = 'coalesce($2::timestamptz, now())';
@@ -166,7 +183,12 @@ export async function listTasks(db: Queryable, userIdInput: unknown, options: Ta
 }
 
 /** Changes the given fields only; `dueAt: null` and `parentId: null` clear them. */
-export async function updateTask(db: Queryable, userIdInput: unknown, idInput: unknown, input: TaskInput): Promise<Task> {
+export async function updateTask(
+  db: Queryable,
+  userIdInput: unknown,
+  idInput: unknown,
+  input: TaskInput,
+): Promise<Task> {
   const userId = requireUserId(userIdInput);
   const current = await getTask(db, userId, idInput);
   const sets: string[] = [];
@@ -187,7 +209,8 @@ export async function updateTask(db: Queryable, userIdInput: unknown, idInput: u
   const dueAt = optionalTimestamp(input.dueAt, 'dueAt');
   if (dueAt !== undefined) set('due_at', dueAt);
   if (input.tags !== undefined) set('tags', stringList(input.tags, 'tags'));
-  if (input.parentId !== undefined && input.parentId !== '') set('parent_id', await requireParent(db, userId, input.parentId, current.id));
+  if (input.parentId !== undefined && input.parentId !== '')
+    set('parent_id', await requireParent(db, userId, input.parentId, current.id));
   if (sets.length === 0) return current;
   const result = await db.query(
     `UPDATE assistant.tasks SET ${sets.join(', ')}, updated_at = now() WHERE user_id = $1 AND id = $2 RETURNING ${taskColumns('now()')}`,
@@ -201,7 +224,12 @@ export function completeTask(db: Queryable, userIdInput: unknown, idInput: unkno
 }
 
 /** Deletes a task. A task with subtasks is only deleted with `withSubtasks`, and then with all of them. */
-export async function deleteTask(db: Queryable, userIdInput: unknown, idInput: unknown, withSubtasks = false): Promise<{ deleted: number[] }> {
+export async function deleteTask(
+  db: Queryable,
+  userIdInput: unknown,
+  idInput: unknown,
+  withSubtasks = false,
+): Promise<{ deleted: number[] }> {
   const userId = requireUserId(userIdInput);
   const task = await getTask(db, userId, idInput);
   const tree = await db.query<{ id: string }>(
@@ -212,7 +240,10 @@ export async function deleteTask(db: Queryable, userIdInput: unknown, idInput: u
   );
   const ids = tree.rows.map((row) => Number(row.id));
   if (ids.length > 1 && !withSubtasks) {
-    throw new AssistantInputError('taskId', `task ${task.id} has ${ids.length - 1} subtask(s); delete them first or set withSubtasks`);
+    throw new AssistantInputError(
+      'taskId',
+      `task ${task.id} has ${ids.length - 1} subtask(s); delete them first or set withSubtasks`,
+    );
   }
   await db.query('DELETE FROM assistant.tasks WHERE user_id = $1 AND id = ANY($2::bigint[])', [userId, ids]);
   return { deleted: ids };

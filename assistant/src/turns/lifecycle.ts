@@ -80,7 +80,12 @@ export async function receiveMessage(pool: Pool, userIdInput: unknown, input: In
       `UPDATE assistant.turns SET status = 'failed', finished_at = $2::timestamptz,
               error = $4
         WHERE user_id = $1 AND role = 'user' AND status = 'pending' AND created_at < $2::timestamptz - make_interval(secs => $3::double precision)`,
-      [userId, now, TURN_RUN_LIMIT_SECONDS, `no reply within the run limit of ${TURN_RUN_LIMIT_SECONDS} s (the run was stopped)`],
+      [
+        userId,
+        now,
+        TURN_RUN_LIMIT_SECONDS,
+        `no reply within the run limit of ${TURN_RUN_LIMIT_SECONDS} s (the run was stopped)`,
+      ],
     );
     const match = await matchPendingQuestion(client, userId, {
       replyTo: input.replyTo,

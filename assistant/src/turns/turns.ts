@@ -24,7 +24,8 @@ export function estimateTokens(text: string): number {
 
 export function requireSessionId(value: unknown): string {
   if (value === undefined || value === null || value === '') return 'default';
-  if (typeof value !== 'string' && typeof value !== 'number') throw new AssistantInputError('sessionId', 'must be a string');
+  if (typeof value !== 'string' && typeof value !== 'number')
+    throw new AssistantInputError('sessionId', 'must be a string');
   const id = String(value).trim();
   if (id === '' || id.length > 200 || /[\u0000-\u001f\u007f]/.test(id)) {
     throw new AssistantInputError('sessionId', 'must be 1 to 200 printable characters');
@@ -45,13 +46,15 @@ export async function storeTurn(db: Queryable, userIdInput: unknown, input: Turn
   const userId = requireUserId(userIdInput);
   const sessionId = requireSessionId(input.sessionId);
   const userMessage = requireText(input.userMessage, 'userMessage', MAX_MESSAGE_CHARS);
-  const reply = input.assistantReply === undefined || input.assistantReply === null || input.assistantReply === ''
-    ? null
-    : requireText(input.assistantReply, 'assistantReply', MAX_MESSAGE_CHARS);
+  const reply =
+    input.assistantReply === undefined || input.assistantReply === null || input.assistantReply === ''
+      ? null
+      : requireText(input.assistantReply, 'assistantReply', MAX_MESSAGE_CHARS);
   const channel = optionalText(input.channel, 'channel', 40)?.trim() || 'api';
   let metadata: string | null = null;
   if (input.metadata !== undefined && input.metadata !== null && input.metadata !== '') {
-    if (typeof input.metadata !== 'object' || Array.isArray(input.metadata)) throw new AssistantInputError('metadata', 'must be a JSON object');
+    if (typeof input.metadata !== 'object' || Array.isArray(input.metadata))
+      throw new AssistantInputError('metadata', 'must be a JSON object');
     metadata = JSON.stringify(input.metadata);
     if (metadata.length > 100_000) throw new AssistantInputError('metadata', 'must be at most 100 kB of JSON');
   }

@@ -34,8 +34,12 @@ describe('failures by stage', () => {
 
 describe('auto stage', () => {
   it('input when the error names a field of the message, storage otherwise', () => {
-    expect(describeFailure('message: is 9 characters; the limit is 5 (setting maxMessageChars)', 'auto').statusCode).toBe(413);
+    expect(
+      describeFailure('message: is 9 characters; the limit is 5 (setting maxMessageChars)', 'auto').statusCode,
+    ).toBe(413);
     expect(describeFailure('replyTo: this question expired at 2026-01-01T10:05:00.000Z', 'auto').statusCode).toBe(400);
-    expect(describeFailure('Could not prepare the assistant schema: connect ECONNREFUSED 127.0.0.1:9', 'auto').statusCode).toBe(503);
+    expect(
+      describeFailure('Could not prepare the assistant schema: connect ECONNREFUSED 127.0.0.1:9', 'auto').statusCode,
+    ).toBe(503);
   });
 });

@@ -21,7 +21,10 @@ describe('turn answer', () => {
   });
 
   it('still pending at the deadline → 504 reply_pending naming the turn and the wait', () => {
-    const pending = turnAnswer({ turnId: 10, status: 'pending', reply: null, error: null, deadlineSeconds: 120 }, caller);
+    const pending = turnAnswer(
+      { turnId: 10, status: 'pending', reply: null, error: null, deadlineSeconds: 120 },
+      caller,
+    );
     expect(pending.statusCode).toBe(504);
     expect(pending.body).toMatchObject({ error: { code: 'reply_pending' }, turn_id: 10 });
     expect(JSON.stringify(pending.body)).toMatch(/No reply within 120 s: .* turn 10/);

@@ -21,7 +21,9 @@ beforeAll(async () => {
     const memory = await assistant.remember(db.pool, userId, { content, people: [...people], importance: 5 });
     old[key] = memory.id;
   }
-  await db.pool.query(`UPDATE assistant.memories SET created_at = now() - interval '3 years' WHERE user_id = $1`, [userId]);
+  await db.pool.query(`UPDATE assistant.memories SET created_at = now() - interval '3 years' WHERE user_id = $1`, [
+    userId,
+  ]);
   // 900 newer memories: 60% name "widget", 60% "gadget", 20% both.
   await db.pool.query(
     `INSERT INTO assistant.memories (user_id, content, language, search_vector, created_at)

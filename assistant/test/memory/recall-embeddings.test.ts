@@ -17,7 +17,12 @@ let embedder: assistant.Embedder;
 beforeAll(async () => {
   [db, openai] = await Promise.all([startAssistantDatabase(), startOpenAiChatFake({ apiKey: KEY })]);
   pool = db.pool;
-  embedder = assistant.openAiEmbedder({ baseUrl: `${openai.url}/v1`, apiKey: KEY, model: 'text-embedding-3-small', dimensions: 256 });
+  embedder = assistant.openAiEmbedder({
+    baseUrl: `${openai.url}/v1`,
+    apiKey: KEY,
+    model: 'text-embedding-3-small',
+    dimensions: 256,
+  });
 });
 afterAll(async () => {
   await Promise.all([db?.stop(), openai?.close()]);
@@ -32,7 +37,12 @@ async function storedEmbedding(id: number): Promise<{ embedding: number[] | null
 describe('remember and recall with embeddings (no pgvector: cosine re-ranking on real[])', () => {
   it('stores the unit vector and model with the memory', async () => {
     const userId = await newUser('embed');
-    const { memory, embedding } = await assistant.rememberAndEmbed(pool, userId, { content: 'My bike is a green Brompton' }, embedder);
+    const { memory, embedding } = await assistant.rememberAndEmbed(
+      pool,
+      userId,
+      { content: 'My bike is a green Brompton' },
+      embedder,
+    );
     expect(embedding).toEqual({ status: 'stored', model: 'text-embedding-3-small', dimensions: 256 });
     const row = await storedEmbedding(memory.id);
     expect(row.embedding_model).toBe('text-embedding-3-small');
@@ -54,7 +64,12 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
 
   it('re-ranks the word matches by similarity', async () => {
     const userId = await newUser('rerank');
-    const important = await assistant.rememberAndEmbed(pool, userId, { content: 'Coffee with Anna on Friday', importance: 5 }, embedder);
+    const important = await assistant.rememberAndEmbed(
+      pool,
+      userId,
+      { content: 'Coffee with Anna on Friday', importance: 5 },
+      embedder,
+    );
     const close = await assistant.rememberAndEmbed(pool, userId, { content: 'coffee', importance: 1 }, embedder);
     const plain = await assistant.recall(pool, userId, 'coffee');
     expect(plain.map((m) => m.id)).toEqual([important.memory.id, close.memory.id]);
@@ -63,14 +78,21 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
     expect(semantic[0].score).toBeGreaterThan(plain.find((m) => m.id === close.memory.id)!.score + 0.3);
   });
 
-  it('ignores embeddings of another model or dimension, and another user\'s memories', async () => {
+  it("ignores embeddings of another model or dimension, and another user's memories", async () => {
     const userId = await newUser('models');
     const other = await newUser('other');
     const { memory } = await assistant.rememberAndEmbed(pool, userId, { content: 'To be or not to be' }, embedder);
     await assistant.rememberAndEmbed(pool, other, { content: 'To be or not to be' }, embedder);
-    const otherModel = assistant.openAiEmbedder({ baseUrl: `${openai.url}/v1`, apiKey: KEY, model: 'another-model', dimensions: 256 });
-    expect((await assistant.recall(pool, userId, 'To be or not to be', { embedder: otherModel }))).toEqual([]);
-    expect((await assistant.recall(pool, userId, 'To be or not to be', { embedder })).map((m) => m.id)).toEqual([memory.id]);
+    const otherModel = assistant.openAiEmbedder({
+      baseUrl: `${openai.url}/v1`,
+      apiKey: KEY,
+      model: 'another-model',
+      dimensions: 256,
+    });
+    expect(await assistant.recall(pool, userId, 'To be or not to be', { embedder: otherModel })).toEqual([]);
+    expect((await assistant.recall(pool, userId, 'To be or not to be', { embedder })).map((m) => m.id)).toEqual([
+      memory.id,
+    ]);
   });
 
   it('drops a stale embedding when the content changes, and updateAndEmbed makes a new one', async () => {
@@ -80,7 +102,13 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
     expect((await storedEmbedding(memory.id)).embedding_model).toBe('text-embedding-3-small');
     await assistant.updateMemory(pool, userId, memory.id, { content: 'Let it be' });
     expect(await storedEmbedding(memory.id)).toEqual({ embedding: null, embedding_model: null });
-    const updated = await assistant.updateAndEmbed(pool, userId, memory.id, { content: 'Let it be, let it be' }, embedder);
+    const updated = await assistant.updateAndEmbed(
+      pool,
+      userId,
+      memory.id,
+      { content: 'Let it be, let it be' },
+      embedder,
+    );
     expect(updated.embedding).toMatchObject({ status: 'stored' });
     const found = await assistant.recall(pool, userId, 'Let it be, let it be', { embedder });
     expect(found.map((m) => m.id)).toEqual([memory.id]);
@@ -88,24 +116,42 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
 
   it('checks minSimilarity', async () => {
     const userId = await newUser('min');
-    await expect(assistant.recall(pool, userId, 'x', { embedder, minSimilarity: 'high' })).rejects.toMatchObject({ field: 'minSimilarity' });
-    await expect(assistant.recall(pool, userId, 'x', { embedder, minSimilarity: 2 })).rejects.toMatchObject({ field: 'minSimilarity' });
+    await expect(assistant.recall(pool, userId, 'x', { embedder, minSimilarity: 'high' })).rejects.toMatchObject({
+      field: 'minSimilarity',
+    });
+    await expect(assistant.recall(pool, userId, 'x', { embedder, minSimilarity: 2 })).rejects.toMatchObject({
+      field: 'minSimilarity',
+    });
   });
 });
 
 describe('a failing embeddings endpoint loses nothing', () => {
-  const failing = () => assistant.openAiEmbedder({ baseUrl: `${openai.url}/v1`, apiKey: 'sk-revoked-key', model: 'text-embedding-3-small' });
+  const failing = () =>
+    assistant.openAiEmbedder({
+      baseUrl: `${openai.url}/v1`,
+      apiKey: 'sk-revoked-key',
+      model: 'text-embedding-3-small',
+    });
 
   it('remember stores the memory, says the embedding failed and why, and recall still finds it by words', async () => {
     const userId = await newUser('failing');
-    const result = await assistant.rememberAndEmbed(pool, userId, { content: 'The spare key is under the blue flowerpot' }, failing());
+    const result = await assistant.rememberAndEmbed(
+      pool,
+      userId,
+      { content: 'The spare key is under the blue flowerpot' },
+      failing(),
+    );
     expect(result.embedding.status).toBe('failed');
     expect(result.embedding.error).toMatch(/401.*the memory is stored without an embedding/);
     expect(JSON.stringify(result)).not.toContain('sk-revoked-key');
-    expect(await assistant.getMemory(pool, userId, result.memory.id)).toMatchObject({ content: 'The spare key is under the blue flowerpot' });
+    expect(await assistant.getMemory(pool, userId, result.memory.id)).toMatchObject({
+      content: 'The spare key is under the blue flowerpot',
+    });
     expect(await storedEmbedding(result.memory.id)).toEqual({ embedding: null, embedding_model: null });
 
-    const recalled = await assistant.recallWithEmbedding(pool, userId, 'where is the spare key?', { embedder: failing() });
+    const recalled = await assistant.recallWithEmbedding(pool, userId, 'where is the spare key?', {
+      embedder: failing(),
+    });
     expect(recalled.embedding.status).toBe('failed');
     expect(recalled.embedding.error).toMatch(/recalled without embeddings/);
     expect(recalled.memories.map((m) => m.id)).toEqual([result.memory.id]);
@@ -113,7 +159,12 @@ describe('a failing embeddings endpoint loses nothing', () => {
 
   it('an unreachable endpoint: the same', async () => {
     const userId = await newUser('unreachable');
-    const absent = assistant.openAiEmbedder({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY, model: 'm', timeoutMs: 2000 });
+    const absent = assistant.openAiEmbedder({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: KEY,
+      model: 'm',
+      timeoutMs: 2000,
+    });
     const result = await assistant.rememberAndEmbed(pool, userId, { content: 'Dentist on the 3rd of May' }, absent);
     expect(result.embedding).toMatchObject({ status: 'failed' });
     expect((await assistant.recall(pool, userId, 'dentist')).map((m) => m.id)).toEqual([result.memory.id]);

@@ -35,14 +35,20 @@ describe('pending questions', () => {
     expect(reply).toMatchObject({ kind: 'answer', questionId: newer.id, questionKind: 'approval' });
     const plain = await assistant.receiveMessage(pool, userId, { message: 'the business one', channel: 'telegram' });
     expect(plain).toMatchObject({ kind: 'answer', questionId: older.id });
-    expect(await assistant.takeAnswer(pool, userId, older.id)).toEqual({ status: 'answered', answer: 'the business one' });
+    expect(await assistant.takeAnswer(pool, userId, older.id)).toEqual({
+      status: 'answered',
+      answer: 'the business one',
+    });
     const next = await assistant.receiveMessage(pool, userId, { message: 'now a new turn', channel: 'telegram' });
     expect(next.kind).toBe('turn');
   });
 
   it('stores a one-time code only redacted, and hands it to the waiting step once', async () => {
     const userId = await createUser(pool, 'otp');
-    const question = await assistant.askUser(pool, userId, { kind: 'one_time_code', question: 'The code from your app?' });
+    const question = await assistant.askUser(pool, userId, {
+      kind: 'one_time_code',
+      question: 'The code from your app?',
+    });
     expect(await assistant.takeAnswer(pool, userId, question.id)).toEqual({ status: 'waiting' });
     await assistant.receiveMessage(pool, userId, { message: ' 492 113 ', channel: 'api', replyTo: question.id });
     expect(await storedContents(userId)).toEqual([{ content: assistant.REDACTED_CODE, redacted: true }]);
@@ -64,7 +70,10 @@ describe('pending questions', () => {
     );
     await expectFieldError(() => assistant.receiveMessage(pool, userId, { message: 'x', replyTo: 'q1' }), 'replyTo');
     await assistant.receiveMessage(pool, userId, { message: 'Monday', replyTo: question.id });
-    await expectFieldError(() => assistant.receiveMessage(pool, userId, { message: 'x', replyTo: question.id }), 'replyTo');
+    await expectFieldError(
+      () => assistant.receiveMessage(pool, userId, { message: 'x', replyTo: question.id }),
+      'replyTo',
+    );
   });
 
   it('an expired question is not answered, and says when it expired (time injected)', async () => {
@@ -84,6 +93,9 @@ describe('pending questions', () => {
     const userId = await createUser(pool, 'bad');
     await expectFieldError(() => assistant.askUser(pool, userId, { kind: 'gossip', question: 'x' }), 'kind');
     await expectFieldError(() => assistant.askUser(pool, userId, { question: '' }), 'question');
-    await expectFieldError(() => assistant.askUser(pool, userId, { question: 'x', expiresInSeconds: 0 }), 'expiresInSeconds');
+    await expectFieldError(
+      () => assistant.askUser(pool, userId, { question: 'x', expiresInSeconds: 0 }),
+      'expiresInSeconds',
+    );
   });
 });

@@ -44,7 +44,10 @@ describe('turn lifecycle', () => {
     });
     const second = await assistant.receiveMessage(pool, userId, { message: 'What did I just ask?' });
     if (second.kind !== 'turn') throw new Error('unreachable');
-    const context = await assistant.loadContext(pool, userId, { turnId: second.turnId, message: 'What did I just ask?' });
+    const context = await assistant.loadContext(pool, userId, {
+      turnId: second.turnId,
+      message: 'What did I just ask?',
+    });
     expect(context.messages).toEqual([{ role: 'user', content: 'Book the dentist for Friday' }]);
   });
 
@@ -74,7 +77,10 @@ describe('turn lifecycle', () => {
       );
       const metadata = { blob: 'y'.repeat(100_001) };
       await expectFieldError(() => assistant.receiveMessage(pool, userId, { message: 'ok', metadata }), 'metadata');
-      await expectFieldError(() => assistant.receiveMessage(pool, userId, { message: 'ok', metadata: [1] }), 'metadata');
+      await expectFieldError(
+        () => assistant.receiveMessage(pool, userId, { message: 'ok', metadata: [1] }),
+        'metadata',
+      );
       expect(await turnCount(userId)).toBe(0);
     } finally {
       await assistant.updateInstanceSettings(pool, { maxMessageChars: 200_000 });
@@ -92,11 +98,19 @@ describe('turn lifecycle', () => {
   });
 
   it('the reply deadline and message cap are instance settings with checked values', async () => {
-    await expectFieldError(() => assistant.updateInstanceSettings(pool, { replyDeadlineSeconds: 0 }), 'replyDeadlineSeconds');
-    await expectFieldError(() => assistant.updateInstanceSettings(pool, { maxMessageChars: 'lots' }), 'maxMessageChars');
+    await expectFieldError(
+      () => assistant.updateInstanceSettings(pool, { replyDeadlineSeconds: 0 }),
+      'replyDeadlineSeconds',
+    );
+    await expectFieldError(
+      () => assistant.updateInstanceSettings(pool, { maxMessageChars: 'lots' }),
+      'maxMessageChars',
+    );
     const settings = await assistant.updateInstanceSettings(pool, { replyDeadlineSeconds: '5' });
     expect(settings.replyDeadlineSeconds).toBe(5);
-    expect((await assistant.updateInstanceSettings(pool, { replyDeadlineSeconds: 120 })).replyDeadlineSeconds).toBe(120);
+    expect((await assistant.updateInstanceSettings(pool, { replyDeadlineSeconds: 120 })).replyDeadlineSeconds).toBe(
+      120,
+    );
   });
 
   it('a turn pending past the run limit is failed when the next message arrives (time injected)', async () => {

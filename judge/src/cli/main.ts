@@ -8,7 +8,11 @@ import { COMMANDS } from './commands';
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  return ['usage: systemone-judge <command> [flags]', '', ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)].join('\n');
+  return [
+    'usage: systemone-judge <command> [flags]',
+    '',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+  ].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -30,7 +34,9 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`systemone-judge ${name}: ${(error as Error).message}\nusage: systemone-judge ${command.usage}\n`);
+      process.stderr.write(
+        `systemone-judge ${name}: ${(error as Error).message}\nusage: systemone-judge ${command.usage}\n`,
+      );
       return 2;
     }
     if (error instanceof ApiError) {

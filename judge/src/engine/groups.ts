@@ -101,7 +101,13 @@ export async function scoreInGroups(
 export function plannedGroups(rendered: RenderedQuestion, groupSize: number): OptionGroup[] {
   if (groupSize < 2) throw new Error('groupSize must be at least 2');
   if (rendered.options.length === 1) return [];
-  if (rendered.options.length <= groupSize) return [renderOptionGroup(rendered, rendered.options.map((_, i) => i))];
+  if (rendered.options.length <= groupSize)
+    return [
+      renderOptionGroup(
+        rendered,
+        rendered.options.map((_, i) => i),
+      ),
+    ];
   const lengths = rendered.options.map((_, i) => optionText(rendered.question, i).length);
   const groups: OptionGroup[] = [];
   /** Records the prompts of a subset; returns its (worst-case) leader. */

@@ -11,7 +11,8 @@ export type Temperatures = Partial<Record<QuestionType, number>>;
 
 /** softmax(logprobs / temperature), in a numerically stable way. */
 export function toProbabilities(logprobs: number[], temperature = 1): number[] {
-  if (!(temperature > 0) || !Number.isFinite(temperature)) throw new Error(`temperature must be > 0, got ${temperature}`);
+  if (!(temperature > 0) || !Number.isFinite(temperature))
+    throw new Error(`temperature must be > 0, got ${temperature}`);
   const scaled = logprobs.map((lp) => lp / temperature);
   const max = Math.max(...scaled);
   if (!Number.isFinite(max)) return scaled.map(() => 1 / scaled.length);
@@ -47,7 +48,9 @@ export function scoreConfidence(probabilities: number[]): number {
 
 export function readOut(rendered: RenderedQuestion, logprobs: number[], temperatures: Temperatures = {}): Answer {
   if (logprobs.length !== rendered.options.length) {
-    throw new Error(`backend returned ${logprobs.length} scores for ${rendered.options.length} options of ${rendered.name}`);
+    throw new Error(
+      `backend returned ${logprobs.length} scores for ${rendered.options.length} options of ${rendered.name}`,
+    );
   }
   const probabilities = toProbabilities(logprobs, temperatures[rendered.type] ?? 1);
   const byOption = (): Record<string, number> =>

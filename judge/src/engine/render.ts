@@ -135,7 +135,9 @@ export interface OptionGroup {
 
 export function renderOptionGroup(rendered: RenderedQuestion, optionIndexes: number[]): OptionGroup {
   const labels =
-    rendered.type === 'choice' ? optionIndexes.map((_, i) => letterLabel(i)) : optionIndexes.map((i) => rendered.labels[i]);
+    rendered.type === 'choice'
+      ? optionIndexes.map((_, i) => letterLabel(i))
+      : optionIndexes.map((i) => rendered.labels[i]);
   return { optionIndexes, labels, suffix: renderSuffix(rendered.question, optionIndexes, labels) };
 }
 

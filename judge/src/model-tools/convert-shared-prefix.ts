@@ -68,7 +68,8 @@ function pathToMatMul(start: string, index: GraphIndex, what: string): { path: N
   const walk = (value: string, path: Node[]): void => {
     for (const node of index.consumers.get(value) ?? []) {
       if (node.opType === 'MatMul') found.push({ path, matmul: node, operand: node.inputs.indexOf(value) });
-      else if (KV_PATH_OPS.has(node.opType) && otherInputsConstant(node, value, index)) walk(node.outputs[0], [...path, node]);
+      else if (KV_PATH_OPS.has(node.opType) && otherInputsConstant(node, value, index))
+        walk(node.outputs[0], [...path, node]);
       else skipped.push(node.opType);
     }
   };
@@ -108,9 +109,12 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
     }
   }
   const inputNames = new Set(graph.inputs.map((i) => i.name));
-  if ([...inputNames].some((n) => n.startsWith('prefix_key_values.'))) throw new ConvertError('the model is already in the shared-prefix layout');
+  if ([...inputNames].some((n) => n.startsWith('prefix_key_values.')))
+    throw new ConvertError('the model is already in the shared-prefix layout');
   if (!inputNames.has('position_ids')) {
-    throw new ConvertError('the graph has no position_ids input; the shared-prefix layout needs explicit positions (export with position_ids)');
+    throw new ConvertError(
+      'the graph has no position_ids input; the shared-prefix layout needs explicit positions (export with position_ids)',
+    );
   }
   const layers: number[] = [];
   for (const name of inputNames) {
@@ -118,7 +122,9 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
     if (m) layers.push(Number(m[1]));
   }
   if (layers.length === 0) {
-    throw new ConvertError('the graph has no past_key_values.{l}.key inputs; export the decoder with past (task text-generation-with-past)');
+    throw new ConvertError(
+      'the graph has no past_key_values.{l}.key inputs; export the decoder with past (task text-generation-with-past)',
+    );
   }
   layers.sort((a, b) => a - b);
 
@@ -157,7 +163,9 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
     const concatOf = (past: string): Node => {
       const users = index.consumers.get(past) ?? [];
       if (users.length !== 1 || users[0].opType !== 'Concat') {
-        throw new ConvertError(`${past} should feed exactly one Concat (past + new); it feeds ${users.map(describe).join(', ') || 'nothing'}`);
+        throw new ConvertError(
+          `${past} should feed exactly one Concat (past + new); it feeds ${users.map(describe).join(', ') || 'nothing'}`,
+        );
       }
       return users[0];
     };
@@ -168,10 +176,16 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
 
     const keyPath = pathToMatMul(concatKey.outputs[0], index, `present.${l}.key`);
     const scoresMatMul = keyPath.matmul;
-    if (keyPath.operand !== 1) throw new ConvertError(`layer ${l}: the keys are the first operand of ${describe(scoresMatMul)}; expected MatMul(q, kᵀ)`);
+    if (keyPath.operand !== 1)
+      throw new ConvertError(
+        `layer ${l}: the keys are the first operand of ${describe(scoresMatMul)}; expected MatMul(q, kᵀ)`,
+      );
     const valuePath = pathToMatMul(concatValue.outputs[0], index, `present.${l}.value`);
     const outputMatMul = valuePath.matmul;
-    if (valuePath.operand !== 1) throw new ConvertError(`layer ${l}: the values are the first operand of ${describe(outputMatMul)}; expected MatMul(probs, v)`);
+    if (valuePath.operand !== 1)
+      throw new ConvertError(
+        `layer ${l}: the values are the first operand of ${describe(outputMatMul)}; expected MatMul(probs, v)`,
+      );
 
     // From the scores MatMul to Softmax: scaling ops are replayed on the prefix scores, mask ops are not.
     const scaleChain: Node[] = [];
@@ -179,22 +193,29 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
     let softmax: Node | undefined;
     for (let step = 0; step < 12 && !softmax; step++) {
       const users = index.consumers.get(value) ?? [];
-      if (users.length !== 1) throw new ConvertError(`layer ${l}: the attention scores feed ${users.length} nodes before Softmax; expected a single chain`);
+      if (users.length !== 1)
+        throw new ConvertError(
+          `layer ${l}: the attention scores feed ${users.length} nodes before Softmax; expected a single chain`,
+        );
       const node = users[0];
       if (node.opType === 'Softmax') softmax = node;
       else if (SCALE_OPS.has(node.opType) && otherInputsConstant(node, value, index)) scaleChain.push(node);
-      else if (!MASK_OPS.has(node.opType)) throw new ConvertError(`layer ${l}: unexpected ${describe(node)} between the scores MatMul and Softmax`);
+      else if (!MASK_OPS.has(node.opType))
+        throw new ConvertError(`layer ${l}: unexpected ${describe(node)} between the scores MatMul and Softmax`);
       value = node.outputs[0];
     }
     if (!softmax) throw new ConvertError(`layer ${l}: no Softmax found after ${describe(scoresMatMul)}`);
     const softmaxAxis = Number(softmax.attributes.find((a) => a.name === 'axis')?.i ?? -1n);
-    if (softmaxAxis !== -1 && softmaxAxis !== 3) throw new ConvertError(`layer ${l}: Softmax over axis ${softmaxAxis}; expected the last axis`);
+    if (softmaxAxis !== -1 && softmaxAxis !== 3)
+      throw new ConvertError(`layer ${l}: Softmax over axis ${softmaxAxis}; expected the last axis`);
     const probs = outputMatMul.inputs[0];
     let walker = softmax.outputs[0];
     while (walker !== probs) {
       const users = index.consumers.get(walker) ?? [];
       if (users.length !== 1 || !['Cast', 'Identity', 'Dropout'].includes(users[0].opType)) {
-        throw new ConvertError(`layer ${l}: Softmax's output does not reach ${describe(outputMatMul)} through Cast/Identity only`);
+        throw new ConvertError(
+          `layer ${l}: Softmax's output does not reach ${describe(outputMatMul)} through Cast/Identity only`,
+        );
       }
       walker = users[0].outputs[0];
     }
@@ -202,7 +223,9 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
     // New inputs: one prefix for the whole batch.
     const prefixInput = (past: string, name: string): string => {
       const info = graph.inputs.find((i) => i.name === past)!;
-      const shape: Dim[] | undefined = info.shape ? info.shape.map((d, i) => (i === 0 ? 1 : i === seqAxis ? 'prefix_sequence_length' : d)) : undefined;
+      const shape: Dim[] | undefined = info.shape
+        ? info.shape.map((d, i) => (i === 0 ? 1 : i === seqAxis ? 'prefix_sequence_length' : d))
+        : undefined;
       inputs.push({ name, elemType: info.elemType, shape });
       return name;
     };
@@ -222,7 +245,13 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
     outputMatMul.inputs[0] = ownProbs;
     outputMatMul.outputs[0] = ownOut;
     const prefixOut = add('MatMul', [prefixProbs, replay(valuePath.path, prefixValue)]);
-    nodes.push({ opType: 'Add', inputs: [ownOut, prefixOut], outputs: [attended], name: fresh('Add_node'), attributes: [] });
+    nodes.push({
+      opType: 'Add',
+      inputs: [ownOut, prefixOut],
+      outputs: [attended],
+      name: fresh('Add_node'),
+      attributes: [],
+    });
   }
 
   // Logits only where they are read: a scalar logits_to_keep (0 = all) slices the hidden states before the LM head.
@@ -239,7 +268,20 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
   }
 
   return {
-    model: { ...source, producerName: 'systemone-judge convert', graph: { ...graph, nodes: topologicalSort(nodes, inputs, initializers.map((t) => t.name)), inputs, initializers } },
+    model: {
+      ...source,
+      producerName: 'systemone-judge convert',
+      graph: {
+        ...graph,
+        nodes: topologicalSort(
+          nodes,
+          inputs,
+          initializers.map((t) => t.name),
+        ),
+        inputs,
+        initializers,
+      },
+    },
     layers: layers.length,
   };
 }

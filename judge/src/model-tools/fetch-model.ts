@@ -8,7 +8,12 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 
 export const REQUIRED_FILES = ['model.onnx', 'tokenizer.json', 'config.json'];
-export const OPTIONAL_FILES = ['tokenizer_config.json', 'model.onnx_data', 'special_tokens_map.json', 'generation_config.json'];
+export const OPTIONAL_FILES = [
+  'tokenizer_config.json',
+  'model.onnx_data',
+  'special_tokens_map.json',
+  'generation_config.json',
+];
 
 export interface FetchModelOptions {
   /** The directory URL; files are fetched from `<baseUrl>/<file>`. */
@@ -60,7 +65,12 @@ async function sha256Of(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-async function fetchOne(options: FetchModelOptions, file: string, optional: boolean, expected?: string): Promise<FetchedFile | undefined> {
+async function fetchOne(
+  options: FetchModelOptions,
+  file: string,
+  optional: boolean,
+  expected?: string,
+): Promise<FetchedFile | undefined> {
   const target = join(options.outDir, file);
   const part = `${target}.part`;
   const log = options.log ?? (() => undefined);
@@ -95,7 +105,9 @@ async function fetchOne(options: FetchModelOptions, file: string, optional: bool
       const start = /bytes (\d+)-/.exec(response.headers.get('content-range') ?? '')?.[1];
       if (Number(start) !== have) {
         await response.body?.cancel();
-        throw new FetchModelError(`${file}: asked to resume at byte ${have}, the server answered from ${start ?? 'an unknown offset'}`);
+        throw new FetchModelError(
+          `${file}: asked to resume at byte ${have}, the server answered from ${start ?? 'an unknown offset'}`,
+        );
       }
       append = true;
     } else {
@@ -105,9 +117,14 @@ async function fetchOne(options: FetchModelOptions, file: string, optional: bool
     const expectedLength = Number(response.headers.get('content-length') ?? NaN);
     const before = append ? have : 0;
     try {
-      await pipeline(Readable.fromWeb(response.body as unknown as WebReadableStream), createWriteStream(part, { flags: append ? 'a' : 'w' }));
+      await pipeline(
+        Readable.fromWeb(response.body as unknown as WebReadableStream),
+        createWriteStream(part, { flags: append ? 'a' : 'w' }),
+      );
     } catch (error) {
-      throw new FetchModelError(`${file}: the download broke off after ${statSync(part).size} bytes (run again to resume): ${(error as Error).message}`);
+      throw new FetchModelError(
+        `${file}: the download broke off after ${statSync(part).size} bytes (run again to resume): ${(error as Error).message}`,
+      );
     }
     const got = statSync(part).size - before;
     if (Number.isFinite(expectedLength) && got !== expectedLength) {
@@ -121,10 +138,14 @@ async function fetchOne(options: FetchModelOptions, file: string, optional: bool
   const sha256 = await sha256Of(part);
   if (expected && sha256 !== expected) {
     rmSync(part, { force: true });
-    throw new FetchModelError(`${file}: checksum mismatch: expected sha256 ${expected}, got ${sha256}; the partial file was removed`);
+    throw new FetchModelError(
+      `${file}: checksum mismatch: expected sha256 ${expected}, got ${sha256}; the partial file was removed`,
+    );
   }
   renameSync(part, target);
-  log(`${file}: ${statSync(target).size} bytes, sha256 ${sha256}${expected ? ' (verified)' : ' (no checksum given)'}${have ? `, resumed at byte ${have}` : ''}`);
+  log(
+    `${file}: ${statSync(target).size} bytes, sha256 ${sha256}${expected ? ' (verified)' : ' (no checksum given)'}${have ? `, resumed at byte ${have}` : ''}`,
+  );
   return { file, bytes: statSync(target).size, sha256, resumedFrom: have, verified: Boolean(expected) };
 }
 
@@ -136,11 +157,14 @@ export async function fetchModel(options: FetchModelOptions): Promise<FetchedFil
   } catch {
     throw new FetchModelError(`url: "${options.baseUrl}" is not a URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new FetchModelError(`url: only http(s) URLs are supported, got ${url.protocol}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new FetchModelError(`url: only http(s) URLs are supported, got ${url.protocol}`);
   mkdirSync(options.outDir, { recursive: true });
 
   const sums: Record<string, string> = {};
-  const sumsResponse = await fetch(fileUrl(options.baseUrl, 'SHA256SUMS'), { headers: options.headers }).catch(() => undefined);
+  const sumsResponse = await fetch(fileUrl(options.baseUrl, 'SHA256SUMS'), { headers: options.headers }).catch(
+    () => undefined,
+  );
   if (sumsResponse?.ok) Object.assign(sums, parseSha256Sums(await sumsResponse.text()));
   else await sumsResponse?.body?.cancel();
   for (const [file, hex] of Object.entries(options.sha256 ?? {})) {

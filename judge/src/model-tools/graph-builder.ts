@@ -1,5 +1,14 @@
 // Builds ONNX graphs node by node, naming intermediate values automatically.
-import { TensorType, type Attribute, type Dim, type Graph, type Model, type Node, type Tensor, type ValueInfo } from './onnx-proto';
+import {
+  TensorType,
+  type Attribute,
+  type Dim,
+  type Graph,
+  type Model,
+  type Node,
+  type Tensor,
+  type ValueInfo,
+} from './onnx-proto';
 
 export type AttrValue = number | number[] | string | Tensor;
 
@@ -11,7 +20,12 @@ export function attribute(name: string, value: AttrValue, asFloat = false): Attr
 }
 
 export function floatTensor(name: string, dims: number[], data: Float32Array): Tensor {
-  return { name, dims, dataType: TensorType.FLOAT, rawData: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+  return {
+    name,
+    dims,
+    dataType: TensorType.FLOAT,
+    rawData: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+  };
 }
 
 export function int64Tensor(name: string, dims: number[], data: (number | bigint)[]): Tensor {
@@ -58,7 +72,13 @@ export class GraphBuilder {
   }
 
   /** Adds one node; returns its (first) output name. `outputs` names them explicitly. */
-  op(opType: string, inputs: string[], attrs: Record<string, AttrValue> = {}, outputs?: string[], floatAttrs: string[] = []): string {
+  op(
+    opType: string,
+    inputs: string[],
+    attrs: Record<string, AttrValue> = {},
+    outputs?: string[],
+    floatAttrs: string[] = [],
+  ): string {
     const outs = outputs ?? [this.fresh(opType.toLowerCase())];
     this.nodes.push({
       opType,
@@ -71,10 +91,22 @@ export class GraphBuilder {
   }
 
   graph(name: string): Graph {
-    return { name, nodes: this.nodes, initializers: this.initializers, inputs: this.inputs, outputs: this.outputs, valueInfo: [] };
+    return {
+      name,
+      nodes: this.nodes,
+      initializers: this.initializers,
+      inputs: this.inputs,
+      outputs: this.outputs,
+      valueInfo: [],
+    };
   }
 
   model(name: string, opset = 17): Model {
-    return { irVersion: 8, producerName: 'systemone-judge', opsetImport: [{ domain: '', version: opset }], graph: this.graph(name) };
+    return {
+      irVersion: 8,
+      producerName: 'systemone-judge',
+      opsetImport: [{ domain: '', version: opset }],
+      graph: this.graph(name),
+    };
   }
 }

@@ -93,14 +93,29 @@ export function decodeTensor(buf: Uint8Array): Tensor {
   const t: Tensor = { name: '', dims: [], dataType: 0 };
   for (const f of readFields(buf)) {
     switch (f.field) {
-      case 1: t.dims.push(...packedVarints(f).map(Number)); break;
-      case 2: t.dataType = int64Of(f); break;
-      case 4: (t.floatData ??= []).push(...packedFloats(f)); break;
-      case 5: (t.int32Data ??= []).push(...packedVarints(f).map(Number)); break;
-      case 7: (t.int64Data ??= []).push(...packedVarints(f)); break;
-      case 8: t.name = stringOf(f); break;
-      case 9: t.rawData = f.bytes; break;
-      default: t.unknown = keep(t.unknown, f);
+      case 1:
+        t.dims.push(...packedVarints(f).map(Number));
+        break;
+      case 2:
+        t.dataType = int64Of(f);
+        break;
+      case 4:
+        (t.floatData ??= []).push(...packedFloats(f));
+        break;
+      case 5:
+        (t.int32Data ??= []).push(...packedVarints(f).map(Number));
+        break;
+      case 7:
+        (t.int64Data ??= []).push(...packedVarints(f));
+        break;
+      case 8:
+        t.name = stringOf(f);
+        break;
+      case 9:
+        t.rawData = f.bytes;
+        break;
+      default:
+        t.unknown = keep(t.unknown, f);
     }
   }
   return t;
@@ -110,15 +125,31 @@ function decodeAttribute(buf: Uint8Array): Attribute {
   const a: Attribute = { name: '' };
   for (const f of readFields(buf)) {
     switch (f.field) {
-      case 1: a.name = stringOf(f); break;
-      case 2: a.f = packedFloats(f)[0]; break;
-      case 3: a.i = bigInt64Of(f); break;
-      case 4: a.s = f.bytes; break;
-      case 5: a.t = decodeTensor(f.bytes!); break;
-      case 7: (a.floats ??= []).push(...packedFloats(f)); break;
-      case 8: (a.ints ??= []).push(...packedVarints(f)); break;
-      case 20: break; // the type is re-derived on encode
-      default: a.unknown = keep(a.unknown, f);
+      case 1:
+        a.name = stringOf(f);
+        break;
+      case 2:
+        a.f = packedFloats(f)[0];
+        break;
+      case 3:
+        a.i = bigInt64Of(f);
+        break;
+      case 4:
+        a.s = f.bytes;
+        break;
+      case 5:
+        a.t = decodeTensor(f.bytes!);
+        break;
+      case 7:
+        (a.floats ??= []).push(...packedFloats(f));
+        break;
+      case 8:
+        (a.ints ??= []).push(...packedVarints(f));
+        break;
+      case 20:
+        break; // the type is re-derived on encode
+      default:
+        a.unknown = keep(a.unknown, f);
     }
   }
   return a;
@@ -128,13 +159,26 @@ function decodeNode(buf: Uint8Array): Node {
   const n: Node = { opType: '', inputs: [], outputs: [], attributes: [] };
   for (const f of readFields(buf)) {
     switch (f.field) {
-      case 1: n.inputs.push(stringOf(f)); break;
-      case 2: n.outputs.push(stringOf(f)); break;
-      case 3: n.name = stringOf(f); break;
-      case 4: n.opType = stringOf(f); break;
-      case 5: n.attributes.push(decodeAttribute(f.bytes!)); break;
-      case 7: n.domain = stringOf(f); break;
-      default: n.unknown = keep(n.unknown, f);
+      case 1:
+        n.inputs.push(stringOf(f));
+        break;
+      case 2:
+        n.outputs.push(stringOf(f));
+        break;
+      case 3:
+        n.name = stringOf(f);
+        break;
+      case 4:
+        n.opType = stringOf(f);
+        break;
+      case 5:
+        n.attributes.push(decodeAttribute(f.bytes!));
+        break;
+      case 7:
+        n.domain = stringOf(f);
+        break;
+      default:
+        n.unknown = keep(n.unknown, f);
     }
   }
   return n;
@@ -152,7 +196,8 @@ function decodeValueInfo(buf: Uint8Array): ValueInfo {
 
 function decodeType(buf: Uint8Array, into: ValueInfo): void {
   for (const f of readFields(buf)) {
-    if (f.field !== 1) throw new ProtobufError(`value ${into.name} is not a tensor; only tensor inputs and outputs are supported`);
+    if (f.field !== 1)
+      throw new ProtobufError(`value ${into.name} is not a tensor; only tensor inputs and outputs are supported`);
     for (const tf of readFields(f.bytes!)) {
       if (tf.field === 1) into.elemType = int64Of(tf);
       else if (tf.field === 2) {
@@ -175,13 +220,26 @@ function decodeGraph(buf: Uint8Array): Graph {
   const g: Graph = { name: '', nodes: [], initializers: [], inputs: [], outputs: [], valueInfo: [] };
   for (const f of readFields(buf)) {
     switch (f.field) {
-      case 1: g.nodes.push(decodeNode(f.bytes!)); break;
-      case 2: g.name = stringOf(f); break;
-      case 5: g.initializers.push(decodeTensor(f.bytes!)); break;
-      case 11: g.inputs.push(decodeValueInfo(f.bytes!)); break;
-      case 12: g.outputs.push(decodeValueInfo(f.bytes!)); break;
-      case 13: g.valueInfo.push(decodeValueInfo(f.bytes!)); break;
-      default: g.unknown = keep(g.unknown, f);
+      case 1:
+        g.nodes.push(decodeNode(f.bytes!));
+        break;
+      case 2:
+        g.name = stringOf(f);
+        break;
+      case 5:
+        g.initializers.push(decodeTensor(f.bytes!));
+        break;
+      case 11:
+        g.inputs.push(decodeValueInfo(f.bytes!));
+        break;
+      case 12:
+        g.outputs.push(decodeValueInfo(f.bytes!));
+        break;
+      case 13:
+        g.valueInfo.push(decodeValueInfo(f.bytes!));
+        break;
+      default:
+        g.unknown = keep(g.unknown, f);
     }
   }
   return g;
@@ -193,9 +251,15 @@ export function decodeModel(buf: Uint8Array): Model {
   let unknown: Uint8Array[] | undefined;
   for (const f of readFields(buf)) {
     switch (f.field) {
-      case 1: m.irVersion = int64Of(f); break;
-      case 2: m.producerName = stringOf(f); break;
-      case 7: graph = decodeGraph(f.bytes!); break;
+      case 1:
+        m.irVersion = int64Of(f);
+        break;
+      case 2:
+        m.producerName = stringOf(f);
+        break;
+      case 7:
+        graph = decodeGraph(f.bytes!);
+        break;
       case 8: {
         const op: OpsetId = { domain: '', version: 0 };
         for (const x of readFields(f.bytes!)) {
@@ -205,7 +269,8 @@ export function decodeModel(buf: Uint8Array): Model {
         m.opsetImport.push(op);
         break;
       }
-      default: unknown = keep(unknown, f);
+      default:
+        unknown = keep(unknown, f);
     }
   }
   if (!graph) throw new ProtobufError('not an ONNX model: no graph');
@@ -234,12 +299,30 @@ export function encodeTensor(t: Tensor): ProtoWriter {
 function encodeAttribute(a: Attribute): ProtoWriter {
   const w = new ProtoWriter().string(1, a.name);
   let type = 0;
-  if (a.f !== undefined) { w.float(2, a.f); type = AttrType.FLOAT; }
-  if (a.i !== undefined) { w.varint(3, a.i); type = AttrType.INT; }
-  if (a.s !== undefined) { w.bytes(4, a.s); type = AttrType.STRING; }
-  if (a.t !== undefined) { w.message(5, encodeTensor(a.t)); type = AttrType.TENSOR; }
-  if (a.floats !== undefined) { w.packedFloats(7, a.floats); type = AttrType.FLOATS; }
-  if (a.ints !== undefined) { w.packedVarints(8, a.ints); type = AttrType.INTS; }
+  if (a.f !== undefined) {
+    w.float(2, a.f);
+    type = AttrType.FLOAT;
+  }
+  if (a.i !== undefined) {
+    w.varint(3, a.i);
+    type = AttrType.INT;
+  }
+  if (a.s !== undefined) {
+    w.bytes(4, a.s);
+    type = AttrType.STRING;
+  }
+  if (a.t !== undefined) {
+    w.message(5, encodeTensor(a.t));
+    type = AttrType.TENSOR;
+  }
+  if (a.floats !== undefined) {
+    w.packedFloats(7, a.floats);
+    type = AttrType.FLOATS;
+  }
+  if (a.ints !== undefined) {
+    w.packedVarints(8, a.ints);
+    type = AttrType.INTS;
+  }
   writeUnknown(w, a.unknown);
   if (type) w.varint(20, type);
   return w;

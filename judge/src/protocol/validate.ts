@@ -158,19 +158,22 @@ function checkLimits(name: string, question: Question, limits: ValidationLimits)
 }
 
 /** Validate a parsed JSON body; returns a normalised request or throws an ApiError (422 or 400). */
-export function validateRequest(
-  body: unknown,
-  limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS,
-): SystemOneRequest {
+export function validateRequest(body: unknown, limits: ValidationLimits = DEFAULT_VALIDATION_LIMITS): SystemOneRequest {
   const errors: FieldIssue[] = [];
   if (!isPlainObject(body)) {
-    throw schemaError([{ loc: ['body'], msg: `The body must be a JSON object, got ${kindOf(body)}.`, type: 'dict_type' }]);
+    throw schemaError([
+      { loc: ['body'], msg: `The body must be a JSON object, got ${kindOf(body)}.`, type: 'dict_type' },
+    ]);
   }
   const { model, state, questions } = body;
 
   if (model === undefined) errors.push({ loc: ['body', 'model'], msg: 'Field required.', type: 'missing' });
   else if (typeof model !== 'string' || model.length === 0) {
-    errors.push({ loc: ['body', 'model'], msg: `Model must be a non-empty string, got ${kindOf(model)}.`, type: 'string_type' });
+    errors.push({
+      loc: ['body', 'model'],
+      msg: `Model must be a non-empty string, got ${kindOf(model)}.`,
+      type: 'string_type',
+    });
   }
 
   if (state === undefined) errors.push({ loc: ['body', 'state'], msg: 'Field required.', type: 'missing' });

@@ -30,7 +30,13 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     });
     req.on('error', (error) => !failed && reject(error));
     // A client that hangs up mid-body: settle instead of waiting forever.
-    req.on('close', () => !ended && !failed && reject(new ApiError(400, 'The client closed the connection before the body ended.', 'client_closed_request')));
+    req.on(
+      'close',
+      () =>
+        !ended &&
+        !failed &&
+        reject(new ApiError(400, 'The client closed the connection before the body ended.', 'client_closed_request')),
+    );
   });
 }
 
@@ -38,7 +44,12 @@ function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, `The request body is larger than ${maxBytes} bytes.`, 'request_too_large');
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, extraHeaders: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  extraHeaders: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json',
@@ -52,6 +63,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, ext
 export function authenticate(req: IncomingMessage, keys: KeyRing): void {
   const verdict = checkKey(req.headers.authorization, keys, 'bearer');
   if (verdict === 'missing') throw new ApiError(403, 'Not authenticated.', 'permission_error');
-  if (verdict === 'not-bearer') throw new ApiError(403, 'Not authenticated: use "Authorization: Bearer <key>".', 'permission_error');
+  if (verdict === 'not-bearer')
+    throw new ApiError(403, 'Not authenticated: use "Authorization: Bearer <key>".', 'permission_error');
   if (verdict === 'wrong') throw new ApiError(401, 'Invalid API key.', 'authentication_error');
 }

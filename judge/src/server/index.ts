@@ -104,7 +104,12 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
   });
   let closing = false;
 
-  async function route(req: IncomingMessage, res: ServerResponse, line: LogLine, timing: string[]): Promise<[number, unknown]> {
+  async function route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    line: LogLine,
+    timing: string[],
+  ): Promise<[number, unknown]> {
     const path = line.path;
     if (playground.handles(path)) return playground.route(req, res, line, timing);
     const known = path === '/v1/systemone' || path === '/v1/models' || path === '/healthz' || path === '/v1/usage';
@@ -128,7 +133,11 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
     if (refusal) throw tooManyRequests(res, refusal);
     const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (contentType !== 'application/json') {
-      throw new ApiError(415, `Send the body as application/json (got ${contentType ? JSON.stringify(contentType) : 'no content type'}).`, 'unsupported_media_type');
+      throw new ApiError(
+        415,
+        `Send the body as application/json (got ${contentType ? JSON.stringify(contentType) : 'no content type'}).`,
+        'unsupported_media_type',
+      );
     }
     const raw = await readBody(req, limits.maxBodyBytes);
     const text = raw.toString('utf8');
@@ -139,7 +148,9 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
     try {
       body = JSON.parse(text);
     } catch (error) {
-      throw schemaError([{ loc: ['body'], msg: `The body is not valid JSON: ${(error as Error).message}`, type: 'json_invalid' }]);
+      throw schemaError([
+        { loc: ['body'], msg: `The body is not valid JSON: ${(error as Error).message}`, type: 'json_invalid' },
+      ]);
     }
     // Bad requests (422/400, over the token budget) are refused before queueing; only judging takes a slot.
     const preparing = performance.now();

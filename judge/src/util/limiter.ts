@@ -5,7 +5,8 @@ export class ConcurrencyLimiter {
   private readonly waiting: (() => void)[] = [];
 
   constructor(readonly limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new Error(`concurrency limit must be a positive integer, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new Error(`concurrency limit must be a positive integer, got ${limit}`);
   }
 
   async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {

@@ -92,7 +92,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   const requests: ChatCompletionRequestBody[] = [];
   const authorizations: (string | undefined)[] = [];
   const abandoned: number[] = [];
-  const send = (res: import('node:http').ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const send = (
+    res: import('node:http').ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   };
@@ -104,7 +109,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     }
     authorizations.push(req.headers.authorization);
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
-      return send(res, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return send(res, 401, {
+        error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' },
+      });
     }
     readJson(req)
       .then(async (raw) => {
@@ -118,7 +125,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           ? await options.respond(body, index)
           : { topLogprobs: hashTopLogprobs(prompt, body.top_logprobs ?? 20) };
         if ('status' in reply) {
-          return send(res, reply.status, reply.body ?? { error: { message: `scripted ${reply.status}`, type: 'server_error' } }, reply.headers);
+          return send(
+            res,
+            reply.status,
+            reply.body ?? { error: { message: `scripted ${reply.status}`, type: 'server_error' } },
+            reply.headers,
+          );
         }
         const top = 'topLogprobs' in reply ? reply.topLogprobs : undefined;
         const first = top?.[0]?.token ?? 'A';
@@ -146,10 +158,16 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
               finish_reason: 'length',
             },
           ],
-          usage: { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: 1, total_tokens: Math.ceil(prompt.length / 4) + 1 },
+          usage: {
+            prompt_tokens: Math.ceil(prompt.length / 4),
+            completion_tokens: 1,
+            total_tokens: Math.ceil(prompt.length / 4) + 1,
+          },
         });
       })
-      .catch((error: Error) => send(res, 400, { error: { message: `bad request: ${error.message}`, type: 'invalid_request_error' } }));
+      .catch((error: Error) =>
+        send(res, 400, { error: { message: `bad request: ${error.message}`, type: 'invalid_request_error' } }),
+      );
   });
 
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));

@@ -2,7 +2,11 @@
 // rendered question, so readout and confidence can be checked against exact numbers.
 import type { Backend, ModelDescriptor, RenderedQuestion, ScoreJob, ScoreResult } from '../../src/engine/backend';
 
-export const EXACT_MODEL: ModelDescriptor = { id: 'exact-2026-01-01', description: 'exact test probabilities', releaseDate: '2026-01-01' };
+export const EXACT_MODEL: ModelDescriptor = {
+  id: 'exact-2026-01-01',
+  description: 'exact test probabilities',
+  releaseDate: '2026-01-01',
+};
 
 export class ExactBackend implements Backend {
   readonly kind = 'exact';
@@ -20,7 +24,10 @@ export class ExactBackend implements Backend {
 
   async score(job: ScoreJob): Promise<ScoreResult> {
     this.jobs.push(job);
-    const scores = job.rendered.questions.map((q) => ({ logprobs: this.probabilitiesFor(q).map(Math.log), coveredMass: 1 }));
+    const scores = job.rendered.questions.map((q) => ({
+      logprobs: this.probabilitiesFor(q).map(Math.log),
+      coveredMass: 1,
+    }));
     const inputTokens =
       this.countTokens(job.model, job.rendered.prefix) +
       job.rendered.questions.reduce((sum, q) => sum + this.countTokens(job.model, q.suffix), 0);

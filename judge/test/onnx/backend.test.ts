@@ -10,19 +10,35 @@ import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
 import { fullLogits, generate, maxAbsDiff, referenceLabelLogprobs, tempDir } from './fixtures';
 
 const STATE = {
-  ticket: 'Subject: Export failing\n\nThe data export has failed 8 times this week. Sixty users are affected and we need a fix by Friday.',
+  ticket:
+    'Subject: Export failing\n\nThe data export has failed 8 times this week. Sixty users are affected and we need a fix by Friday.',
   plan: 'pro',
   seats: 60,
 };
 const QUESTIONS: SystemOneRequest['questions'] = {
   failing: { type: 'noul', instructions: 'Is a product feature failing?' },
-  topic: { type: 'choice', instructions: 'What is the ticket about?', criteria: { billing: null, export: 'data export', login: null, other: null } },
-  urgency: { type: 'score', instructions: 'How urgent is it?', criteria: ['none', 'low', 'medium', 'high', 'critical'] },
-  deadline: { type: 'noul', instructions: 'Does the customer give a deadline for a resolution, stated as a day or a date in the message?' },
+  topic: {
+    type: 'choice',
+    instructions: 'What is the ticket about?',
+    criteria: { billing: null, export: 'data export', login: null, other: null },
+  },
+  urgency: {
+    type: 'score',
+    instructions: 'How urgent is it?',
+    criteria: ['none', 'low', 'medium', 'high', 'critical'],
+  },
+  deadline: {
+    type: 'noul',
+    instructions: 'Does the customer give a deadline for a resolution, stated as a day or a date in the message?',
+  },
   plan: { type: 'choice', criteria: { free: null, pro: null } },
 };
 
-function job(model: string, questions: SystemOneRequest['questions'] = QUESTIONS, state: SystemOneRequest['state'] = STATE): ScoreJob {
+function job(
+  model: string,
+  questions: SystemOneRequest['questions'] = QUESTIONS,
+  state: SystemOneRequest['state'] = STATE,
+): ScoreJob {
   return { model, state, rendered: renderRequest({ state, questions }) };
 }
 
@@ -64,7 +80,9 @@ describe('ONNX backend on generated models', () => {
 
   it('full sequence = prefix then suffix, in the raw graphs (≤ 1e-5)', async () => {
     const m = backends.shared.loaded(MODEL);
-    const ids = m.tokenizer.encode('The export failed again today. Is it broken? Answer: (', { add_special_tokens: false }).ids;
+    const ids = m.tokenizer.encode('The export failed again today. Is it broken? Answer: (', {
+      add_special_tokens: false,
+    }).ids;
     const split = 12;
     const full = await fullLogits(reference, ids, DIMS.layers, DIMS.heads, DIMS.headDim);
     const V = full.dims[2];
@@ -78,8 +96,14 @@ describe('ONNX backend on generated models', () => {
       const session = backends[kind].loaded(MODEL).session;
       const first: Record<string, ort.Tensor> = {
         input_ids: i64(head, [1, split]),
-        attention_mask: i64(head.map(() => 1), [1, split]),
-        position_ids: i64(head.map((_, i) => i), [1, split]),
+        attention_mask: i64(
+          head.map(() => 1),
+          [1, split],
+        ),
+        position_ids: i64(
+          head.map((_, i) => i),
+          [1, split],
+        ),
       };
       for (let l = 0; l < DIMS.layers; l++) {
         for (const kv of ['key', 'value']) {
@@ -91,7 +115,10 @@ describe('ONNX backend on generated models', () => {
       const state = await session.run(first);
       const second: Record<string, ort.Tensor> = {
         input_ids: i64(rest, [1, rest.length]),
-        position_ids: i64(rest.map((_, i) => split + i), [1, rest.length]),
+        position_ids: i64(
+          rest.map((_, i) => split + i),
+          [1, rest.length],
+        ),
       };
       for (let l = 0; l < DIMS.layers; l++) {
         for (const kv of ['key', 'value']) {
@@ -104,7 +131,10 @@ describe('ONNX backend on generated models', () => {
         }
       }
       if (kind === 'shared') second.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(0n), []);
-      second.attention_mask = i64(Array(kind === 'shared' ? rest.length : ids.length).fill(1), [1, kind === 'shared' ? rest.length : ids.length]);
+      second.attention_mask = i64(Array(kind === 'shared' ? rest.length : ids.length).fill(1), [
+        1,
+        kind === 'shared' ? rest.length : ids.length,
+      ]);
       const out = await session.run(second, ['logits']);
       expect(maxAbsDiff(out.logits.data as Float32Array, tail)).toBeLessThanOrEqual(1e-5);
     }
@@ -131,7 +161,10 @@ describe('ONNX backend on generated models', () => {
       const suffixIds = m.tokenizer.encode(q.suffix, { add_special_tokens: false }).ids;
       const expected = await referenceLabelLogprobs(reference, [...stateIds, ...suffixIds], labels, DIMS);
       expect(maxAbsDiff(together.scores[i].logprobs, expected)).toBeLessThanOrEqual(1e-5);
-      expect(together.scores[i].coveredMass).toBeCloseTo(expected.reduce((s, lp) => s + Math.exp(lp), 0), 6);
+      expect(together.scores[i].coveredMass).toBeCloseTo(
+        expected.reduce((s, lp) => s + Math.exp(lp), 0),
+        6,
+      );
     }
   });
 
@@ -143,7 +176,10 @@ describe('ONNX backend on generated models', () => {
     const warm = await backend.score(job(MODEL));
     expect(backend.stats.runs - runsBefore).toBe(1);
     cold.scores.forEach((s, i) => expect(maxAbsDiff(warm.scores[i].logprobs, s.logprobs)).toBeLessThanOrEqual(1e-6));
-    const suffixTokens = job(MODEL).rendered.questions.reduce((sum, q) => sum + backend.countTokens(MODEL, q.suffix), 0);
+    const suffixTokens = job(MODEL).rendered.questions.reduce(
+      (sum, q) => sum + backend.countTokens(MODEL, q.suffix),
+      0,
+    );
     expect(warm.inputTokens).toBe(suffixTokens);
     expect(cold.inputTokens).toBe(backend.countTokens(MODEL, job(MODEL).rendered.prefix) + suffixTokens);
 
@@ -181,7 +217,9 @@ describe('ONNX backend on generated models', () => {
       const runsBefore = backends[kind].stats.runs;
       const other = await backends[kind].score(job(MODEL));
       expect(backends[kind].stats.runs - runsBefore).toBe(kind === 'plain' ? 1 + 5 : 5);
-      shared.scores.forEach((s, i) => expect(maxAbsDiff(other.scores[i].logprobs, s.logprobs)).toBeLessThanOrEqual(1e-5));
+      shared.scores.forEach((s, i) =>
+        expect(maxAbsDiff(other.scores[i].logprobs, s.logprobs)).toBeLessThanOrEqual(1e-5),
+      );
     }
   });
 
@@ -217,14 +255,17 @@ describe('ONNX backend on generated models', () => {
     }
   });
 
-  it('counts each call\'s own tokens when calls run concurrently', async () => {
+  it("counts each call's own tokens when calls run concurrently", async () => {
     const backend = backends.shared;
     backend.cache.clear();
     const other = { ...STATE, plan: 'enterprise', seats: 900 };
     const [a, b] = await Promise.all([backend.score(job(MODEL)), backend.score(job(MODEL, QUESTIONS, other))]);
     const cost = (state: SystemOneRequest['state']) => {
       const rendered = job(MODEL, QUESTIONS, state).rendered;
-      return backend.countTokens(MODEL, rendered.prefix) + rendered.questions.reduce((sum, q) => sum + backend.countTokens(MODEL, q.suffix), 0);
+      return (
+        backend.countTokens(MODEL, rendered.prefix) +
+        rendered.questions.reduce((sum, q) => sum + backend.countTokens(MODEL, q.suffix), 0)
+      );
     };
     expect(a.inputTokens).toBe(cost(STATE));
     expect(b.inputTokens).toBe(cost(other));
@@ -278,7 +319,13 @@ describe('ONNX backend with multi-token labels', () => {
       backends.push(await createOnnxBackend({ models: [{ id: MODEL, dir }], intraOpNumThreads: 1 }));
     }
     // The cache off: a one-question call then fetches its KV only for the labels' later tokens.
-    backends.push(await createOnnxBackend({ models: [{ id: MODEL, dir: `${tmp.path}/shared-prefix` }], intraOpNumThreads: 1, kvCacheBytes: 0 }));
+    backends.push(
+      await createOnnxBackend({
+        models: [{ id: MODEL, dir: `${tmp.path}/shared-prefix` }],
+        intraOpNumThreads: 1,
+        kvCacheBytes: 0,
+      }),
+    );
     reference = await ort.InferenceSession.create(`${tmp.path}/no-past/model.onnx`, { intraOpNumThreads: 1 });
   });
 

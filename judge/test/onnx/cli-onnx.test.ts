@@ -28,9 +28,22 @@ describe('CLI with the local ONNX backend', () => {
     vi.restoreAllMocks();
 
     const config = join(tmp.path, 'judge.json');
-    writeFileSync(config, JSON.stringify({ backend: { kind: 'onnx', models: [{ id: 'judge-onnx-cli-2026-11-01', dir: converted }], intraOpNumThreads: 1 } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        backend: { kind: 'onnx', models: [{ id: 'judge-onnx-cli-2026-11-01', dir: converted }], intraOpNumThreads: 1 },
+      }),
+    );
     io = capture();
-    const code = await main(['ask', '--config', config, '--state', 'The parcel arrived late.', '--question', 'late={"type":"noul","instructions":"Was it late?"}']);
+    const code = await main([
+      'ask',
+      '--config',
+      config,
+      '--state',
+      'The parcel arrived late.',
+      '--question',
+      'late={"type":"noul","instructions":"Was it late?"}',
+    ]);
     vi.restoreAllMocks();
     expect(io.err()).toBe('');
     expect(code).toBe(0);

@@ -21,11 +21,24 @@ const job = (model: string) => ({ model, state, rendered: renderRequest({ state,
 
 describe('ONNX protobuf', () => {
   it('decodes and re-encodes a model byte for byte', () => {
-    const spec = { seed: 5, layout: 'plain-past' as const, vocabSize: 300, hidden: 16, layers: 1, heads: 2, maxPositions: 64 };
+    const spec = {
+      seed: 5,
+      layout: 'plain-past' as const,
+      vocabSize: 300,
+      hidden: 16,
+      layers: 1,
+      heads: 2,
+      maxPositions: 64,
+    };
     const bytes = encodeModel(buildTinyLm(spec));
     const decoded = decodeModel(bytes);
     expect(decoded.graph.inputs.map((i) => i.name)).toContain('past_key_values.0.key');
-    expect(decoded.graph.inputs.find((i) => i.name === 'past_key_values.0.key')?.shape).toEqual(['batch_size', 2, 'past_sequence_length', 8]);
+    expect(decoded.graph.inputs.find((i) => i.name === 'past_key_values.0.key')?.shape).toEqual([
+      'batch_size',
+      2,
+      'past_sequence_length',
+      8,
+    ]);
     expect(Buffer.from(encodeModel(decoded)).equals(Buffer.from(bytes))).toBe(true);
   });
 });
@@ -42,7 +55,8 @@ describe('convert to the shared-prefix layout', () => {
     const { model, layers } = convertToSharedPrefix(decodeModel(readFileSync(join(plain, 'model.onnx'))));
     expect(layers).toBe(2);
     writeFileSync(join(converted, 'model.onnx'), encodeModel(model));
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'config.json']) copyFileSync(join(plain, f), join(converted, f));
+    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'config.json'])
+      copyFileSync(join(plain, f), join(converted, f));
     const dirs = { plain, converted, native };
     for (const kind of ['plain', 'converted', 'native'] as const) {
       backends[kind] = await createOnnxBackend({ models: [{ id: 'm', dir: dirs[kind] }], intraOpNumThreads: 1 });
@@ -78,11 +92,15 @@ describe('convert to the shared-prefix layout', () => {
     expect(() => convertToSharedPrefix(fused)).toThrow(/com\.microsoft\.Attention .*contrib op/);
 
     expect(() => convertToSharedPrefix(buildTinyLm({ ...spec, layout: 'no-past' }))).toThrow(/no past_key_values/);
-    expect(() => convertToSharedPrefix(buildTinyLm({ ...spec, layout: 'shared-prefix' }))).toThrow(/already in the shared-prefix layout/);
+    expect(() => convertToSharedPrefix(buildTinyLm({ ...spec, layout: 'shared-prefix' }))).toThrow(
+      /already in the shared-prefix layout/,
+    );
 
     const expanded = buildTinyLm({ ...spec, layout: 'plain-past' });
     const transpose = expanded.graph.nodes.find((n) => n.opType === 'Transpose' && n.inputs[0] === 'present.0.key')!;
     transpose.opType = 'Expand';
-    expect(() => convertToSharedPrefix(expanded)).toThrow(/cannot find the one attention MatMul that reads present\.0\.key \(it goes on through Expand\)/);
+    expect(() => convertToSharedPrefix(expanded)).toThrow(
+      /cannot find the one attention MatMul that reads present\.0\.key \(it goes on through Expand\)/,
+    );
   });
 });

@@ -22,7 +22,10 @@ describe('JevBench-240 through the server on the local ONNX backend', () => {
   beforeAll(async () => {
     // A tokenizer whose merges are learned from the corpus itself costs about as many tokens as a real one.
     const trainingText = loadCorpus()
-      .map((c) => `${typeof c.state === 'string' ? c.state : JSON.stringify(c.state, null, 2)}\n${JSON.stringify(c.questions)}`)
+      .map(
+        (c) =>
+          `${typeof c.state === 'string' ? c.state : JSON.stringify(c.state, null, 2)}\n${JSON.stringify(c.questions)}`,
+      )
       .join('\n')
       .slice(0, 100_000);
     const { dir } = generate(tmp.path, 'model', {
@@ -72,7 +75,8 @@ describe('JevBench-240 through the server on the local ONNX backend', () => {
       expect(Object.keys(together.answers)).toEqual(names);
       // The state was cached by the first call: the whole case cost only its questions' tokens.
       expect(together.usage.input_tokens).toBeLessThan(first.usage.input_tokens * names.length);
-      for (const name of names.slice(1)) alone[name] = (await ask(c.state, { [name]: c.questions[name] })).answers[name];
+      for (const name of names.slice(1))
+        alone[name] = (await ask(c.state, { [name]: c.questions[name] })).answers[name];
       for (const name of names) {
         const a = probabilities(alone[name]);
         const b = probabilities(together.answers[name]);

@@ -48,7 +48,8 @@ describe('fetch-model', () => {
         );
       } else if (existsSync(join(source, name)) && !name.includes('..')) {
         body = readFileSync(join(source, name));
-        if (behaviour.corrupt && name === 'model.onnx') body = Buffer.concat([body.subarray(0, -1), Buffer.from([body[body.length - 1] ^ 1])]);
+        if (behaviour.corrupt && name === 'model.onnx')
+          body = Buffer.concat([body.subarray(0, -1), Buffer.from([body[body.length - 1] ^ 1])]);
       } else {
         return void res.writeHead(404).end();
       }
@@ -57,7 +58,10 @@ describe('fetch-model', () => {
       if (m && !behaviour.ignoreRange) {
         start = Number(m[1]);
         if (start >= body.length) return void res.writeHead(416, { 'content-range': `bytes */${body.length}` }).end();
-        res.writeHead(206, { 'content-range': `bytes ${start}-${body.length - 1}/${body.length}`, 'content-length': body.length - start });
+        res.writeHead(206, {
+          'content-range': `bytes ${start}-${body.length - 1}/${body.length}`,
+          'content-length': body.length - start,
+        });
       } else {
         res.writeHead(200, { 'content-length': body.length, 'accept-ranges': 'bytes' });
       }
@@ -88,13 +92,19 @@ describe('fetch-model', () => {
     requests = [];
   });
 
-  const same = (dir: string, file: string) => expect(readFileSync(join(dir, file)).equals(readFileSync(join(source, file)))).toBe(true);
+  const same = (dir: string, file: string) =>
+    expect(readFileSync(join(dir, file)).equals(readFileSync(join(source, file)))).toBe(true);
 
   it('downloads the directory and verifies every file against SHA256SUMS', async () => {
     behaviour = { withSums: true };
     const out = join(tmp.path, 'full');
     const files = await fetchModel({ baseUrl, outDir: out });
-    expect(files.map((f) => f.file).sort()).toEqual(['config.json', 'model.onnx', 'tokenizer.json', 'tokenizer_config.json']);
+    expect(files.map((f) => f.file).sort()).toEqual([
+      'config.json',
+      'model.onnx',
+      'tokenizer.json',
+      'tokenizer_config.json',
+    ]);
     expect(files.every((f) => f.verified)).toBe(true);
     for (const f of files) same(out, f.file);
     expect(readdirSync(out).some((f) => f.endsWith('.part'))).toBe(false);
@@ -126,30 +136,50 @@ describe('fetch-model', () => {
     await fetchModel({ baseUrl, outDir: out, files: ['config.json'], optionalFiles: [] });
     writeFileSync(join(out, 'model.onnx.part'), whole.subarray(0, 100));
     behaviour = { ignoreRange: true };
-    await fetchModel({ baseUrl, outDir: out, files: ['model.onnx'], optionalFiles: [], sha256: { 'model.onnx': sha(join(source, 'model.onnx')) } });
+    await fetchModel({
+      baseUrl,
+      outDir: out,
+      files: ['model.onnx'],
+      optionalFiles: [],
+      sha256: { 'model.onnx': sha(join(source, 'model.onnx')) },
+    });
     same(out, 'model.onnx');
   });
 
   it('refuses a file whose checksum does not match and removes the partial download', async () => {
     behaviour = { withSums: true, corrupt: true };
     const out = join(tmp.path, 'corrupt');
-    await expect(fetchModel({ baseUrl, outDir: out })).rejects.toThrow(/model\.onnx: checksum mismatch: expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}/);
+    await expect(fetchModel({ baseUrl, outDir: out })).rejects.toThrow(
+      /model\.onnx: checksum mismatch: expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}/,
+    );
     expect(existsSync(join(out, 'model.onnx'))).toBe(false);
     expect(existsSync(join(out, 'model.onnx.part'))).toBe(false);
   });
 
   it('names a missing required file, a bad URL and a bad checksum argument', async () => {
     const out = join(tmp.path, 'missing');
-    await expect(fetchModel({ baseUrl, outDir: out, files: ['weights.onnx'], optionalFiles: [] })).rejects.toThrow(/weights\.onnx: .* answered HTTP 404/);
+    await expect(fetchModel({ baseUrl, outDir: out, files: ['weights.onnx'], optionalFiles: [] })).rejects.toThrow(
+      /weights\.onnx: .* answered HTTP 404/,
+    );
     await expect(fetchModel({ baseUrl: 'not a url', outDir: out })).rejects.toThrow(FetchModelError);
-    await expect(fetchModel({ baseUrl, outDir: out, sha256: { 'model.onnx': 'abc' } })).rejects.toThrow(/sha256 for model\.onnx/);
+    await expect(fetchModel({ baseUrl, outDir: out, sha256: { 'model.onnx': 'abc' } })).rejects.toThrow(
+      /sha256 for model\.onnx/,
+    );
   });
 
   it('sends the bearer token it is given', async () => {
     behaviour = { token: 'hf_secret_token' };
     const out = join(tmp.path, 'auth');
-    await expect(fetchModel({ baseUrl, outDir: out, files: ['config.json'], optionalFiles: [] })).rejects.toThrow(/HTTP 401/);
-    await fetchModel({ baseUrl, outDir: out, files: ['config.json'], optionalFiles: [], headers: { authorization: 'Bearer hf_secret_token' } });
+    await expect(fetchModel({ baseUrl, outDir: out, files: ['config.json'], optionalFiles: [] })).rejects.toThrow(
+      /HTTP 401/,
+    );
+    await fetchModel({
+      baseUrl,
+      outDir: out,
+      files: ['config.json'],
+      optionalFiles: [],
+      headers: { authorization: 'Bearer hf_secret_token' },
+    });
     same(out, 'config.json');
   });
 });

@@ -16,7 +16,11 @@ export function generate(root: string, name: string, options: Omit<GenerateOptio
 }
 
 function i64(values: number[]): ort.Tensor {
-  return new ort.Tensor('int64', BigInt64Array.from(values, (v) => BigInt(v)), [1, values.length]);
+  return new ort.Tensor(
+    'int64',
+    BigInt64Array.from(values, (v) => BigInt(v)),
+    [1, values.length],
+  );
 }
 
 /** Full-vocabulary log-softmax of one logits row, in float64. */
@@ -36,11 +40,18 @@ export function logSoftmaxAt(logits: ort.Tensor, position: number): Float64Array
 /**
  * Runs a whole token sequence through a model with an empty past (any layout): the logits of every position.
  */
-export async function fullLogits(session: ort.InferenceSession, ids: number[], layers: number, heads: number, headDim: number): Promise<ort.Tensor> {
+export async function fullLogits(
+  session: ort.InferenceSession,
+  ids: number[],
+  layers: number,
+  heads: number,
+  headDim: number,
+): Promise<ort.Tensor> {
   const feeds: Record<string, ort.Tensor> = { input_ids: i64(ids) };
   if (session.inputNames.includes('attention_mask')) feeds.attention_mask = i64(ids.map(() => 1));
   if (session.inputNames.includes('position_ids')) feeds.position_ids = i64(ids.map((_, i) => i));
-  if (session.inputNames.includes('logits_to_keep')) feeds.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(0n), []);
+  if (session.inputNames.includes('logits_to_keep'))
+    feeds.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(0n), []);
   const empty = () => new ort.Tensor('float32', new Float32Array(0), [1, heads, 0, headDim]);
   for (let l = 0; l < layers; l++) {
     for (const kv of ['key', 'value']) {

@@ -94,14 +94,20 @@ describe('VocabLogSoftmax', () => {
   it('falls back to a float64 normaliser when the reference token has a -inf logit', async () => {
     const data = randomLogits(1, 1, 4);
     data[11] = -Infinity;
-    const [got] = await f32.logprobs(new ort.Tensor('float32', data, [1, 1, VOCAB]), [{ row: 0, position: 0, tokenIds: [11, 12] }]);
+    const [got] = await f32.logprobs(new ort.Tensor('float32', data, [1, 1, VOCAB]), [
+      { row: 0, position: 0, tokenIds: [11, 12] },
+    ]);
     expect(got[0]).toBe(-Infinity);
     expect(Math.abs(got[1] - exact(data, 0, [12])[0])).toBeLessThanOrEqual(1e-9);
   });
 
   it('refuses token ids and positions outside the logits, naming them', async () => {
     const logits = new ort.Tensor('float32', randomLogits(1, 1, 5), [1, 1, VOCAB]);
-    await expect(f32.logprobs(logits, [{ row: 0, position: 0, tokenIds: [VOCAB] }])).rejects.toThrow(`token id ${VOCAB} is outside the model's ${VOCAB} logits`);
-    await expect(f32.logprobs(logits, [{ row: 0, position: 1, tokenIds: [0] }])).rejects.toThrow('logits position 1 of row 0 is outside');
+    await expect(f32.logprobs(logits, [{ row: 0, position: 0, tokenIds: [VOCAB] }])).rejects.toThrow(
+      `token id ${VOCAB} is outside the model's ${VOCAB} logits`,
+    );
+    await expect(f32.logprobs(logits, [{ row: 0, position: 1, tokenIds: [0] }])).rejects.toThrow(
+      'logits position 1 of row 0 is outside',
+    );
   });
 });

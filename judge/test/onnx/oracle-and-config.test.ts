@@ -81,10 +81,23 @@ describe('ONNX backend config', () => {
     expect(() => parseOnnxBackendOptions({ kind: 'onnx' })).toThrow(/^backend\.models: /);
     expect(() => parseOnnxBackendOptions({ models: [{ dir: '/x' }] })).toThrow(/^backend\.models\[0\]\.id: /);
     expect(() => parseOnnxBackendOptions({ models: [{ id: 'a' }] })).toThrow(/^backend\.models\[0\]\.dir: /);
-    expect(() => parseOnnxBackendOptions({ models: [{ id: 'a', dir: '/x' }, { id: 'a', dir: '/y' }] })).toThrow(/^backend\.models\[1\]\.id: .*twice/);
-    expect(() => parseOnnxBackendOptions({ models: [{ id: 'a', dir: '/x', releaseDate: 'soon' }] })).toThrow(/releaseDate/);
-    expect(() => parseOnnxBackendOptions({ models: [{ id: 'a', dir: '/x' }], intraOpNumThreads: -1 })).toThrow(/^backend\.intraOpNumThreads: /);
-    expect(() => parseOnnxBackendOptions({ models: [{ id: 'a', dir: '/x' }], kvCacheBytes: '1GB' })).toThrow(/^backend\.kvCacheBytes: /);
+    expect(() =>
+      parseOnnxBackendOptions({
+        models: [
+          { id: 'a', dir: '/x' },
+          { id: 'a', dir: '/y' },
+        ],
+      }),
+    ).toThrow(/^backend\.models\[1\]\.id: .*twice/);
+    expect(() => parseOnnxBackendOptions({ models: [{ id: 'a', dir: '/x', releaseDate: 'soon' }] })).toThrow(
+      /releaseDate/,
+    );
+    expect(() => parseOnnxBackendOptions({ models: [{ id: 'a', dir: '/x' }], intraOpNumThreads: -1 })).toThrow(
+      /^backend\.intraOpNumThreads: /,
+    );
+    expect(() => parseOnnxBackendOptions({ models: [{ id: 'a', dir: '/x' }], kvCacheBytes: '1GB' })).toThrow(
+      /^backend\.kvCacheBytes: /,
+    );
     expect(parseOnnxBackendOptions({ models: [{ id: 'a', dir: '/x' }], intraOpNumThreads: 2 })).toEqual({
       models: [{ id: 'a', dir: '/x', description: undefined, releaseDate: undefined }],
       intraOpNumThreads: 2,
@@ -95,7 +108,9 @@ describe('ONNX backend config', () => {
   it('refuses a model directory without model.onnx, naming the field', async () => {
     const tmp = tempDir('onnx-empty-');
     try {
-      await expect(createOnnxBackend({ models: [{ id: 'a', dir: tmp.path }] })).rejects.toThrow(/^backend\.models\[0\]\.dir: .*no model\.onnx/);
+      await expect(createOnnxBackend({ models: [{ id: 'a', dir: tmp.path }] })).rejects.toThrow(
+        /^backend\.models\[0\]\.dir: .*no model\.onnx/,
+      );
     } finally {
       tmp.remove();
     }
@@ -103,7 +118,16 @@ describe('ONNX backend config', () => {
 });
 
 describe('state-KV cache', () => {
-  const entry = (bytes: number) => ({ tokens: 1, kv: [{ key: new ort.Tensor('float32', new Float32Array(0), [0]), value: new ort.Tensor('float32', new Float32Array(0), [0]) }], bytes });
+  const entry = (bytes: number) => ({
+    tokens: 1,
+    kv: [
+      {
+        key: new ort.Tensor('float32', new Float32Array(0), [0]),
+        value: new ort.Tensor('float32', new Float32Array(0), [0]),
+      },
+    ],
+    bytes,
+  });
 
   it('evicts the least recently used entries to stay within its byte budget', () => {
     const cache = new StateKvCache(100);

@@ -5,7 +5,9 @@ export class InstantBackend implements Backend {
   readonly kind = 'instant';
 
   models(): ModelDescriptor[] {
-    return [{ id: 'instant-2026-01-01', description: 'fixed scores, no model (benchmarks only)', releaseDate: '2026-01-01' }];
+    return [
+      { id: 'instant-2026-01-01', description: 'fixed scores, no model (benchmarks only)', releaseDate: '2026-01-01' },
+    ];
   }
 
   countTokens(_model: string, text: string): number {

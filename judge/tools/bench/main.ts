@@ -27,8 +27,16 @@ const body = JSON.stringify({
   },
   questions: {
     refund: { type: 'noul', instructions: 'Does the customer ask for a refund?' },
-    team: { type: 'choice', instructions: 'Which team handles it?', criteria: { billing: 'invoices', tech: null, sales: null, legal: null } },
-    anger: { type: 'score', instructions: 'How upset is the customer?', criteria: ['calm', 'mild', 'annoyed', 'angry', 'furious'] },
+    team: {
+      type: 'choice',
+      instructions: 'Which team handles it?',
+      criteria: { billing: 'invoices', tech: null, sales: null, legal: null },
+    },
+    anger: {
+      type: 'score',
+      instructions: 'How upset is the customer?',
+      criteria: ['calm', 'mild', 'annoyed', 'angry', 'furious'],
+    },
   },
 });
 
@@ -66,7 +74,18 @@ async function benchEngine(): Promise<Row> {
 function post(url: URL, agent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: '/v1/systemone', method: 'POST', agent, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: '/v1/systemone',
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -111,8 +130,14 @@ async function benchServerConcurrent(url: URL): Promise<Row> {
     headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
     body,
   });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`autocannon saw ${result.non2xx} non-2xx and ${result.errors} errors`);
-  return { name: 'server, 16 connections (autocannon)', p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average };
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`autocannon saw ${result.non2xx} non-2xx and ${result.errors} errors`);
+  return {
+    name: 'server, 16 connections (autocannon)',
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    rps: result.requests.average,
+  };
 }
 
 function table(rows: Row[]): string {
@@ -120,7 +145,10 @@ function table(rows: Row[]): string {
   const lines = [
     '| path | p50 ms | p99 ms | req/s | p50 over engine |',
     '| --- | ---: | ---: | ---: | ---: |',
-    ...rows.map((r) => `| ${r.name} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${Math.round(r.rps)} | ${(r.p50 / base.p50).toFixed(1)}× |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${Math.round(r.rps)} | ${(r.p50 / base.p50).toFixed(1)}× |`,
+    ),
   ];
   return lines.join('\n');
 }
@@ -152,10 +180,12 @@ async function serveChild(): Promise<void> {
 async function main(): Promise<void> {
   const child = fork(__filename, ['--serve-child'], { stdio: 'inherit' });
   try {
-    const url = new URL(await new Promise<string>((resolve, reject) => {
-      child.once('message', (m: { url: string }) => resolve(m.url));
-      child.once('exit', (code) => reject(new Error(`server child exited ${code}`)));
-    }));
+    const url = new URL(
+      await new Promise<string>((resolve, reject) => {
+        child.once('message', (m: { url: string }) => resolve(m.url));
+        child.once('exit', (code) => reject(new Error(`server child exited ${code}`)));
+      }),
+    );
     const engine = await benchEngine();
     const sequential = await benchServerSequential(url);
     const concurrent = await benchServerConcurrent(url);

@@ -24,7 +24,11 @@ interface BenchModel {
 
 const MODELS: BenchModel[] = [
   { name: '~17M', spec: { vocabSize: 32000, hidden: 240, layers: 2, heads: 4, maxPositions: 1024 }, repeatFactor: 3 },
-  { name: '~134M', spec: { vocabSize: 32000, hidden: 768, layers: 12, heads: 12, maxPositions: 1024 }, repeatFactor: 1 },
+  {
+    name: '~134M',
+    spec: { vocabSize: 32000, hidden: 768, layers: 12, heads: 12, maxPositions: 1024 },
+    repeatFactor: 1,
+  },
 ];
 
 const WORDS = (
@@ -88,7 +92,11 @@ interface Row {
 
 async function benchModel(m: BenchModel, threads: number, baseRepeats: number): Promise<Row[]> {
   const dir = modelDir(m);
-  const backend = await createOnnxBackend({ models: [{ id: 'bench', dir }], intraOpNumThreads: threads, kvCacheBytes: 0 });
+  const backend = await createOnnxBackend({
+    models: [{ id: 'bench', dir }],
+    intraOpNumThreads: threads,
+    kvCacheBytes: 0,
+  });
   try {
     const prefix = stateOfTokens(backend, 'bench', 400);
     const S = backend.countTokens('bench', prefix);
@@ -107,12 +115,23 @@ async function benchModel(m: BenchModel, threads: number, baseRepeats: number): 
       for (let r = 0; r < repeats; r++) {
         // Alternate the two so that machine noise falls on both alike.
         batch.push(await timeIt(() => backend.score(job(together))));
-        for (const [i, q] of qs.entries()) separate[i].push(await timeIt(() => backend.score(job({ prefix, questions: [q] }))));
+        for (const [i, q] of qs.entries())
+          separate[i].push(await timeIt(() => backend.score(job({ prefix, questions: [q] }))));
       }
       const separateMs = separate.reduce((sum, times) => sum + median(times), 0);
       const batchMs = median(batch);
       const load: [number, number] = [loadBefore, loadavg()[0]];
-      rows.push({ model: m.name, params: parameterCount({ ...m.spec, seed: 1, layout: 'shared-prefix' }), n, S, Q, separateMs, batchMs, repeats, load });
+      rows.push({
+        model: m.name,
+        params: parameterCount({ ...m.spec, seed: 1, layout: 'shared-prefix' }),
+        n,
+        S,
+        Q,
+        separateMs,
+        batchMs,
+        repeats,
+        load,
+      });
       process.stderr.write(
         `${m.name} N=${n}: separate ${separateMs.toFixed(1)} ms, one call ${batchMs.toFixed(1)} ms (load ${load.map((l) => l.toFixed(2)).join(' → ')})\n`,
       );
@@ -168,7 +187,12 @@ function writeSection(section: string): void {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean' }, threads: { type: 'string' }, repeats: { type: 'string' }, 'no-write': { type: 'boolean' } },
+    options: {
+      quick: { type: 'boolean' },
+      threads: { type: 'string' },
+      repeats: { type: 'string' },
+      'no-write': { type: 'boolean' },
+    },
     strict: true,
   });
   const threads = Number(values.threads ?? 2);

@@ -22,7 +22,8 @@ export default async function setup(project: TestProject) {
   const teardown = async () => {
     const pids = stack?.pids() ?? [];
     let scanFailure: unknown;
-    if (stack) await assertNoSecretsAtRest(stack.postgres.url, E2E_SECRETS_AT_REST).catch((error) => (scanFailure = error));
+    if (stack)
+      await assertNoSecretsAtRest(stack.postgres.url, E2E_SECRETS_AT_REST).catch((error) => (scanFailure = error));
     await stack?.stop();
     for (const fake of running.splice(0).reverse()) await fake.close().catch(() => undefined);
     // Nothing of the stack may outlive the run.

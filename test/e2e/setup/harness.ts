@@ -23,7 +23,12 @@ export function e2eStack(): E2EStack {
   }
   let cookie: string | undefined;
 
-  const call = async (url: string, what: string, headers: Record<string, string>, init: { method?: string; body?: unknown }) => {
+  const call = async (
+    url: string,
+    what: string,
+    headers: Record<string, string>,
+    init: { method?: string; body?: unknown },
+  ) => {
     const response = await fetch(url, {
       method: init.method ?? 'GET',
       headers: { ...headers, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -36,7 +41,8 @@ export function e2eStack(): E2EStack {
 
   return {
     ...info,
-    api: (apiPath, init = {}) => call(`${info.n8nUrl}/api/v1${apiPath}`, `/api/v1${apiPath}`, { 'X-N8N-API-KEY': info.apiKey }, init),
+    api: (apiPath, init = {}) =>
+      call(`${info.n8nUrl}/api/v1${apiPath}`, `/api/v1${apiPath}`, { 'X-N8N-API-KEY': info.apiKey }, init),
     async editor(editorPath, init = {}) {
       if (!cookie) {
         const login = await fetch(`${info.n8nUrl}/rest/login`, {

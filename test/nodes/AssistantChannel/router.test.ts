@@ -21,7 +21,13 @@ describe('Assistant Channel v1 router', () => {
   it('reaches every operation of the selector', async () => {
     const selector = channel.description.properties.find((property) => property.name === 'operation')!;
     const values = (selector.options as { value: string }[]).map((option) => option.value);
-    expect(values).toEqual(['answerTurn', 'checkTelegramUpdate', 'checkWebhookRequest', 'describeFailure', 'formatReply']);
+    expect(values).toEqual([
+      'answerTurn',
+      'checkTelegramUpdate',
+      'checkWebhookRequest',
+      'describeFailure',
+      'formatReply',
+    ]);
     expect(Object.keys(operations)).toEqual(values);
 
     const [, rejected] = await run({

@@ -34,7 +34,10 @@ describe('Assistant Trigger', () => {
   });
 
   it('admits a good call as the request fields only', () => {
-    const admitted = admit({ headers: { 'x-api-key': 'k3y', cookie: 'secret' }, body: { ...body, reply_to: 'q1' } }, credential);
+    const admitted = admit(
+      { headers: { 'x-api-key': 'k3y', cookie: 'secret' }, body: { ...body, reply_to: 'q1' } },
+      credential,
+    );
     expect(admitted).toEqual({
       channel: 'api',
       externalId: 'me',

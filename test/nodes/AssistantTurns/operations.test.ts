@@ -28,7 +28,9 @@ async function run(parameters: Parameters[], options: { continueOnFail?: boolean
 
 describe('Assistant Turns operations', () => {
   it('store message → store reply → wait for reply returns it at once', async () => {
-    const [stored] = await run([{ operation: 'receiveMessage', userId, message: 'Hello', sessionId: 's1', options: {} }]);
+    const [stored] = await run([
+      { operation: 'receiveMessage', userId, message: 'Hello', sessionId: 's1', options: {} },
+    ]);
     expect(stored).toMatchObject({ kind: 'turn', userId, sessionId: 's1' });
     const turnId = stored.turnId as number;
     const [finished] = await run([{ operation: 'finishTurn', userId, turnId, reply: 'Hi!' }]);
@@ -59,9 +61,9 @@ describe('Assistant Turns operations', () => {
   });
 
   it('names the field of bad input, per item, and honours Continue On Fail', async () => {
-    const error = await run([{ operation: 'receiveMessage', userId, message: 'x', options: { metadata: '[1]' } }]).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await run([
+      { operation: 'receiveMessage', userId, message: 'x', options: { metadata: '[1]' } },
+    ]).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NodeOperationError);
     expect((error as Error).message).toBe('metadata: must be a JSON object');
     const items = await run(

@@ -52,7 +52,10 @@ describe('failedItem', () => {
       pairedItem: { item: 1 },
     });
     expect(failedItem(context, fieldError, 1).error?.description).toBe('Check the "taskId" parameter.');
-    expect(failedItem(context, new Error('plain'), 0)).toMatchObject({ json: { error: 'plain' }, pairedItem: { item: 0 } });
+    expect(failedItem(context, new Error('plain'), 0)).toMatchObject({
+      json: { error: 'plain' },
+      pairedItem: { item: 0 },
+    });
     expect(errorJson('a string')).toEqual({ error: 'a string' });
   });
 

@@ -31,7 +31,9 @@ describe.skipIf(!isRoot)('Postgres as root, from a clone in a private folder', (
     const server = await runtime.startPostgres({ binariesDir: path.join(privateDir, 'native') });
     try {
       expect(server.port).toBeGreaterThan(0);
-      const { version } = JSON.parse(readFileSync(path.join(privateDir, 'package.json'), 'utf8')) as { version: string };
+      const { version } = JSON.parse(readFileSync(path.join(privateDir, 'package.json'), 'utf8')) as {
+        version: string;
+      };
       expect(existsSync(path.join(sharedDir, `postgres-${version}`, 'bin', 'postgres'))).toBe(true);
     } finally {
       await server.stop();
@@ -51,7 +53,11 @@ describe.skipIf(!isRoot)('Postgres as root, from a clone in a private folder', (
     expect(lstatSync(wanted).isSymbolicLink()).toBe(true);
     expect(readlinkSync(wanted)).toBe(dataDir);
     for (let run = 0; run < 2; run++) {
-      const server = await runtime.startPostgres({ binariesDir: path.join(privateDir, 'native'), dataDir, database: 'kept' });
+      const server = await runtime.startPostgres({
+        binariesDir: path.join(privateDir, 'native'),
+        dataDir,
+        database: 'kept',
+      });
       await server.stop();
     }
     expect(runtime.reachableDataDir(wanted)).toBe(dataDir);

@@ -14,7 +14,9 @@ import {
 } from '../../../scripts/runtime/private-webhook-ids';
 import { WORKFLOWS_DIR } from '../../../scripts/runtime/stack';
 
-const telegramEntry = JSON.parse(readFileSync(path.join(WORKFLOWS_DIR, 'assistant-telegram.json'), 'utf8')) as WorkflowJson;
+const telegramEntry = JSON.parse(
+  readFileSync(path.join(WORKFLOWS_DIR, 'assistant-telegram.json'), 'utf8'),
+) as WorkflowJson;
 const committedTrigger = telegramEntry.nodes.find((node) => node.type === 'n8n-nodes-base.telegramTrigger')!;
 const folder = mkdtempSync(path.join(tmpdir(), 'private-ids-'));
 
@@ -32,9 +34,13 @@ describe('private webhook ids', () => {
     expect(trigger.webhookId).not.toBe(committedTrigger.webhookId);
     expect(trigger.id).not.toBe(trigger.webhookId);
     expect({ ...trigger, id: committedTrigger.id, webhookId: committedTrigger.webhookId }).toEqual(committedTrigger);
-    expect(rewritten.nodes.filter((node) => node !== trigger)).toEqual(telegramEntry.nodes.filter((node) => node !== committedTrigger));
+    expect(rewritten.nodes.filter((node) => node !== trigger)).toEqual(
+      telegramEntry.nodes.filter((node) => node !== committedTrigger),
+    );
     expect(rewritten.connections).toEqual(telegramEntry.connections);
-    expect(ids).toEqual({ [`${telegramEntry.id}:${committedTrigger.id}`]: { id: trigger.id, webhookId: trigger.webhookId } });
+    expect(ids).toEqual({
+      [`${telegramEntry.id}:${committedTrigger.id}`]: { id: trigger.id, webhookId: trigger.webhookId },
+    });
     // The input is not changed.
     expect(telegramEntry.nodes).toContain(committedTrigger);
   });
@@ -56,7 +62,10 @@ describe('private webhook ids', () => {
   });
 
   it('refuses a trigger without a committed node id, naming the node', () => {
-    const broken = { id: 'x'.repeat(16), nodes: [{ name: 'Telegram Trigger', type: 'n8n-nodes-base.telegramTrigger' }] };
+    const broken = {
+      id: 'x'.repeat(16),
+      nodes: [{ name: 'Telegram Trigger', type: 'n8n-nodes-base.telegramTrigger' }],
+    };
     expect(() => withPrivateWebhookIds(broken, {})).toThrow(/node "Telegram Trigger" needs a fixed "id"/);
   });
 

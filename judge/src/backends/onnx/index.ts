@@ -2,7 +2,13 @@
 import { createOnnxBackend, type OnnxBackend } from './onnx-backend';
 import { parseOnnxBackendOptions } from './options';
 
-export { OnnxBackend, createOnnxBackend, type OnnxBackendOptions, type OnnxModelOptions, type OnnxRunStats } from './onnx-backend';
+export {
+  OnnxBackend,
+  createOnnxBackend,
+  type OnnxBackendOptions,
+  type OnnxModelOptions,
+  type OnnxRunStats,
+} from './onnx-backend';
 export { parseOnnxBackendOptions, OnnxConfigError } from './options';
 export { detectLayout, type GraphLayout } from './model-dir';
 

@@ -72,16 +72,21 @@ export class VocabLogSoftmax {
   /** Per pick, the log-probability of each of its tokens over the full vocabulary, in pick order. */
   async logprobs(logits: ort.Tensor, picks: LogitsPick[]): Promise<number[][]> {
     if (picks.length === 0) return [];
-    if (logits.type !== this.type) throw new BackendError(`the model's logits are ${logits.type}, expected ${this.type}`, 502);
+    if (logits.type !== this.type)
+      throw new BackendError(`the model's logits are ${logits.type}, expected ${this.type}`, 502);
     const [batch, seq, vocab] = logits.dims;
     const data = logits.data as LogitsData;
     const read = this.type === 'float16' ? (i: number) => halfToFloat(data[i]) : (i: number) => data[i];
     const offsets = picks.map((p) => {
       if (p.row >= batch || p.position < 0 || p.position >= seq) {
-        throw new BackendError(`logits position ${p.position} of row ${p.row} is outside the model's output [${logits.dims.join(', ')}]`, 502);
+        throw new BackendError(
+          `logits position ${p.position} of row ${p.row} is outside the model's output [${logits.dims.join(', ')}]`,
+          502,
+        );
       }
       for (const id of p.tokenIds) {
-        if (!(id >= 0 && id < vocab)) throw new BackendError(`token id ${id} is outside the model's ${vocab} logits`, 502);
+        if (!(id >= 0 && id < vocab))
+          throw new BackendError(`token id ${id} is outside the model's ${vocab} logits`, 502);
       }
       return (p.row * seq + p.position) * vocab;
     });

@@ -27,7 +27,8 @@ export function detectLayout(inputNames: readonly string[]): GraphShape {
   for (const name of inputNames) {
     const m = /^(past_key_values|prefix_key_values)\.(\d+)\.(key|value)$/.exec(name);
     if (m) (m[1] === 'past_key_values' ? past : prefix).add(Number(m[2]));
-    else if (!KNOWN_INPUTS.has(name)) throw new Error(`the graph has an input "${name}" this backend does not know how to feed`);
+    else if (!KNOWN_INPUTS.has(name))
+      throw new Error(`the graph has an input "${name}" this backend does not know how to feed`);
   }
   if (!inputNames.includes('input_ids')) throw new Error('the graph has no "input_ids" input');
   for (const l of past) {
@@ -112,11 +113,17 @@ export async function loadModelDir(dir: string, intraOpNumThreads: number): Prom
     if (hidden && attentionHeads) headDim = hidden / attentionHeads;
   }
   if (layout !== 'no-past' && (!heads || !headDim)) {
-    throw new Error(`${dir}: cannot tell the KV heads and head size (config.json needs num_key_value_heads/n_head and head_dim or hidden_size)`);
+    throw new Error(
+      `${dir}: cannot tell the KV heads and head size (config.json needs num_key_value_heads/n_head and head_dim or hidden_size)`,
+    );
   }
   const maxPositions =
-    positiveNumber(config.max_position_embeddings, config.n_positions, config.n_ctx, tokenizerConfig.model_max_length) ??
-    Number.MAX_SAFE_INTEGER;
+    positiveNumber(
+      config.max_position_embeddings,
+      config.n_positions,
+      config.n_ctx,
+      tokenizerConfig.model_max_length,
+    ) ?? Number.MAX_SAFE_INTEGER;
   const padId = positiveNumber(config.pad_token_id, config.eos_token_id) ?? 0;
   const logitsMeta = session.outputMetadata.find((m) => m.name === 'logits');
   if (!logitsMeta) throw new Error(`${dir}: the graph has no "logits" output`);

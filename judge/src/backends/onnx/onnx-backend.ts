@@ -83,12 +83,19 @@ interface ColumnPick {
 /** Full-vocabulary log-probabilities of each pick's tokens, all normalised in one helper run. */
 function logprobsAt(m: LoadedModel, out: RunOutput, picks: ColumnPick[]): Promise<number[][]> {
   const firstKept = out.width - out.kept;
-  return m.logSoftmax.logprobs(out.logits, picks.map((p) => ({ row: p.row, position: p.column - firstKept, tokenIds: p.tokenIds })));
+  return m.logSoftmax.logprobs(
+    out.logits,
+    picks.map((p) => ({ row: p.row, position: p.column - firstKept, tokenIds: p.tokenIds })),
+  );
 }
 
 /** Per question row (in order), the first token of each label, read at the row's last column. */
 function firstTokenLogprobs(m: LoadedModel, out: RunOutput, questions: PreparedQuestion[]): Promise<number[][]> {
-  return logprobsAt(m, out, questions.map((q, row) => ({ row, column: out.width - 1, tokenIds: q.labelIds.map((l) => l[0]) })));
+  return logprobsAt(
+    m,
+    out,
+    questions.map((q, row) => ({ row, column: out.width - 1, tokenIds: q.labelIds.map((l) => l[0]) })),
+  );
 }
 
 /** Tokens fed during one score() call, kept apart from concurrent calls. */
@@ -133,13 +140,18 @@ export class OnnxBackend implements Backend {
   private encode(m: LoadedModel, text: string, withSpecialTokens: boolean): readonly number[] {
     let memo = this.tokenMemos.get(m);
     if (!memo) this.tokenMemos.set(m, (memo = new TokenMemo(TOKEN_MEMO_CHARS)));
-    return memo.ids(withSpecialTokens ? 'special' : 'plain', text, (t) => m.tokenizer.encode(t, { add_special_tokens: withSpecialTokens }).ids);
+    return memo.ids(
+      withSpecialTokens ? 'special' : 'plain',
+      text,
+      (t) => m.tokenizer.encode(t, { add_special_tokens: withSpecialTokens }).ids,
+    );
   }
 
   /** Token ids of each label; when one label's tokens begin another's, every label is closed with ")". */
   private labelIds(m: LoadedModel, labels: string[]): (readonly number[])[] {
     let ids = labels.map((label) => this.encode(m, label, false));
-    const isProperPrefix = (a: readonly number[], b: readonly number[]): boolean => a.length < b.length && a.every((t, i) => b[i] === t);
+    const isProperPrefix = (a: readonly number[], b: readonly number[]): boolean =>
+      a.length < b.length && a.every((t, i) => b[i] === t);
     if (ids.some((a, i) => ids.some((b, j) => i !== j && isProperPrefix(a, b)))) {
       ids = labels.map((label) => this.encode(m, `${label})`, false));
     }
@@ -180,7 +192,9 @@ export class OnnxBackend implements Backend {
       suffixIds: this.encode(m, q.suffix, false),
       labelIds: this.labelIds(m, q.labels),
     }));
-    const longest = Math.max(...questions.map((q) => q.suffixIds.length + Math.max(...q.labelIds.map((l) => l.length)) - 1));
+    const longest = Math.max(
+      ...questions.map((q) => q.suffixIds.length + Math.max(...q.labelIds.map((l) => l.length)) - 1),
+    );
     if (stateIds.length + longest > m.maxPositions) {
       throw badRequest(
         `The state and its longest question need ${stateIds.length + longest} tokens in one sequence; model ${job.model} holds at most ${m.maxPositions}.`,
@@ -191,7 +205,9 @@ export class OnnxBackend implements Backend {
     let scores: QuestionScores[];
     try {
       scores = await callTally.run(tally, () =>
-        m.layout === 'no-past' ? this.scoreWithoutPast(m, stateIds, questions, job.signal) : this.scoreWithPast(m, job, stateIds, questions),
+        m.layout === 'no-past'
+          ? this.scoreWithoutPast(m, stateIds, questions, job.signal)
+          : this.scoreWithPast(m, job, stateIds, questions),
       );
     } catch (error) {
       if (error instanceof BackendError || (error as { status?: number }).status === 400) throw error;
@@ -200,7 +216,12 @@ export class OnnxBackend implements Backend {
     return { scores, inputTokens: tally.tokens };
   }
 
-  private async scoreWithPast(m: LoadedModel, job: ScoreJob, stateIds: readonly number[], questions: PreparedQuestion[]): Promise<QuestionScores[]> {
+  private async scoreWithPast(
+    m: LoadedModel,
+    job: ScoreJob,
+    stateIds: readonly number[],
+    questions: PreparedQuestion[],
+  ): Promise<QuestionScores[]> {
     const S = stateIds.length;
     const key = stateKey(job.model, job.rendered.prefix);
     let state: CachedState | undefined = this.cache.get(key);
@@ -212,20 +233,36 @@ export class OnnxBackend implements Backend {
       const ids = [...stateIds, ...q.suffixIds];
       const keepState = this.cache.accepts(stateKvBytes(m, S));
       const needPresent = keepState || q.labelIds.some((l) => l.length > 1);
-      const out = await this.run(m, { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: needPresent, keepLast: 1 }, job.signal);
+      const out = await this.run(
+        m,
+        { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: needPresent, keepLast: 1 },
+        job.signal,
+      );
       if (keepState) {
         const stateKv = sliceKv(out.present!, S);
         this.cache.set(key, { tokens: S, kv: stateKv, bytes: kvBytes(stateKv) });
       }
       const [first] = await firstTokenLogprobs(m, out, [q]);
       const rest = needPresent
-        ? await this.finishLabels(m, [q], out.present!, [Array(ids.length).fill(1)], [ids.length], undefined, job.signal)
+        ? await this.finishLabels(
+            m,
+            [q],
+            out.present!,
+            [Array(ids.length).fill(1)],
+            [ids.length],
+            undefined,
+            job.signal,
+          )
         : [q.labelIds.map(() => 0)];
       return [combine(first, rest[0])];
     }
 
     if (!state) {
-      const out = await this.run(m, { rows: [stateIds], startPositions: [0], pastMasks: [[]], wantPresent: true, wantLogits: false, keepLast: 1 }, job.signal);
+      const out = await this.run(
+        m,
+        { rows: [stateIds], startPositions: [0], pastMasks: [[]], wantPresent: true, wantLogits: false, keepLast: 1 },
+        job.signal,
+      );
       state = { tokens: S, kv: out.present!, bytes: kvBytes(out.present!) };
       this.cache.set(key, state);
     }
@@ -235,13 +272,28 @@ export class OnnxBackend implements Backend {
       const rows = questions.map((q) => q.suffixIds);
       const out = await this.run(
         m,
-        { rows, startPositions: rows.map(() => S), pastMasks: rows.map(() => []), prefix: state.kv, wantPresent: needPresent, keepLast: 1 },
+        {
+          rows,
+          startPositions: rows.map(() => S),
+          pastMasks: rows.map(() => []),
+          prefix: state.kv,
+          wantPresent: needPresent,
+          keepLast: 1,
+        },
         job.signal,
       );
       const first = await firstTokenLogprobs(m, out, questions);
       const ownMasks = rows.map((r) => Array.from({ length: out.width }, (_, i) => (i < out.width - r.length ? 0 : 1)));
       const rest = needPresent
-        ? await this.finishLabels(m, questions, out.present!, ownMasks, rows.map((r) => S + r.length), state.kv, job.signal)
+        ? await this.finishLabels(
+            m,
+            questions,
+            out.present!,
+            ownMasks,
+            rows.map((r) => S + r.length),
+            state.kv,
+            job.signal,
+          )
         : questions.map((q) => q.labelIds.map(() => 0));
       return questions.map((q, r) => combine(first[r], rest[r]));
     }
@@ -252,7 +304,14 @@ export class OnnxBackend implements Backend {
       const needPresent = q.labelIds.some((l) => l.length > 1);
       const out = await this.run(
         m,
-        { rows: [q.suffixIds], startPositions: [S], pastMasks: [Array(S).fill(1)], past: state.kv, wantPresent: needPresent, keepLast: 1 },
+        {
+          rows: [q.suffixIds],
+          startPositions: [S],
+          pastMasks: [Array(S).fill(1)],
+          past: state.kv,
+          wantPresent: needPresent,
+          keepLast: 1,
+        },
         job.signal,
       );
       const [first] = await firstTokenLogprobs(m, out, [q]);
@@ -290,7 +349,10 @@ export class OnnxBackend implements Backend {
         rows,
         startPositions: jobs.map((j) => nextPositions[j.question]),
         pastMasks: jobs.map((j) => questionMasks[j.question]),
-        past: gatherKvRows(questionPast, jobs.map((j) => j.question)),
+        past: gatherKvRows(
+          questionPast,
+          jobs.map((j) => j.question),
+        ),
         prefix,
         wantPresent: false,
       },
@@ -301,7 +363,8 @@ export class OnnxBackend implements Backend {
     jobs.forEach((j, r) => {
       const label = questions[j.question].labelIds[j.label];
       const padding = out.width - (label.length - 1);
-      for (let t = 1; t < label.length; t++) picks.push({ job: r, row: r, column: padding + t - 1, tokenIds: [label[t]] });
+      for (let t = 1; t < label.length; t++)
+        picks.push({ job: r, row: r, column: padding + t - 1, tokenIds: [label[t]] });
     });
     const logprobs = await logprobsAt(m, out, picks);
     picks.forEach((p, i) => {
@@ -311,17 +374,30 @@ export class OnnxBackend implements Backend {
     return result;
   }
 
-  private async scoreWithoutPast(m: LoadedModel, stateIds: readonly number[], questions: PreparedQuestion[], signal?: AbortSignal): Promise<QuestionScores[]> {
+  private async scoreWithoutPast(
+    m: LoadedModel,
+    stateIds: readonly number[],
+    questions: PreparedQuestion[],
+    signal?: AbortSignal,
+  ): Promise<QuestionScores[]> {
     const scores: QuestionScores[] = [];
     for (const q of questions) {
       const ids = [...stateIds, ...q.suffixIds];
-      const out = await this.run(m, { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: false, keepLast: 1 }, signal);
+      const out = await this.run(
+        m,
+        { rows: [ids], startPositions: [0], pastMasks: [[]], wantPresent: false, keepLast: 1 },
+        signal,
+      );
       const [first] = await firstTokenLogprobs(m, out, [q]);
       const rest = q.labelIds.map(() => 0);
       for (const [li, label] of q.labelIds.entries()) {
         if (label.length === 1) continue;
         const full = [...ids, ...label.slice(0, -1)];
-        const cont = await this.run(m, { rows: [full], startPositions: [0], pastMasks: [[]], wantPresent: false }, signal);
+        const cont = await this.run(
+          m,
+          { rows: [full], startPositions: [0], pastMasks: [[]], wantPresent: false },
+          signal,
+        );
         const picks = label.slice(1).map((token, i) => ({ row: 0, column: ids.length + i, tokenIds: [token] }));
         for (const [lp] of await logprobsAt(m, cont, picks)) rest[li] += lp;
       }
@@ -356,7 +432,8 @@ export class OnnxBackend implements Backend {
     if (m.inputs.has('position_ids')) feeds.position_ids = int64Tensor(positions, [batch, width]);
     if (m.inputs.has('use_cache_branch')) feeds.use_cache_branch = new ort.Tensor('bool', [true], [1]);
     const kept = m.inputs.has('logits_to_keep') && req.keepLast !== undefined ? Math.min(req.keepLast, width) : width;
-    if (m.inputs.has('logits_to_keep')) feeds.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(BigInt(kept)), []);
+    if (m.inputs.has('logits_to_keep'))
+      feeds.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(BigInt(kept)), []);
     const fetches = req.wantLogits === false ? [] : ['logits'];
     if (m.layout !== 'no-past') {
       const past = req.past ?? emptyKv(m.layers, batch, m.heads, m.headDim, m.kvType);
@@ -400,7 +477,10 @@ function stateKvBytes(m: LoadedModel, tokens: number): number {
 /** Adds each label's later tokens to its first; the covered mass is the labels' total probability. */
 function combine(first: number[], rest: number[]): QuestionScores {
   const logprobs = first.map((lp, i) => lp + rest[i]);
-  const coveredMass = Math.min(1, logprobs.reduce((sum, lp) => sum + Math.exp(lp), 0));
+  const coveredMass = Math.min(
+    1,
+    logprobs.reduce((sum, lp) => sum + Math.exp(lp), 0),
+  );
   return { logprobs, coveredMass };
 }
 

@@ -27,7 +27,8 @@ export function parseOnnxBackendOptions(raw: Record<string, unknown>, base = 'ba
   const seen = new Set<string>();
   const parsed: OnnxModelOptions[] = models.map((entry: unknown, i) => {
     const field = `${base}.models[${i}]`;
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new OnnxConfigError(field, 'must be an object');
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+      throw new OnnxConfigError(field, 'must be an object');
     const m = entry as Record<string, unknown>;
     const id = optionalString(m.id, `${field}.id`);
     const dir = optionalString(m.dir, `${field}.dir`);
@@ -36,7 +37,8 @@ export function parseOnnxBackendOptions(raw: Record<string, unknown>, base = 'ba
     if (seen.has(id)) throw new OnnxConfigError(`${field}.id`, `"${id}" is listed twice`);
     seen.add(id);
     const releaseDate = optionalString(m.releaseDate, `${field}.releaseDate`);
-    if (releaseDate && !/^\d{4}-\d{2}-\d{2}$/.test(releaseDate)) throw new OnnxConfigError(`${field}.releaseDate`, 'must be a date YYYY-MM-DD');
+    if (releaseDate && !/^\d{4}-\d{2}-\d{2}$/.test(releaseDate))
+      throw new OnnxConfigError(`${field}.releaseDate`, 'must be a date YYYY-MM-DD');
     return { id, dir, description: optionalString(m.description, `${field}.description`), releaseDate };
   });
   return {

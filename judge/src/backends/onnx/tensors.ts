@@ -26,7 +26,13 @@ export function int64Tensor(values: readonly number[], dims: number[]): ort.Tens
   return new ort.Tensor('int64', data, dims);
 }
 
-export function emptyKv(layers: number, batch: number, heads: number, headDim: number, type: 'float32' | 'float16'): KvTensors {
+export function emptyKv(
+  layers: number,
+  batch: number,
+  heads: number,
+  headDim: number,
+  type: 'float32' | 'float16',
+): KvTensors {
   const make = (): ort.Tensor =>
     new ort.Tensor(type, type === 'float16' ? new Uint16Array(0) : new Float32Array(0), [batch, heads, 0, headDim]);
   return Array.from({ length: layers }, () => ({ key: make(), value: make() }));
@@ -66,5 +72,8 @@ export function gatherKvRows(kv: KvTensors, rows: number[]): KvTensors {
 }
 
 export function kvBytes(kv: KvTensors): number {
-  return kv.reduce((sum, layer) => sum + (layer.key.data as KvData).byteLength + (layer.value.data as KvData).byteLength, 0);
+  return kv.reduce(
+    (sum, layer) => sum + (layer.key.data as KvData).byteLength + (layer.value.data as KvData).byteLength,
+    0,
+  );
 }

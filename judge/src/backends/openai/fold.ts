@@ -38,7 +38,10 @@ export function foldTopLogprobs(top: TopLogprob[], labels: string[]): FoldedScor
     const labelIndex = index.get(normaliseToken(token));
     if (labelIndex !== undefined) mass[labelIndex] += p;
   }
-  const coveredMass = Math.min(1, mass.reduce((a, b) => a + b, 0));
+  const coveredMass = Math.min(
+    1,
+    mass.reduce((a, b) => a + b, 0),
+  );
   const missing = labels.filter((_, i) => mass[i] === 0);
   const uncoveredShare = missing.length === 0 ? 0 : Math.max(0, 1 - listedMass) / missing.length;
   const missingMass = Math.min(lowest, uncoveredShare);

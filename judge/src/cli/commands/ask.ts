@@ -33,7 +33,8 @@ export const ask: Command = {
         throw new UsageError(`--request is not valid JSON: ${(error as Error).message}`);
       }
     } else {
-      if (values.state === undefined || !values.question?.length) throw new UsageError('give --request, or --state and at least one --question');
+      if (values.state === undefined || !values.question?.length)
+        throw new UsageError('give --request, or --state and at least one --question');
       const questions: Record<string, unknown> = {};
       for (const item of values.question) {
         const eq = item.indexOf('=');

@@ -11,7 +11,11 @@ export const convert: Command = {
   summary: 'rewrite an ONNX decoder export (with past) into the shared-prefix layout for the local backend',
   usage: 'convert --in <model dir> --out <new model dir>   (the other files of the directory are copied alongside)',
   async run(argv) {
-    const { values } = parseArgs({ args: argv, options: { in: { type: 'string' }, out: { type: 'string' } }, strict: true });
+    const { values } = parseArgs({
+      args: argv,
+      options: { in: { type: 'string' }, out: { type: 'string' } },
+      strict: true,
+    });
     if (!values.in) throw new UsageError('--in is required: the model directory holding model.onnx');
     if (!values.out) throw new UsageError('--out is required: the directory to write the converted model to');
     const input = resolve(values.in);

@@ -8,7 +8,8 @@ import { startupNotes } from '../startup-notes';
 export const serve: Command = {
   name: 'serve',
   summary: 'run the System One HTTP server',
-  usage: 'serve [--config judge.json] [--host 127.0.0.1] [--port 8787]   (keys: JUDGE_API_KEYS or apiKeys in the config)',
+  usage:
+    'serve [--config judge.json] [--host 127.0.0.1] [--port 8787]   (keys: JUDGE_API_KEYS or apiKeys in the config)',
   async run(argv) {
     const { values } = parseArgs({
       args: argv,

@@ -38,7 +38,12 @@ const STATUSES = ['pending', 'answered', 'failed'];
 
 function readTurn(value: unknown): AwaitedTurn {
   const turn = (typeof value === 'string' ? JSON.parse(value) : value) as Partial<AwaitedTurn> | null;
-  if (!turn || typeof turn !== 'object' || !Number.isSafeInteger(turn.turnId) || !STATUSES.includes(String(turn.status))) {
+  if (
+    !turn ||
+    typeof turn !== 'object' ||
+    !Number.isSafeInteger(turn.turnId) ||
+    !STATUSES.includes(String(turn.status))
+  ) {
     throw new FieldError('turn', 'must be what Wait for Reply returned ({turnId, status, reply, error})');
   }
   return turn as AwaitedTurn;

@@ -1,5 +1,12 @@
 // What the trigger decides before any execution exists: the key, the size, the body.
-import { checkApiKey, httpError, isHttpResult, parseAgentRequest, type AgentRequest, type HttpResult } from 'assistant-core';
+import {
+  checkApiKey,
+  httpError,
+  isHttpResult,
+  parseAgentRequest,
+  type AgentRequest,
+  type HttpResult,
+} from 'assistant-core';
 
 /** A message of up to 1,000,000 characters (4 bytes each at most) and 100 kB of metadata, with room for JSON. */
 export const MAX_BODY_BYTES = 4_200_000;
