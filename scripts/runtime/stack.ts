@@ -380,6 +380,38 @@ async function importIntoN8n(
   return { workflows, sync };
 }
 
+/** The id of the "n8n API" credential the assistant's forget tools use to purge a user's saved executions. */
+export const N8N_API_CREDENTIAL_ID = 'asstN8nApi000001';
+
+/**
+ * The "n8n API" credential (the seed's workflow tool API key): known only once n8n runs and the key exists, so it is
+ * written after the start, through the same importer (only when it changed).
+ */
+async function importApiCredential(
+  options: StackOptions,
+  userFolder: string,
+  processEnv: NodeJS.ProcessEnv,
+  target: { apiKey: string; n8nUrl: string },
+  log: Log,
+): Promise<void> {
+  await syncIntoN8n({
+    workflows: [],
+    credentials: [
+      {
+        id: N8N_API_CREDENTIAL_ID,
+        name: 'Assistant n8n API',
+        type: 'n8nApi',
+        data: { apiKey: target.apiKey, baseUrl: `${target.n8nUrl}/api/v1` },
+      },
+    ],
+    stateFile: options.importStateFile,
+    hashKey: options.encryptionKey ?? TEST_ENCRYPTION_KEY,
+    runCli: (args) => runN8nCli(args, processEnv),
+    stagingDir: userFolder,
+    log,
+  });
+}
+
 /** How a supervised process ended. */
 export interface ProcessExit {
   code: number | null;
@@ -581,6 +613,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const n8n = spawnN8n(userFolder, processEnv, cleanups);
     await waitUntilReady(n8n, n8nUrl, log);
     const apiKey = await ownerApiKey(options, n8nUrl, owner);
+    await importApiCredential(options, userFolder, processEnv, { apiKey, n8nUrl }, log);
     const api = publicApi(n8nUrl, apiKey);
     await activateWorkflows(options, workflows, sync, api, log);
     return {

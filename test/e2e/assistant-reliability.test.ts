@@ -249,12 +249,40 @@ describe('forget everything', () => {
     for (const user of ['rel-7', 'rel-8']) {
       const remember = tag(`remember-all-${user}`);
       await llm.addScript(remember, [
-        { tool_calls: [{ name: 'remember_memory', arguments: { content: 'My bank is Erste.' } }] },
+        { tool_calls: [{ name: 'remember_memory', arguments: { content: 'My bank is Erste.', people: '' } }] },
         { tool_calls: [{ name: 'create_task', arguments: { title: 'Call the bank', due_at: '', priority: 'high' } }] },
         { content: 'Noted.' },
       ]);
       expect((await ask({ message: `${remember} my bank is Erste`, user_id: user })).status).toBe(200);
     }
+    // The operator turns on saving successful runs (a workflow setting); rel-7's next turn is then saved.
+    const setSaving = async (value: 'all' | 'none') => {
+      const workflow = await stack.api<{ name: string; nodes: unknown; connections: unknown; settings: object }>(
+        '/workflows/assistantAgent01',
+      );
+      const settings = { ...workflow.settings, saveDataSuccessExecution: value };
+      const body = { name: workflow.name, nodes: workflow.nodes, connections: workflow.connections, settings };
+      await stack.api('/workflows/assistantAgent01', { method: 'PUT', body });
+      await stack.api('/workflows/assistantAgent01/activate', { method: 'POST' });
+    };
+    await setSaving('all');
+    const saved = tag('forget-saved');
+    await llm.addScript(saved, [{ content: 'Saved for once.' }]);
+    try {
+      expect((await ask({ message: `${saved} keep this run`, user_id: 'rel-7' })).status).toBe(200);
+    } finally {
+      await setSaving('none');
+    }
+    const rel7 = (
+      await db.query<{ user_id: string }>(`SELECT user_id FROM assistant.identities WHERE identity = 'api:rel-7'`)
+    ).rows[0].user_id;
+    const savedOf = async (userId: string) => {
+      const listed = await stack.api<{ data: Array<{ id: string; status: string; data?: unknown }> }>(
+        '/executions?includeData=true&limit=250',
+      );
+      return listed.data.filter((execution) => JSON.stringify(execution.data ?? null).includes(userId));
+    };
+    expect((await savedOf(rel7)).length).toBeGreaterThan(0);
     const forget = tag('forget-all');
     await llm.addScript(forget, [
       { tool_calls: [{ name: 'forget_everything', arguments: {} }] },
@@ -272,8 +300,10 @@ describe('forget everything', () => {
         )
       ).rows[0];
     expect(await counts('api:rel-7')).toEqual({ memories: '0', tasks: '0' });
+    // rel-7's saved executions are purged (the forgetting run itself is not saved: it succeeded).
+    expect((await savedOf(rel7)).map((execution) => execution.status)).toEqual([]);
     expect(await counts('api:rel-8')).toEqual({ memories: '1', tasks: '1' });
-    // The forgetting turn itself (stored on arrival, answered after) is all that is left of rel-7.
+    // The forgetting turn itself (stored on arrival, answered after) is all that is left of rel-7's turns.
     expect((await turnsOf('api:rel-7')).map((t) => t.role)).toEqual(['user', 'assistant']);
   });
 });

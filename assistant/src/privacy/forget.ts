@@ -1,5 +1,6 @@
 // Forgetting everything about a user: memories, the knowledge graph, tasks, turns, pending questions and settings.
-// The user and their identities stay, so the next message starts afresh rather than as a stranger's.
+// The user and their identities stay, so the next message starts afresh rather than as a stranger's; so does a turn
+// still in flight (the one asking to forget), so that its reply can be stored.
 import type { Pool } from 'pg';
 import { withTransaction } from '../storage/db';
 import { USER_DATA_TABLES } from '../storage/user-tables';
@@ -17,7 +18,8 @@ export async function forgetEverything(pool: Pool, userIdInput: unknown): Promis
     // In list order: relations before the entities they point at.
     for (const table of USER_DATA_TABLES) {
       // Table names come from the constant list above, never from input.
-      const deleted = await client.query(`DELETE FROM assistant.${table} WHERE user_id = $1`, [userId]);
+      const inFlight = table === 'turns' ? " AND status <> 'pending'" : '';
+      const deleted = await client.query(`DELETE FROM assistant.${table} WHERE user_id = $1${inFlight}`, [userId]);
       counts[table] = deleted.rowCount ?? 0;
     }
     return counts;

@@ -1,3 +1,4 @@
 // Privacy: forgetting a user's data.
 export * from './forget';
 export * from './scrub';
+export * from './executions';

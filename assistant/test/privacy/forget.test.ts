@@ -49,6 +49,19 @@ describe('forget everything', () => {
     expect(await assistant.listIdentities(pool, alice)).toHaveLength(1);
   });
 
+  it('keeps a turn still in flight (the one asking to forget), so that its reply can be stored', async () => {
+    const userId = await createUser(pool, 'in-flight');
+    await fill(userId);
+    const asking = await assistant.receiveMessage(pool, userId, { message: 'forget everything about me' });
+    await assistant.forgetEverything(pool, userId);
+    await assistant.finishTurn(pool, userId, asking.turnId, 'Done: everything is forgotten.');
+    const left = await pool.query('SELECT role, content FROM assistant.turns WHERE user_id = $1 ORDER BY id', [userId]);
+    expect(left.rows).toEqual([
+      { role: 'user', content: 'forget everything about me' },
+      { role: 'assistant', content: 'Done: everything is forgotten.' },
+    ]);
+  });
+
   it('names a bad user', async () => {
     await expectFieldError(() => assistant.forgetEverything(pool, 'x'), 'userId');
     await expectFieldError(() => assistant.forgetEverything(pool, '00000000-0000-4000-8000-000000000000'), 'userId');

@@ -29,7 +29,10 @@ describe('Assistant Context description', () => {
   it('is a tool on the postgres credential, every operation with an action', () => {
     const { description } = nodeVersion(new AssistantContext());
     expect(description.usableAsTool).toBe(true);
-    expect(description.credentials).toEqual([{ name: 'postgres', required: true }]);
+    expect(description.credentials).toEqual([
+      { name: 'postgres', required: true },
+      { name: 'n8nApi', required: false, displayOptions: { show: { operation: ['purgeExecutions'] } } },
+    ]);
     expect(description.icon).toBe('file:assistantContext.svg');
     const operation = description.properties.find((p) => p.name === 'operation')!;
     for (const option of operation.options as { action?: string }[]) expect(option.action).toBeTruthy();

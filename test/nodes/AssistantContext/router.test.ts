@@ -28,6 +28,7 @@ describe('Assistant Context v1 router', () => {
       'getSettings',
       'linkIdentity',
       'loadContext',
+      'purgeExecutions',
       'resolveIdentity',
       'storeTurn',
       'updateInstanceSettings',

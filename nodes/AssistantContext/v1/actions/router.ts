@@ -12,6 +12,7 @@ import * as getInstanceSettings from './getInstanceSettings.operation';
 import * as getSettings from './getSettings.operation';
 import * as linkIdentity from './linkIdentity.operation';
 import * as loadContext from './loadContext.operation';
+import * as purgeExecutions from './purgeExecutions.operation';
 import * as resolveIdentity from './resolveIdentity.operation';
 import * as storeTurn from './storeTurn.operation';
 import * as updateInstanceSettings from './updateInstanceSettings.operation';
@@ -24,6 +25,7 @@ export const operations: Record<string, ItemOperation> = {
   getSettings,
   linkIdentity,
   loadContext,
+  purgeExecutions,
   resolveIdentity,
   storeTurn,
   updateInstanceSettings,

@@ -9,6 +9,7 @@ import * as getInstanceSettings from './getInstanceSettings.operation';
 import * as getSettings from './getSettings.operation';
 import * as linkIdentity from './linkIdentity.operation';
 import * as loadContext from './loadContext.operation';
+import * as purgeExecutions from './purgeExecutions.operation';
 import * as resolveIdentity from './resolveIdentity.operation';
 import * as storeTurn from './storeTurn.operation';
 import * as updateInstanceSettings from './updateInstanceSettings.operation';
@@ -20,7 +21,10 @@ export const versionDescription: VersionDescription = {
   inputs: [NodeConnectionTypes.Main],
   outputs: [NodeConnectionTypes.Main],
   usableAsTool: true,
-  credentials: postgresCredentials,
+  credentials: [
+    ...postgresCredentials,
+    { name: 'n8nApi', required: false, displayOptions: { show: { operation: ['purgeExecutions'] } } },
+  ],
   properties: [
     {
       displayName: 'Operation',
@@ -65,6 +69,12 @@ export const versionDescription: VersionDescription = {
           description: 'Personality, recent turns within a token budget, relevant memories, a system prompt',
         },
         {
+          name: 'Purge Saved Executions',
+          value: 'purgeExecutions',
+          action: 'Purge the saved executions of a user',
+          description: "Delete n8n's saved executions that hold the user's data (needs the n8n API credential)",
+        },
+        {
           name: 'Resolve Identity',
           value: 'resolveIdentity',
           action: 'Resolve an identity to a user',
@@ -87,6 +97,7 @@ export const versionDescription: VersionDescription = {
     ...getSettings.description,
     ...linkIdentity.description,
     ...loadContext.description,
+    ...purgeExecutions.description,
     ...resolveIdentity.description,
     ...storeTurn.description,
     ...updateInstanceSettings.description,
