@@ -11,3 +11,5 @@ export * from './pending';
 export * from './privacy';
 export * from './context';
 export * from './channel';
+export * from './schedule';
+export * from './outbound';
