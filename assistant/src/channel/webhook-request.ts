@@ -1,4 +1,5 @@
 // Validates the body of POST /webhook/agent: {message, user_id, session_id?, metadata?}.
+import { MAX_METADATA_BYTES } from '../turns/turns';
 import { httpError, type HttpResult } from './http-result';
 
 export const MAX_MESSAGE_LENGTH = 1_000_000;
@@ -14,8 +15,6 @@ export interface AgentRequest {
   /** The id of the question this message answers (a pending question), when given. */
   replyTo?: string;
 }
-
-export const MAX_METADATA_JSON_BYTES = 100_000;
 
 const KNOWN_FIELDS = new Set(['message', 'user_id', 'session_id', 'metadata', 'reply_to']);
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
@@ -60,11 +59,11 @@ export function parseAgentRequest(body: unknown): AgentRequest | HttpResult {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     return invalid('metadata', 'must be a JSON object');
   }
-  if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') > MAX_METADATA_JSON_BYTES) {
+  if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') > MAX_METADATA_BYTES) {
     return httpError(
       413,
       'metadata_too_large',
-      `metadata: must be at most ${MAX_METADATA_JSON_BYTES / 1000} kB of JSON`,
+      `metadata: must be at most ${MAX_METADATA_BYTES / 1000} kB of JSON`,
       'metadata',
     );
   }

@@ -8,9 +8,8 @@ import { matchPendingQuestion, recordAnswer, REDACTED_CODE, type QuestionKind } 
 import { getInstanceSettings } from '../settings/settings';
 import { scrubSecrets } from '../privacy/scrub';
 import { optionalText, requirePositiveInt, requireText, requireUserId } from '../validate';
-import { MAX_MESSAGE_CHARS, requireSessionId } from './turns';
+import { MAX_MESSAGE_CHARS, requireMetadata, requireSessionId } from './turns';
 
-export const MAX_METADATA_BYTES = 100_000;
 /** The longest a turn's run may take (the agent workflow's execution timeout); a turn still pending after it failed. */
 export const TURN_RUN_LIMIT_SECONDS = 330;
 export const MAX_ERROR_CHARS = 2000;
@@ -32,27 +31,6 @@ export interface IncomingMessage {
 export type Received =
   | { kind: 'turn'; turnId: number; sessionId: string; createdAt: string }
   | { kind: 'answer'; turnId: number; sessionId: string; questionId: string; questionKind: QuestionKind };
-
-/** The metadata as stored: a JSON object of at most 100 kB, or null. */
-export function requireMetadata(value: unknown): string | null {
-  if (value === undefined || value === null || value === '') return null;
-  let parsed = value;
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      throw new AssistantInputError('metadata', 'must be a JSON object');
-    }
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new AssistantInputError('metadata', 'must be a JSON object');
-  }
-  const text = JSON.stringify(parsed);
-  if (Buffer.byteLength(text, 'utf8') > MAX_METADATA_BYTES) {
-    throw new AssistantInputError('metadata', `must be at most ${MAX_METADATA_BYTES / 1000} kB of JSON`);
-  }
-  return text;
-}
 
 /** Checks a message against the instance's cap (the max_message_chars setting) before anything runs. */
 export async function requireMessage(db: Queryable, value: unknown): Promise<string> {
@@ -208,19 +186,19 @@ export async function getTurn(db: Queryable, userIdInput: unknown, turnIdInput: 
 export interface AwaitOptions {
   /** When to give up waiting (the turn goes on). */
   deadline: Date;
-  /** First poll interval; doubles up to 1 s. */
+  /** First poll interval; doubles up to 250 ms. */
   pollMs?: number;
   signal?: AbortSignal;
 }
 
 /** Waits until the turn is answered or failed, or the deadline passes (then it returns it still pending). */
 export async function awaitTurn(db: Queryable, userId: unknown, turnId: unknown, options: AwaitOptions) {
-  let wait = options.pollMs ?? 100;
+  let wait = options.pollMs ?? 25;
   for (;;) {
     const state = await getTurn(db, userId, turnId);
     const left = options.deadline.getTime() - Date.now();
     if (state.status !== 'pending' || left <= 0 || options.signal?.aborted) return state;
     await new Promise((resolve) => setTimeout(resolve, Math.min(wait, left)));
-    wait = Math.min(wait * 2, 1000);
+    wait = Math.min(wait * 2, 250);
   }
 }

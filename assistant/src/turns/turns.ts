@@ -16,6 +16,28 @@ export interface StoredTurn {
 }
 
 export const MAX_MESSAGE_CHARS = 1_000_000;
+export const MAX_METADATA_BYTES = 100_000;
+
+/** The metadata as stored: a JSON object of at most 100 kB, or null. */
+export function requireMetadata(value: unknown): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new AssistantInputError('metadata', 'must be a JSON object');
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new AssistantInputError('metadata', 'must be a JSON object');
+  }
+  const text = JSON.stringify(parsed);
+  if (Buffer.byteLength(text, 'utf8') > MAX_METADATA_BYTES) {
+    throw new AssistantInputError('metadata', `must be at most ${MAX_METADATA_BYTES / 1000} kB of JSON`);
+  }
+  return text;
+}
 
 /** A rough token count (about 4 characters per token, plus a few per message), good enough for budgeting. */
 export function estimateTokens(text: string): number {
@@ -51,13 +73,7 @@ export async function storeTurn(db: Queryable, userIdInput: unknown, input: Turn
       ? null
       : requireText(input.assistantReply, 'assistantReply', MAX_MESSAGE_CHARS);
   const channel = optionalText(input.channel, 'channel', 40)?.trim() || 'api';
-  let metadata: string | null = null;
-  if (input.metadata !== undefined && input.metadata !== null && input.metadata !== '') {
-    if (typeof input.metadata !== 'object' || Array.isArray(input.metadata))
-      throw new AssistantInputError('metadata', 'must be a JSON object');
-    metadata = JSON.stringify(input.metadata);
-    if (metadata.length > 100_000) throw new AssistantInputError('metadata', 'must be at most 100 kB of JSON');
-  }
+  const metadata = requireMetadata(input.metadata);
   const result = await db.query<{ id: string; role: string; created_at: Date }>(
     `INSERT INTO assistant.turns (user_id, session_id, role, content, channel, metadata)
      SELECT $1, $2, v.role, v.content, $5, $6::jsonb
