@@ -2,8 +2,8 @@
 // test suite (performance is never asserted in tests).
 //   npm run build && npx tsx test/e2e/assistant-round-trip-benchmark.ts [--samples 100]
 // Three paths, interleaved, sequential requests on one connection, in one run:
-//   rejected   — a wrong API key: Webhook → Assistant Channel check → Respond (the workflow's floor);
-//   answer     — the full agent: identity, context (turns + memory recall), AI Agent, one LLM call, stored turn;
+//   rejected   — a wrong API key, refused by the Assistant Trigger before any execution (the entry's floor);
+//   answer     — the message stored, the run started and its reply awaited: context, AI Agent, one LLM call;
 //   tool call  — as above, with the model calling remember_memory (a sub-workflow) before answering.
 import { createServer } from 'node:net';
 import { Pool } from 'pg';
