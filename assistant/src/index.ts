@@ -13,3 +13,7 @@ export * from './context';
 export * from './channel';
 export * from './schedule';
 export * from './outbound';
+export * from './reminders';
+export * from './actions';
+export * from './delivery';
+export * from './scheduler';

@@ -51,6 +51,8 @@ function defaultSettings(): Record<string, string> {
     // The assistant (docs/ASSISTANT.md): the X-API-Key of POST /webhook/agent, and its chat model, by default a
     // local Ollama (any OpenAI-compatible server: base URL + key + model; the model must support tool calling).
     ASSISTANT_API_KEY: secret(),
+    // Proactive messages POSTed to a webhook user's callback_url are signed with it (X-Signature: sha256=<HMAC>).
+    ASSISTANT_CALLBACK_SECRET: secret(32),
     ASSISTANT_LLM_BASE_URL: 'http://127.0.0.1:11434/v1',
     ASSISTANT_LLM_API_KEY: 'ollama',
     ASSISTANT_LLM_MODEL: 'qwen2.5:7b-instruct',

@@ -103,8 +103,11 @@ export interface Stack {
   n8n: {
     pid(): number;
     whenExited(): Promise<ProcessExit>;
-    /** Stops n8n if it runs, starts it again and waits until it is ready (workflows stay as they are). */
-    restart(): Promise<void>;
+    /**
+     * Stops n8n if it runs, starts it again (after `downMs`, default at once) and waits until it is ready (workflows
+     * stay as they are).
+     */
+    restart(options?: { downMs?: number }): Promise<void>;
   };
   /** Calls the public API (/api/v1/...) with the API key; throws on a non-2xx answer, naming it. */
   api<T = unknown>(apiPath: string, init?: { method?: string; body?: unknown }): Promise<T>;
@@ -331,6 +334,9 @@ async function n8nSettings(options: StackOptions, userFolder: string, postgres: 
     N8N_INSTANCE_OWNER_FIRST_NAME: options.owner?.firstName ?? 'Instance',
     N8N_INSTANCE_OWNER_LAST_NAME: options.owner?.lastName ?? 'Owner',
     N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(owner.password),
+    // The outbound guard (assistant-core): what it lets through, and the judge it keeps out of reach.
+    ...(process.env.ASSISTANT_OUTBOUND_ALLOW ? { ASSISTANT_OUTBOUND_ALLOW: process.env.ASSISTANT_OUTBOUND_ALLOW } : {}),
+    ...(process.env.SYSTEMONE_JUDGE_URL ? { ASSISTANT_JUDGE_URL: process.env.SYSTEMONE_JUDGE_URL } : {}),
     ...(options.env ?? {}),
   };
   // n8n and its CLI see only what they need: PATH, HOME and the settings above (no unrelated secrets).
@@ -631,8 +637,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       n8n: {
         pid: () => n8n.child.pid!,
         whenExited: () => n8n.whenExited(),
-        restart: async () => {
+        restart: async (restartOptions = {}) => {
           await n8n.stop();
+          if (restartOptions.downMs) await sleep(restartOptions.downMs);
           n8n.respawn();
           try {
             await waitUntilReady(n8n, n8nUrl, log);

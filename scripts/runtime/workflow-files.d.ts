@@ -8,7 +8,10 @@ export interface WorkflowFile {
   triggered: boolean;
   /** Activated by the stack (false until then). */
   active: boolean;
+  /** The ids of the workflows it calls (activated before it). */
+  calls: string[];
 }
 
 export function isActivatableTrigger(nodeType: string): boolean;
+/** Every workflow file of the folders, each after the workflows it calls. */
 export function readWorkflowFiles(dirs: string[]): WorkflowFile[];

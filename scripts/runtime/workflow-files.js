@@ -1,4 +1,6 @@
 // Workflow files (workflows/*.json): fixed 16-character ids, and which ones have a trigger (so can be activated).
+// They come in activation order: a workflow after the sub-workflows it calls (n8n publishes a workflow only when
+// every workflow it references is published).
 // Plain CommonJS so that the TypeScript runtime and a bare `node` (docker-compose.yml) share it; types: *.d.ts.
 //
 // CLI: node workflow-files.js triggered <dir>...   prints the ids of the workflows with a trigger, one a line
@@ -41,10 +43,37 @@ function readWorkflowFiles(dirs) {
       if (earlier) throw new Error(`${file}: workflow id "${json.id}" is also used by ${earlier}`);
       seen.set(json.id, file);
       const triggered = json.nodes.some((node) => typeof node?.type === 'string' && isActivatableTrigger(node.type));
-      workflows.push({ id: json.id, name: json.name, file, triggered, active: false });
+      workflows.push({ id: json.id, name: json.name, file, triggered, active: false, calls: calledWorkflowIds(json) });
     }
   }
-  return workflows;
+  return inActivationOrder(workflows);
+}
+
+/** The ids of the workflows a workflow's nodes call (Execute Workflow, workflow tools): `workflowId` parameters. */
+function calledWorkflowIds(json) {
+  const ids = new Set();
+  for (const node of json.nodes) {
+    const ref = node?.parameters?.workflowId;
+    const id = typeof ref === 'string' ? ref : ref?.value;
+    if (typeof id === 'string' && /^[A-Za-z0-9]{16}$/.test(id) && id !== json.id) ids.add(id);
+  }
+  return [...ids];
+}
+
+/** Depth first: each workflow after the ones it calls (a call cycle keeps file order). */
+function inActivationOrder(workflows) {
+  const byId = new Map(workflows.map((w) => [w.id, w]));
+  const ordered = [];
+  const state = new Map();
+  const visit = (workflow) => {
+    if (state.has(workflow.id)) return;
+    state.set(workflow.id, 'visiting');
+    for (const id of workflow.calls) if (byId.has(id)) visit(byId.get(id));
+    state.set(workflow.id, 'done');
+    ordered.push(workflow);
+  };
+  for (const workflow of workflows) visit(workflow);
+  return ordered;
 }
 
 module.exports = { isActivatableTrigger, readWorkflowFiles };

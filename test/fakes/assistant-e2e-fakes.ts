@@ -2,12 +2,14 @@
 // assistant's credential templates (scripts/runtime/credentials/assistant-*.json) at itself through the same
 // environment variables an operator would set, before n8n starts: the Telegram Trigger registers its webhook with
 // the Telegram API when the agent workflow is activated, so the base URL must be right from the start.
+import { startCallbackReceiver } from './callback-receiver';
 import { startOpenAiChatFake } from './openai-chat';
 import { startTelegramBotApiFake } from './telegram-bot-api';
 
 /** Test-only values; the fakes accept exactly these. */
 export const E2E_LLM_API_KEY = 'sk-e2e-fake-llm-key-0001';
 export const E2E_TELEGRAM_BOT_TOKEN = '7000000001:e2e-fake-telegram-token-abcdefghijk';
+export const E2E_CALLBACK_SECRET = 'e2e-callback-signing-secret-7f3a9c2e';
 
 export const assistantFakes = [
   {
@@ -25,6 +27,16 @@ export const assistantFakes = [
       const fake = await startTelegramBotApiFake({ token: E2E_TELEGRAM_BOT_TOKEN });
       process.env.ASSISTANT_TELEGRAM_API_URL = fake.url;
       process.env.ASSISTANT_TELEGRAM_BOT_TOKEN = E2E_TELEGRAM_BOT_TOKEN;
+      return fake;
+    },
+  },
+  {
+    name: 'callback-receiver',
+    async start() {
+      // The one loopback address the outbound guard lets proactive callbacks reach in the e2e run.
+      const fake = await startCallbackReceiver();
+      process.env.ASSISTANT_OUTBOUND_ALLOW = new URL(fake.url).host;
+      process.env.ASSISTANT_CALLBACK_SECRET = E2E_CALLBACK_SECRET;
       return fake;
     },
   },

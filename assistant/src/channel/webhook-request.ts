@@ -14,9 +14,19 @@ export interface AgentRequest {
   metadata: Record<string, unknown>;
   /** The id of the question this message answers (a pending question), when given. */
   replyTo?: string;
+  /** Where this user's proactive messages are POSTed from now on (checked by the outbound guard before use). */
+  callbackUrl?: string;
 }
 
-const KNOWN_FIELDS = new Set(['message', 'user_id', 'session_id', 'metadata', 'reply_to']);
+/** GET /webhook/agent/outbox?user_id=…&after=…&limit=… */
+export interface OutboxRequest {
+  externalId: string;
+  after: string;
+  limit: string;
+}
+
+const KNOWN_FIELDS = new Set(['message', 'user_id', 'session_id', 'metadata', 'reply_to', 'callback_url']);
+export const MAX_CALLBACK_URL_LENGTH = 2000;
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 const invalid = (field: string, message: string): HttpResult =>
@@ -37,7 +47,10 @@ export function parseAgentRequest(body: unknown): AgentRequest | HttpResult {
   const fields = body as Record<string, unknown>;
   const unknown = Object.keys(fields).find((key) => !KNOWN_FIELDS.has(key));
   if (unknown !== undefined) {
-    return invalid(unknown, 'is not a known field (use message, user_id, session_id, metadata, reply_to)');
+    return invalid(
+      unknown,
+      'is not a known field (use message, user_id, session_id, metadata, reply_to, callback_url)',
+    );
   }
 
   const { message } = fields;
@@ -80,9 +93,34 @@ export function parseAgentRequest(body: unknown): AgentRequest | HttpResult {
     if (typeof replyTo !== 'string') return replyTo;
     request.replyTo = replyTo;
   }
+  if (fields.callback_url !== undefined && fields.callback_url !== null) {
+    const url = fields.callback_url;
+    if (typeof url !== 'string' || url.length > MAX_CALLBACK_URL_LENGTH || !/^https?:\/\/[^\s]+$/i.test(url.trim())) {
+      return invalid('callback_url', `must be an http(s) URL of at most ${MAX_CALLBACK_URL_LENGTH} characters`);
+    }
+    request.callbackUrl = url.trim();
+  }
   return request;
 }
 
-export function isHttpResult(value: AgentRequest | HttpResult): value is HttpResult {
+/** Validates the query of GET /webhook/agent/outbox; the 400 answer names the first bad parameter. */
+export function parseOutboxRequest(query: unknown): OutboxRequest | HttpResult {
+  const fields = (query && typeof query === 'object' ? query : {}) as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((key) => !['user_id', 'after', 'limit'].includes(key));
+  if (unknown !== undefined) return invalid(unknown, 'is not a known parameter (use user_id, after, limit)');
+  const userId = checkId(fields.user_id, 'user_id');
+  if (typeof userId !== 'string') return userId;
+  const after = fields.after ?? '0';
+  if (typeof after !== 'string' || !/^\d{1,18}$/.test(after)) {
+    return invalid('after', 'must be an outbox message id (a whole number of 0 or more)');
+  }
+  const limit = fields.limit ?? '100';
+  if (typeof limit !== 'string' || !/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > 500) {
+    return invalid('limit', 'must be a whole number from 1 to 500');
+  }
+  return { externalId: userId, after, limit };
+}
+
+export function isHttpResult(value: AgentRequest | OutboxRequest | HttpResult): value is HttpResult {
   return 'statusCode' in value;
 }

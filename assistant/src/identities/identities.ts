@@ -88,3 +88,10 @@ export async function listIdentities(db: Queryable, userIdInput: unknown): Promi
   );
   return rows.rows.map((row) => row.identity);
 }
+
+/** The user behind an identity, or null when nobody has used it yet (nothing is created). */
+export async function findIdentityUser(db: Queryable, channel: unknown, externalId: unknown): Promise<string | null> {
+  const key = identityKey(channel, externalId);
+  const found = await db.query('SELECT user_id FROM assistant.identities WHERE identity = $1', [key]);
+  return (found.rows[0]?.user_id as string | undefined) ?? null;
+}

@@ -4,6 +4,19 @@
 import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from '../storage/db';
 import { USER_DATA_TABLES } from '../storage/user-tables';
+
+/** The user_settings columns a merge keeps (the surviving user's value wins). */
+const MERGED_SETTINGS = [
+  'assistant_name',
+  'language',
+  'style',
+  'time_zone',
+  'quiet_start',
+  'quiet_end',
+  'briefing_time',
+  'briefing_last_on',
+  'callback_url',
+];
 import { AssistantInputError } from '../errors';
 import { getInstanceSettings } from '../settings/settings';
 import { identityKey } from './identities';
@@ -45,13 +58,10 @@ async function mergeUsers(client: PoolClient, into: string, from: string): Promi
   );
   await client.query('DELETE FROM assistant.entities WHERE user_id = $1', [from]);
   await client.query(
-    `INSERT INTO assistant.user_settings (user_id, assistant_name, language, style, time_zone)
-     SELECT $1, assistant_name, language, style, time_zone FROM assistant.user_settings WHERE user_id = $2
+    `INSERT INTO assistant.user_settings (user_id, ${MERGED_SETTINGS.join(', ')})
+     SELECT $1, ${MERGED_SETTINGS.join(', ')} FROM assistant.user_settings WHERE user_id = $2
      ON CONFLICT (user_id) DO UPDATE SET
-       assistant_name = coalesce(user_settings.assistant_name, EXCLUDED.assistant_name),
-       language = coalesce(user_settings.language, EXCLUDED.language),
-       style = coalesce(user_settings.style, EXCLUDED.style),
-       time_zone = coalesce(user_settings.time_zone, EXCLUDED.time_zone)`,
+       ${MERGED_SETTINGS.map((column) => `${column} = coalesce(user_settings.${column}, EXCLUDED.${column})`).join(', ')}`,
     [into, from],
   );
   for (const table of USER_DATA_TABLES) {

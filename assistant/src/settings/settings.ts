@@ -2,7 +2,9 @@
 // per-user overrides. The language is a Postgres text-search configuration (pg_ts_config), used for stemming.
 import type { Queryable } from '../storage/db';
 import { AssistantInputError } from '../errors';
+import type { QuietHours } from '../schedule/quiet';
 import { optionalText, requireTimeZone, requireUserId } from '../validate';
+import { quietHoursFromColumns, requireQuietHours } from './preferences';
 
 export interface AssistantSettings {
   assistantName: string;
@@ -20,6 +22,18 @@ export interface InstanceSettings extends AssistantSettings {
   replyDeadlineSeconds: number;
   /** The longest message accepted, in characters; longer ones are refused before anything runs. Default 200 000. */
   maxMessageChars: number;
+  /** How often the heartbeat looks for something to nudge about, in seconds (60–86400); default 300. */
+  heartbeatIntervalSeconds: number;
+  /** The same nudge is not repeated within this many minutes; default 240. */
+  nudgeCooldownMinutes: number;
+  /** High-priority tasks due within this many hours are nudged about; default 24. */
+  nudgeSoonHours: number;
+  /** Attempts to deliver one proactive message (Telegram or callback) before it is marked failed; default 8. */
+  deliveryMaxAttempts: number;
+  /** The first retry's delay in seconds; each further retry waits twice as long (30 s → 8 attempts in ~1 h). */
+  deliveryRetrySeconds: number;
+  /** The quiet hours of users without their own, or null for none. */
+  quietHours: QuietHours | null;
 }
 
 function requireIntSetting(value: unknown, field: string, min: number, max: number): number {
@@ -89,6 +103,12 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     chatModel: row.chat_model as string,
     replyDeadlineSeconds: Number(row.reply_deadline_seconds),
     maxMessageChars: Number(row.max_message_chars),
+    heartbeatIntervalSeconds: Number(row.heartbeat_interval_seconds),
+    nudgeCooldownMinutes: Number(row.nudge_cooldown_minutes),
+    nudgeSoonHours: Number(row.nudge_soon_hours),
+    deliveryMaxAttempts: Number(row.delivery_max_attempts),
+    deliveryRetrySeconds: Number(row.delivery_retry_seconds),
+    quietHours: quietHoursFromColumns(row),
   };
 }
 
@@ -123,11 +143,21 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
   const limits: Array<[string, string, number, number]> = [
     ['replyDeadlineSeconds', 'reply_deadline_seconds', 1, 300],
     ['maxMessageChars', 'max_message_chars', 1, 1_000_000],
+    ['heartbeatIntervalSeconds', 'heartbeat_interval_seconds', 60, 86_400],
+    ['nudgeCooldownMinutes', 'nudge_cooldown_minutes', 1, 10_080],
+    ['nudgeSoonHours', 'nudge_soon_hours', 1, 168],
+    ['deliveryMaxAttempts', 'delivery_max_attempts', 1, 20],
+    ['deliveryRetrySeconds', 'delivery_retry_seconds', 1, 3600],
   ];
   for (const [field, column, min, max] of limits) {
     if (input[field] === undefined || input[field] === '') continue;
     values.push(requireIntSetting(input[field], field, min, max));
     sets.push(`${column} = $${values.length}`);
+  }
+  if (input.quietHours !== undefined && input.quietHours !== '') {
+    const quiet = requireQuietHours(input.quietHours, 'quietHours');
+    values.push(quiet?.start ?? null, quiet?.end ?? null);
+    sets.push(`quiet_start = $${values.length - 1}`, `quiet_end = $${values.length}`);
   }
   if (sets.length === 0) return getInstanceSettings(db);
   const result = await db.query(

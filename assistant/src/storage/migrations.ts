@@ -213,4 +213,134 @@ ALTER TABLE assistant.instance_settings
   ADD COLUMN max_message_chars integer NOT NULL DEFAULT 200000 CHECK (max_message_chars BETWEEN 1 AND 1000000);
 `,
   },
+  {
+    version: 6,
+    name: 'reminders, recurring actions, briefings, the outbox and the scheduler ledger',
+    sql: `
+-- Per-user proactive preferences (null: the instance default, or off).
+ALTER TABLE assistant.user_settings
+  ADD COLUMN quiet_start text CHECK (quiet_start ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$'),
+  -- '' (with quiet_start null): this user turned quiet hours off, whatever the instance default says.
+  ADD COLUMN quiet_end text CHECK (quiet_end ~ '^(([01][0-9]|2[0-3]):[0-5][0-9])?$'),
+  ADD COLUMN briefing_time text CHECK (briefing_time ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$'),
+  ADD COLUMN briefing_last_on date,
+  ADD COLUMN callback_url text CHECK (length(callback_url) <= 2000);
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN heartbeat_interval_seconds integer NOT NULL DEFAULT 300 CHECK (heartbeat_interval_seconds BETWEEN 60 AND 86400),
+  ADD COLUMN nudge_cooldown_minutes integer NOT NULL DEFAULT 240 CHECK (nudge_cooldown_minutes BETWEEN 1 AND 10080),
+  ADD COLUMN nudge_soon_hours integer NOT NULL DEFAULT 24 CHECK (nudge_soon_hours BETWEEN 1 AND 168),
+  ADD COLUMN delivery_max_attempts integer NOT NULL DEFAULT 8 CHECK (delivery_max_attempts BETWEEN 1 AND 20),
+  ADD COLUMN delivery_retry_seconds integer NOT NULL DEFAULT 30 CHECK (delivery_retry_seconds BETWEEN 1 AND 3600),
+  ADD COLUMN quiet_start text CHECK (quiet_start ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$'),
+  ADD COLUMN quiet_end text CHECK (quiet_end ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$');
+-- A reminder fires once: the tick that claims it (FOR UPDATE SKIP LOCKED) queues its message in the same transaction.
+CREATE TABLE assistant.reminders (
+  id bigserial PRIMARY KEY,
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  text text NOT NULL CHECK (text <> ''),
+  due_at timestamptz NOT NULL,
+  when_text text NOT NULL,
+  time_zone text NOT NULL,
+  task_id bigint,
+  status text NOT NULL DEFAULT 'scheduled' CHECK (status IN ('scheduled', 'fired', 'cancelled')),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  fired_at timestamptz,
+  late boolean,
+  outbox_id bigint,
+  FOREIGN KEY (user_id, task_id) REFERENCES assistant.tasks(user_id, id) ON DELETE CASCADE ON UPDATE CASCADE
+);
+CREATE INDEX reminders_due_idx ON assistant.reminders(due_at) WHERE status = 'scheduled';
+CREATE INDEX reminders_user_idx ON assistant.reminders(user_id, status, due_at);
+CREATE TABLE assistant.scheduled_actions (
+  id bigserial PRIMARY KEY,
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  instruction text NOT NULL CHECK (instruction <> ''),
+  schedule_text text NOT NULL,
+  schedule jsonb NOT NULL,
+  time_zone text NOT NULL,
+  status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'paused')),
+  -- The due time of the last run (or the creation time): an interval's grid is anchored here.
+  anchor_at timestamptz NOT NULL,
+  next_run_at timestamptz NOT NULL,
+  last_run_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX scheduled_actions_due_idx ON assistant.scheduled_actions(next_run_at) WHERE status = 'active';
+CREATE INDEX scheduled_actions_user_idx ON assistant.scheduled_actions(user_id, id);
+CREATE TABLE assistant.action_runs (
+  id bigserial PRIMARY KEY,
+  action_id bigint NOT NULL REFERENCES assistant.scheduled_actions(id) ON DELETE CASCADE,
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  tick_id bigint,
+  scheduled_for timestamptz NOT NULL,
+  started_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  finished_at timestamptz,
+  status text NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'succeeded', 'failed')),
+  late boolean NOT NULL DEFAULT false,
+  note text,
+  turn_id bigint,
+  error text
+);
+CREATE INDEX action_runs_action_idx ON assistant.action_runs(action_id, id DESC);
+CREATE INDEX action_runs_user_idx ON assistant.action_runs(user_id);
+-- Everything the assistant says on its own: one row per message, delivered by the minute tick.
+CREATE TABLE assistant.outbox (
+  id bigserial PRIMARY KEY,
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  kind text NOT NULL CHECK (kind IN ('reminder', 'nudge', 'action', 'briefing', 'notice')),
+  text text NOT NULL CHECK (text <> ''),
+  data jsonb NOT NULL DEFAULT '{}',
+  -- What the message is about ('reminder:42'): one message per key, however often it is queued.
+  dedupe_key text UNIQUE,
+  channel text NOT NULL CHECK (channel IN ('telegram', 'webhook', 'pull')),
+  target text,
+  status text NOT NULL DEFAULT 'pending'
+    CHECK (status IN ('pending', 'sending', 'delivered', 'failed', 'unknown', 'stored')),
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  claimed_at timestamptz,
+  last_error text,
+  delivered_at timestamptz,
+  channel_message_id text,
+  tick_id bigint,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX outbox_due_idx ON assistant.outbox(next_attempt_at) WHERE status = 'pending';
+CREATE INDEX outbox_sending_idx ON assistant.outbox(claimed_at) WHERE status = 'sending';
+CREATE INDEX outbox_user_idx ON assistant.outbox(user_id, id);
+-- When each nudge subject ('task:7') was last sent to a user: the cooldown.
+CREATE TABLE assistant.nudge_log (
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  subject text NOT NULL,
+  last_sent_at timestamptz NOT NULL,
+  PRIMARY KEY (user_id, subject)
+);
+-- The run ledger: one row per minute tick, so the real heartbeat interval can be shown.
+CREATE TABLE assistant.scheduler_ticks (
+  id bigserial PRIMARY KEY,
+  tick_at timestamptz NOT NULL,
+  started_at timestamptz NOT NULL,
+  finished_at timestamptz,
+  heartbeat boolean NOT NULL DEFAULT false,
+  reminders_queued integer NOT NULL DEFAULT 0,
+  late_reminders integer NOT NULL DEFAULT 0,
+  nudges_sent integer NOT NULL DEFAULT 0,
+  actions_started integer NOT NULL DEFAULT 0,
+  briefings_started integer NOT NULL DEFAULT 0,
+  delivered integer NOT NULL DEFAULT 0,
+  delivery_failures integer NOT NULL DEFAULT 0
+);
+CREATE INDEX scheduler_ticks_started_idx ON assistant.scheduler_ticks(started_at DESC);
+CREATE INDEX scheduler_ticks_heartbeat_idx ON assistant.scheduler_ticks(started_at DESC) WHERE heartbeat;
+-- One row: when the heartbeat last ran (read and moved under a row lock, so two ticks never both run it).
+CREATE TABLE assistant.scheduler_state (
+  singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+  last_heartbeat_at timestamptz
+);
+INSERT INTO assistant.scheduler_state DEFAULT VALUES;
+-- The heartbeat's question, "which open tasks are overdue or due soon?", across all users.
+CREATE INDEX tasks_active_due_idx ON assistant.tasks(due_at) WHERE status IN ('open', 'in_progress') AND due_at IS NOT NULL;
+`,
+  },
 ];

@@ -25,6 +25,19 @@ async function fill(userId: string): Promise<void> {
   await assistant.storeTurn(pool, userId, { userMessage: 'hi', assistantReply: 'hello' });
   await assistant.askUser(pool, userId, { question: 'Which year?' });
   await assistant.updateUserSettings(pool, userId, { timeZone: 'Europe/Vienna' });
+  await assistant.setReminder(pool, userId, { text: 'stretch', when: 'in 1 hour' }, new Date());
+  const action = await assistant.scheduleAction(
+    pool,
+    userId,
+    { instruction: 'news', schedule: 'every minute' },
+    new Date(Date.now() - 120_000),
+  );
+  if (!action.ok) throw new Error(action.message);
+  await assistant.claimDueActions(pool, new Date());
+  await assistant.queueMessage(pool, userId, { kind: 'notice', text: 'hello' });
+  await pool.query(`INSERT INTO assistant.nudge_log (user_id, subject, last_sent_at) VALUES ($1, 'task:1', now())`, [
+    userId,
+  ]);
 }
 
 const rowsOf = async (userId: string) => {

@@ -8,7 +8,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { admit, isHttpResult } from './helpers/request';
+import { createOutboundGuard, outboundAllowList, protectedEndpointsFromEnv } from 'assistant-core';
+
+import { admit, admitOutbox, isHttpResult, refusedCallbackUrl } from './helpers/request';
 
 /** n8n's own Header Auth credential: the header name and the key callers must send. */
 export const HEADER_AUTH_CREDENTIAL = 'httpHeaderAuth';
@@ -27,13 +29,31 @@ export class AssistantTriggerV1 implements INodeType {
       webhooks: [
         {
           name: 'default',
-          httpMethod: 'POST',
+          httpMethod: '={{ $parameter["endpoint"] === "outbox" ? "GET" : "POST" }}',
           responseMode: 'responseNode',
           path: '={{ $parameter["path"] }}',
           isFullPath: true,
         },
       ],
       properties: [
+        {
+          displayName: 'Endpoint',
+          name: 'endpoint',
+          type: 'options',
+          options: [
+            {
+              name: 'Messages (POST)',
+              value: 'message',
+              description: 'POST {message, user_id, session_id?, metadata?, reply_to?, callback_url?}',
+            },
+            {
+              name: 'Outbox (GET)',
+              value: 'outbox',
+              description: "GET ?user_id=…&after=…&limit=…: the user's proactive messages, for clients that pull",
+            },
+          ],
+          default: 'message',
+        },
         {
           displayName: 'Path',
           name: 'path',
@@ -57,16 +77,27 @@ export class AssistantTriggerV1 implements INodeType {
   async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
     const request = this.getRequestObject();
     const credential = await this.getCredentials<{ name?: string; value?: string }>(HEADER_AUTH_CREDENTIAL);
-    const admitted = admit(
-      { headers: request.headers as Record<string, unknown>, body: this.getBodyData() },
-      { name: String(credential.name ?? ''), value: String(credential.value ?? '') },
-    );
-    if (isHttpResult(admitted)) {
+    const key = { name: String(credential.name ?? ''), value: String(credential.value ?? '') };
+    const headers = request.headers as Record<string, unknown>;
+    const refuse = (result: { statusCode: number; body: unknown }): IWebhookResponseData => {
       const response = this.getResponseObject();
-      response.writeHead(admitted.statusCode, { 'content-type': 'application/json; charset=utf-8' });
-      response.end(JSON.stringify(admitted.body));
+      response.writeHead(result.statusCode, { 'content-type': 'application/json; charset=utf-8' });
+      response.end(JSON.stringify(result.body));
       return { noWebhookResponse: true };
+    };
+    if (this.getNodeParameter('endpoint', 'message') === 'outbox') {
+      const outbox = admitOutbox({ headers, query: request.query }, key);
+      if (isHttpResult(outbox)) return refuse(outbox);
+      return { workflowData: [[{ json: outbox as unknown as IDataObject }]] };
     }
+    const admitted = admit({ headers, body: this.getBodyData() }, key);
+    if (isHttpResult(admitted)) return refuse(admitted);
+    const guard = createOutboundGuard({
+      allow: outboundAllowList(process.env),
+      protect: protectedEndpointsFromEnv(process.env),
+    });
+    const refused = await refusedCallbackUrl(admitted.callbackUrl, (url) => guard.check(url));
+    if (refused) return refuse(refused);
     return { workflowData: [[{ json: admitted as unknown as IDataObject }]] };
   }
 }

@@ -7,7 +7,7 @@ export interface NodeOperation {
   execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]>;
 }
 
-/** An operation of a storage node: one item's result, computed on the assistant's database. */
+/** An operation of a storage node: one item's result (or a list of items), computed on the assistant's database. */
 export interface ItemOperation {
-  execute(this: IExecuteFunctions, pool: Pool, itemIndex: number): Promise<IDataObject>;
+  execute(this: IExecuteFunctions, pool: Pool, itemIndex: number): Promise<IDataObject | IDataObject[]>;
 }

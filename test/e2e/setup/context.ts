@@ -14,6 +14,8 @@ export interface E2EStackInfo {
   fakeUrls: Record<string, string>;
   /** PIDs of n8n, its task runners and Postgres at start-up. */
   pids: number[];
+  /** The global setup's control server: GET /pids (now), POST /n8n/restart?down_ms=… */
+  controlUrl: string;
 }
 
 declare module 'vitest' {

@@ -12,6 +12,7 @@ import { assertNoSecretsAtRest } from '../../../scripts/runtime/secret-scan';
 import { E2E_SECRETS_AT_REST } from './secrets';
 import type { E2EStackInfo } from './context';
 import { fakeEnvName, fakes, type RunningFake } from './fakes';
+import { listenOnLoopback, sendJson } from '../../fakes/http-util';
 
 export const E2E_WORKFLOWS_DIR = path.join(REPO_ROOT, 'test', 'e2e', 'workflows');
 
@@ -52,6 +53,19 @@ export default async function setup(project: TestProject) {
     throw error;
   }
 
+  // What tests (in workers) may ask of the stack the main process owns: its PIDs now, and an n8n restart.
+  const started = stack;
+  const control = await listenOnLoopback(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://control');
+    if (req.method === 'GET' && url.pathname === '/pids') return sendJson(res, 200, started.pids());
+    if (req.method === 'POST' && url.pathname === '/n8n/restart') {
+      await started.n8n.restart({ downMs: Number(url.searchParams.get('down_ms') ?? 0) });
+      return sendJson(res, 200, { pids: started.pids() });
+    }
+    sendJson(res, 404, { error: 'unknown control call' });
+  });
+  running.push(control);
+
   const info: E2EStackInfo = {
     n8nUrl: stack.n8nUrl,
     webhookUrl: stack.webhookUrl,
@@ -63,6 +77,7 @@ export default async function setup(project: TestProject) {
     workflows: stack.workflows,
     fakeUrls,
     pids: stack.pids(),
+    controlUrl: control.url,
   };
   project.provide('e2eStack', info);
   return teardown;

@@ -14,6 +14,10 @@ export interface E2EStack extends E2EStackInfo {
   webhook(webhookPath: string, init?: RequestInit & { retry404Ms?: number }): Promise<Response>;
   /** Logs in as the owner and calls the editor's backend (`/rest/...`, `/types/nodes.json`) with the session cookie. */
   editor<T = unknown>(editorPath: string, init?: { method?: string; body?: unknown }): Promise<T>;
+  /** The PIDs of n8n, its task runners and Postgres now (n8n's change when a test restarts it). */
+  currentPids(): Promise<number[]>;
+  /** Stops n8n, keeps it down `downMs`, starts it again and waits until it is ready. */
+  restartN8n(downMs?: number): Promise<void>;
 }
 
 export function e2eStack(): E2EStack {
@@ -58,6 +62,14 @@ export function e2eStack(): E2EStack {
           .join('; ');
       }
       return call(`${info.n8nUrl}${editorPath}`, editorPath, { cookie }, init);
+    },
+    async currentPids() {
+      const response = await fetch(`${info.controlUrl}/pids`);
+      return (await response.json()) as number[];
+    },
+    async restartN8n(downMs = 0) {
+      const response = await fetch(`${info.controlUrl}/n8n/restart?down_ms=${downMs}`, { method: 'POST' });
+      if (!response.ok) throw new Error(`n8n restart: HTTP ${response.status} ${await response.text()}`);
     },
     async webhook(webhookPath, init = {}) {
       const { retry404Ms = 10_000, ...requestInit } = init;

@@ -1,21 +1,32 @@
 // The Assistant Trigger decides before any execution exists: the key (401 missing, 403 wrong), the size (413), the
-// body (400 naming the field); accepted calls carry the request's fields and never the headers.
+// body (400 naming the field); accepted calls carry the request's fields and never the headers. The outbox endpoint
+// (GET) checks the key and the query; a callback_url the outbound guard refuses is a 400 naming it.
 import { describe, expect, it } from 'vitest';
 
 import { AssistantTrigger } from '../../../nodes/AssistantTrigger/AssistantTrigger.node';
-import { admit, MAX_BODY_BYTES } from '../../../nodes/AssistantTrigger/v1/helpers/request';
+import {
+  admit,
+  admitOutbox,
+  MAX_BODY_BYTES,
+  refusedCallbackUrl,
+} from '../../../nodes/AssistantTrigger/v1/helpers/request';
 import { nodeVersion } from '../helpers/executeFunctions';
 
 const credential = { name: 'X-API-Key', value: 'k3y' };
 const body = { message: 'Hello', user_id: 'me' };
 
 describe('Assistant Trigger', () => {
-  it('is a webhook trigger on POST <path> answered by a Respond to Webhook node, on the Header Auth credential', () => {
+  it('is a webhook trigger (POST messages, GET outbox) answered by a Respond to Webhook node, on Header Auth', () => {
     const { description } = nodeVersion(new AssistantTrigger());
     expect(description.inputs).toEqual([]);
     expect(description.webhooks).toEqual([
-      expect.objectContaining({ httpMethod: 'POST', responseMode: 'responseNode', isFullPath: true }),
+      expect.objectContaining({
+        httpMethod: '={{ $parameter["endpoint"] === "outbox" ? "GET" : "POST" }}',
+        responseMode: 'responseNode',
+        isFullPath: true,
+      }),
     ]);
+    expect(description.properties.find((p) => p.name === 'endpoint')?.default).toBe('message');
     expect(description.credentials).toEqual([{ name: 'httpHeaderAuth', required: true }]);
   });
 
@@ -46,5 +57,40 @@ describe('Assistant Trigger', () => {
       metadata: {},
       replyTo: 'q1',
     });
+  });
+
+  it('the outbox endpoint: key first, then the query, naming the bad parameter', () => {
+    expect(admitOutbox({ headers: {}, query: { user_id: 'me' } }, credential)).toMatchObject({ statusCode: 401 });
+    const headers = { 'x-api-key': 'k3y' };
+    expect(admitOutbox({ headers, query: { user_id: 'me' } }, credential)).toEqual({
+      externalId: 'me',
+      after: '0',
+      limit: '100',
+    });
+    expect(admitOutbox({ headers, query: { user_id: 'me', after: '-3' } }, credential)).toMatchObject({
+      statusCode: 400,
+      body: { error: { field: 'after' } },
+    });
+    expect(admitOutbox({ headers, query: {} }, credential)).toMatchObject({ body: { error: { field: 'user_id' } } });
+    expect(admitOutbox({ headers, query: { user_id: 'me', page: '2' } }, credential)).toMatchObject({
+      body: { error: { field: 'page' } },
+    });
+  });
+
+  it('a callback_url: malformed → 400; refused by the guard → 400 naming callback_url; allowed → passed on', async () => {
+    const headers = { 'x-api-key': 'k3y' };
+    expect(admit({ headers, body: { ...body, callback_url: 'ftp://x' } }, credential)).toMatchObject({
+      statusCode: 400,
+      body: { error: { field: 'callback_url' } },
+    });
+    const admitted = admit({ headers, body: { ...body, callback_url: 'https://example.com/hook' } }, credential);
+    expect(admitted).toMatchObject({ callbackUrl: 'https://example.com/hook' });
+    const refuse = async () => ({ allowed: false, reason: 'it resolves to a private address' });
+    expect(await refusedCallbackUrl('https://example.com/hook', refuse)).toMatchObject({
+      statusCode: 400,
+      body: { error: { field: 'callback_url', message: 'callback_url: it resolves to a private address' } },
+    });
+    expect(await refusedCallbackUrl('https://example.com/hook', async () => ({ allowed: true }))).toBeNull();
+    expect(await refusedCallbackUrl(undefined, refuse)).toBeNull();
   });
 });

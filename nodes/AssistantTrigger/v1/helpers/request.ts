@@ -4,7 +4,9 @@ import {
   httpError,
   isHttpResult,
   parseAgentRequest,
+  parseOutboxRequest,
   type AgentRequest,
+  type OutboxRequest,
   type HttpResult,
 } from 'assistant-core';
 
@@ -25,6 +27,25 @@ export function admit(call: IncomingCall, credential: { name: string; value: str
     return httpError(413, 'body_too_large', `body: must be at most ${MAX_BODY_BYTES} bytes`, 'body');
   }
   return parseAgentRequest(call.body);
+}
+
+/** GET outbox: the key, then the query. */
+export function admitOutbox(
+  call: { headers: Record<string, unknown>; query: unknown },
+  credential: { name: string; value: string },
+): OutboxRequest | HttpResult {
+  return checkApiKey(call.headers, credential) ?? parseOutboxRequest(call.query);
+}
+
+/** A callback_url the outbound guard refuses: the 400 answer naming the field. */
+export async function refusedCallbackUrl(
+  url: string | undefined,
+  check: (url: string) => Promise<{ allowed: boolean; reason?: string }>,
+): Promise<HttpResult | null> {
+  if (url === undefined) return null;
+  const decision = await check(url);
+  if (decision.allowed) return null;
+  return httpError(400, 'invalid_request', `callback_url: ${decision.reason ?? 'refused'}`, 'callback_url');
 }
 
 export { isHttpResult };

@@ -31,6 +31,7 @@ const properties: INodeProperties[] = [
     options: [
       { name: 'API', value: 'api', description: 'Only a message with Reply To answers a question' },
       { name: 'Telegram', value: 'telegram', description: 'Any message answers the oldest open question' },
+      { name: 'Schedule', value: 'schedule', description: 'A recurring action, started by the minute tick' },
     ],
     default: 'api',
   },
