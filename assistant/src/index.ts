@@ -17,3 +17,4 @@ export * from './reminders';
 export * from './actions';
 export * from './delivery';
 export * from './scheduler';
+export * from './failures';

@@ -11,7 +11,8 @@ const path = require('node:path');
 
 /** A node that starts a workflow by itself (not the editor's manual trigger). */
 function isActivatableTrigger(nodeType) {
-  if (nodeType === 'n8n-nodes-base.manualTrigger') return false;
+  // The manual trigger runs from the editor; an error workflow's Error Trigger runs when another workflow fails.
+  if (nodeType === 'n8n-nodes-base.manualTrigger' || nodeType === 'n8n-nodes-base.errorTrigger') return false;
   return /trigger$/i.test(nodeType) || nodeType === 'n8n-nodes-base.webhook';
 }
 

@@ -311,6 +311,22 @@ describe('proactive messages on the minute tick', { timeout: 600_000 }, () => {
     expect(body.messages).toHaveLength(1);
     expect(body.messages[0]).toMatchObject({ kind: 'reminder', status: 'failed', attempts: 3 });
     expect(String(body.messages[0].last_error)).toContain('gave up after 3 attempts');
+
+    // Failure awareness: the failed delivery is a failure of carol's, and the agent can say so.
+    const marker = `[failed-today-${run}]`;
+    await llm.addScript(marker, [
+      { tool_calls: [{ name: 'list_failures', arguments: { since: '' } }] },
+      { content: 'Here is what failed: {{last_tool_result}}' },
+    ]);
+    const asked = await stack.webhook('agent', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': E2E_ASSISTANT_API_KEY },
+      body: JSON.stringify({ message: `Did anything fail today? ${marker}`, user_id: carol.externalId }),
+    });
+    expect(asked.status).toBe(200);
+    const { reply } = (await asked.json()) as { reply: string };
+    expect(reply).toContain('could not be delivered: gave up after 3 attempts: the callback answered HTTP 503');
+    expect(reply).toContain('(3 attempts)');
   });
 
   it('the outbox endpoint: listed after an id, key required, bad query and unknown users named', async () => {
@@ -410,5 +426,12 @@ describe('proactive messages on the minute tick', { timeout: 600_000 }, () => {
       { timeoutMs: FEW_TICKS_MS, what: 'a tick after the late delivery' },
     );
     expect(await callbacks.received(frank.path)).toHaveLength(1);
+    // The gap in the ledger is recorded as an outage on the first tick after the restart.
+    const outages = await db.query<{ message: string; occurred_at: Date }>(
+      `SELECT message, occurred_at FROM assistant.failures WHERE source = 'outage' AND occurred_at > $1`,
+      [restartedAt],
+    );
+    expect(outages.rows).toHaveLength(1);
+    expect(outages.rows[0].message).toMatch(/^down from .* to .*; \d+ reminders? delivered late$/);
   }, 600_000);
 });

@@ -6,6 +6,7 @@ import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { getUserPreferences } from '../settings/preferences';
 import { type Schedule, catchUp, nextRun, parseSchedule } from '../schedule/recurrence';
 import { describeInstant } from '../schedule/zone';
+import { recordFailure } from '../failures/failures';
 import { requirePositiveInt, requireText, requireUserId } from '../validate';
 
 export type ActionStatus = 'active' | 'paused';
@@ -199,8 +200,18 @@ export async function finishActionRun(
   const result = await db.query(
     `UPDATE assistant.action_runs SET status = $2, error = $3, turn_id = coalesce($4, turn_id),
             finished_at = clock_timestamp()
-      WHERE id = $1`,
+      WHERE id = $1 RETURNING user_id, action_id`,
     [runId, outcome.status, outcome.error ?? null, outcome.turnId ?? null],
   );
   if (result.rowCount === 0) throw new AssistantNotFoundError('run_id', `no action run ${runId}`);
+  if (outcome.status === 'failed') {
+    const { user_id: userId, action_id: actionId } = result.rows[0];
+    await recordFailure(db, {
+      source: 'action',
+      userId,
+      workflow: `recurring action ${actionId}`,
+      message: outcome.error || 'the run did not finish',
+      data: { action_id: Number(actionId), run_id: runId },
+    });
+  }
 }

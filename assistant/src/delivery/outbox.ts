@@ -4,6 +4,7 @@
 // Every row stays listable for clients that pull (listOutbox).
 import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
+import { recordFailure } from '../failures/failures';
 import { requireUserId } from '../validate';
 
 export const OUTBOX_KINDS = ['reminder', 'nudge', 'action', 'briefing', 'notice'] as const;
@@ -159,10 +160,13 @@ export function retryDelaySeconds(attempt: number, baseSeconds: number): number 
   return baseSeconds * 2 ** Math.max(0, attempt - 1);
 }
 
-/** Records an attempt's outcome; a retry past `maxAttempts` ends as failed with the last error. */
+/**
+ * Records an attempt's outcome; a retry past `maxAttempts` ends as failed with the last error. A message that ends
+ * failed or unknown is also recorded as a failure (failure awareness).
+ */
 export async function recordSendOutcome(
   db: Queryable,
-  message: Pick<OutboxMessage, 'id' | 'attempts'>,
+  message: Pick<OutboxMessage, 'id' | 'attempts' | 'userId' | 'kind' | 'channel'>,
   outcome: SendOutcome,
   options: { now: Date; maxAttempts: number; retrySeconds: number },
 ): Promise<OutboxMessage> {
@@ -187,6 +191,21 @@ export async function recordSendOutcome(
       status,
       error,
     ]);
+    await recordFailure(
+      db,
+      {
+        source: 'delivery',
+        userId: message.userId,
+        workflow: `${message.kind} message ${message.id} (${message.channel})`,
+        message:
+          status === 'unknown'
+            ? `may not have arrived, and is not repeated: ${error}`
+            : `could not be delivered: ${error}`,
+        retried: `${message.attempts} attempt${message.attempts === 1 ? '' : 's'}`,
+        data: { outbox_id: message.id },
+      },
+      options.now,
+    );
   }
   return getOutboxMessage(db, message.id);
 }

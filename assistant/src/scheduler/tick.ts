@@ -11,6 +11,8 @@ import { withTransaction } from '../storage/db';
 import { getInstanceSettings } from '../settings/settings';
 import { requireDate } from '../schedule/zone';
 import { claimDueBriefings, type DueBriefing } from './briefing';
+import { claimFailuresToReport, describeFailureRecord, recordFailure } from '../failures/failures';
+import { describeInstant } from '../schedule/zone';
 
 /** A reminder fired more than this long after its due time is marked late (the first tick is due within a minute). */
 export const LATE_AFTER_SECONDS = 120;
@@ -23,6 +25,10 @@ export interface TickPlan {
   remindersQueued: number;
   lateReminders: number;
   heartbeatDue: boolean;
+  /** Set when the ledger shows a gap of more than two heartbeat intervals before this tick: the system was down. */
+  outage: { from: string; to: string; lateReminders: number } | null;
+  /** Failures reported to the owner by this tick (at most one report an hour). */
+  failuresReported: number;
   actions: DueActionRun[];
   briefings: DueBriefing[];
 }
@@ -34,6 +40,8 @@ export async function startTick(pool: Pool, nowInput: Date): Promise<TickPlan> {
   const tickAt = roundToMinute(now);
   return withTransaction(pool, async (client) => {
     const settings = await getInstanceSettings(client);
+    const previous = await client.query(`SELECT max(started_at) AS at FROM assistant.scheduler_ticks`);
+    const lastTickAt = previous.rows[0].at as Date | null;
     const ledger = await client.query(
       `INSERT INTO assistant.scheduler_ticks (tick_at, started_at) VALUES ($1, $2) RETURNING id`,
       [tickAt, now],
@@ -83,6 +91,42 @@ export async function startTick(pool: Pool, nowInput: Date): Promise<TickPlan> {
     const heartbeatDue = !last || tickAt.getTime() - last.getTime() >= settings.heartbeatIntervalSeconds * 1000;
     if (heartbeatDue) await client.query(`UPDATE assistant.scheduler_state SET last_heartbeat_at = $1`, [tickAt]);
 
+    let outage: TickPlan['outage'] = null;
+    if (lastTickAt && now.getTime() - lastTickAt.getTime() > 2 * settings.heartbeatIntervalSeconds * 1000) {
+      outage = { from: lastTickAt.toISOString(), to: now.toISOString(), lateReminders: late };
+      const zone = settings.timeZone;
+      await recordFailure(
+        client,
+        {
+          source: 'outage',
+          message:
+            `down from ${describeInstant(lastTickAt, zone)} to ${describeInstant(now, zone)}` +
+            (late ? `; ${late} reminder${late === 1 ? '' : 's'} delivered late` : ''),
+          data: outage,
+        },
+        now,
+      );
+    }
+    let failuresReported = 0;
+    if (heartbeatDue && settings.ownerTelegramChatId && settings.failureReportMinutes > 0) {
+      const owner = await client.query(`SELECT user_id FROM assistant.identities WHERE identity = $1`, [
+        `telegram:${settings.ownerTelegramChatId}`,
+      ]);
+      const ownerId = owner.rows[0]?.user_id as string | undefined;
+      const report = ownerId ? await claimFailuresToReport(client, now, settings.failureReportMinutes) : [];
+      if (ownerId && report.length > 0) {
+        const lines = report.map((failure) => `• ${describeFailureRecord(failure, settings.timeZone)}`);
+        await queueMessage(client, ownerId, {
+          kind: 'notice',
+          text: `⚠️ ${report.length} failure${report.length === 1 ? '' : 's'} since the last report:\n${lines.join('\n')}`,
+          data: { failure_ids: report.map((failure) => failure.id) },
+          dedupeKey: `failure-report:${tickId}`,
+          tickId,
+        });
+        failuresReported = report.length;
+      }
+    }
+
     const actions = await claimDueActions(client, now, { tickId });
     const briefings = await claimDueBriefings(client, now);
     await client.query(
@@ -97,6 +141,8 @@ export async function startTick(pool: Pool, nowInput: Date): Promise<TickPlan> {
       remindersQueued: queued,
       lateReminders: late,
       heartbeatDue,
+      outage,
+      failuresReported,
       actions,
       briefings,
     };

@@ -32,6 +32,8 @@ export interface InstanceSettings extends AssistantSettings {
   deliveryMaxAttempts: number;
   /** The first retry's delay in seconds; each further retry waits twice as long (30 s → 8 attempts in ~1 h). */
   deliveryRetrySeconds: number;
+  /** The owner gets a report of new failures at most this often, in minutes (0: never); default 60. */
+  failureReportMinutes: number;
   /** The quiet hours of users without their own, or null for none. */
   quietHours: QuietHours | null;
 }
@@ -108,6 +110,7 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     nudgeSoonHours: Number(row.nudge_soon_hours),
     deliveryMaxAttempts: Number(row.delivery_max_attempts),
     deliveryRetrySeconds: Number(row.delivery_retry_seconds),
+    failureReportMinutes: Number(row.failure_report_minutes),
     quietHours: quietHoursFromColumns(row),
   };
 }
@@ -148,6 +151,7 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     ['nudgeSoonHours', 'nudge_soon_hours', 1, 168],
     ['deliveryMaxAttempts', 'delivery_max_attempts', 1, 20],
     ['deliveryRetrySeconds', 'delivery_retry_seconds', 1, 3600],
+    ['failureReportMinutes', 'failure_report_minutes', 0, 10_080],
   ];
   for (const [field, column, min, max] of limits) {
     if (input[field] === undefined || input[field] === '') continue;

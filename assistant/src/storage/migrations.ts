@@ -343,4 +343,32 @@ INSERT INTO assistant.scheduler_state DEFAULT VALUES;
 CREATE INDEX tasks_active_due_idx ON assistant.tasks(due_at) WHERE status IN ('open', 'in_progress') AND due_at IS NOT NULL;
 `,
   },
+  {
+    version: 7,
+    name: 'failures: failed executions, deliveries and action runs, and outages',
+    sql: `
+-- Everything that went wrong, in one place, for "did anything fail today?" and the owner's failure reports. The
+-- message is stored with secrets scrubbed.
+CREATE TABLE assistant.failures (
+  id bigserial PRIMARY KEY,
+  occurred_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  source text NOT NULL CHECK (source IN ('workflow', 'delivery', 'action', 'check', 'outage')),
+  workflow text,
+  node text,
+  message text NOT NULL,
+  execution_id text,
+  user_id uuid REFERENCES assistant.users(id) ON DELETE CASCADE,
+  -- What was done about it, e.g. "retried 8 times over 64 min" or "3 reminders delivered late".
+  retried text,
+  data jsonb NOT NULL DEFAULT '{}',
+  reported_at timestamptz
+);
+CREATE INDEX failures_time_idx ON assistant.failures(occurred_at DESC);
+CREATE INDEX failures_unreported_idx ON assistant.failures(occurred_at) WHERE reported_at IS NULL;
+CREATE INDEX failures_user_idx ON assistant.failures(user_id) WHERE user_id IS NOT NULL;
+-- How often at most the owner gets a report of new failures (0: never).
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN failure_report_minutes integer NOT NULL DEFAULT 60 CHECK (failure_report_minutes BETWEEN 0 AND 10080);
+`,
+  },
 ];

@@ -10,6 +10,7 @@ export const USER_DATA_TABLES = [
   'action_runs',
   'outbox',
   'nudge_log',
+  'failures',
   'turns',
   'pending_questions',
   'user_settings',

@@ -35,6 +35,7 @@ async function fill(userId: string): Promise<void> {
   if (!action.ok) throw new Error(action.message);
   await assistant.claimDueActions(pool, new Date());
   await assistant.queueMessage(pool, userId, { kind: 'notice', text: 'hello' });
+  await assistant.recordFailure(pool, { source: 'delivery', userId, message: 'could not be delivered' });
   await pool.query(`INSERT INTO assistant.nudge_log (user_id, subject, last_sent_at) VALUES ($1, 'task:1', now())`, [
     userId,
   ]);

@@ -1,0 +1,2 @@
+// Failure awareness: what failed, when and why, and outages.
+export * from './failures';
