@@ -14,6 +14,7 @@
 //   JUDGE_KEYS_FILE | JUDGE_KEYS_DATABASE_URL, JUDGE_KEY_CACHE_TTL_MS, JUDGE_PRICE_*: keys/config.ts
 import { readFileSync } from 'node:fs';
 import type { BackendConfig } from './backends';
+import { OnnxConfigError, parseOnnxBackendOptions } from './backends/onnx/options';
 import type { EngineLimits } from './engine/engine';
 import { DEFAULT_ENGINE_LIMITS } from './engine/engine';
 import type { Temperatures } from './engine/readout';
@@ -141,7 +142,15 @@ function readBackend(raw: unknown, env: Env): BackendConfig {
       timeoutMs: positiveInt(file.timeoutMs, 'backend.timeoutMs', 60_000),
     };
   }
-  if (kind === 'onnx') return { ...file, kind };
+  if (kind === 'onnx') {
+    // Checked now, with the rest of the config: settings, and that every model directory holds its files.
+    try {
+      return { kind, ...parseOnnxBackendOptions(file) };
+    } catch (error) {
+      if (error instanceof OnnxConfigError) throw new ConfigError(error.field, error.reason);
+      throw error;
+    }
+  }
   if (kind === undefined)
     throw new ConfigError('backend.kind', 'is required (openai, remote or onnx; or set JUDGE_BACKEND)');
   throw new ConfigError('backend.kind', `must be openai, remote or onnx, got ${JSON.stringify(kind)}`);

@@ -138,6 +138,29 @@ describe('Admission', () => {
     first.release();
   });
 
+  it("with the caller's controller, the task gets that controller's signal: its abort and the deadline both end it", async () => {
+    const admission = new Admission({ concurrency: 1, queueLength: 1, deadlineMs: 30 });
+    const own = new AbortController();
+    const first = held('first');
+    const a = admission.run(first.run, { controller: own }).catch((e: unknown) => e);
+    await first.started.promise;
+    expect(first.signal).toBe(own.signal);
+    const gone = new ApiError(499, 'gone', 'client_closed_request');
+    own.abort(gone);
+    expect(await a).toBe(gone);
+    first.release();
+    await vi.waitFor(() => expect(admission.stats).toEqual({ running: 0, waiting: 0 }));
+
+    const late = new AbortController();
+    const stubborn = held('late');
+    const b = await admission.run(stubborn.run, { controller: late }).catch((e: unknown) => e);
+    expect(statusOf(b)).toBe(504);
+    expect(late.signal.aborted).toBe(true);
+    expect(statusOf(late.signal.reason)).toBe(504);
+    stubborn.release();
+    await expect(admission.run(async () => 'x', { controller: late })).rejects.toBe(late.signal.reason);
+  });
+
   it('refuses bad settings naming the field', () => {
     expect(() => new Admission({ concurrency: 0 })).toThrow(/admission.concurrency/);
     expect(() => new Admission({ queueLength: -1 })).toThrow(/admission.queueLength/);

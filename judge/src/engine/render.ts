@@ -16,6 +16,8 @@ import type { JsonValue, Question, SystemOneRequest } from '../protocol/types';
 import { setOwn } from '../util/own';
 
 export const ANSWER_CUE = 'Answer: (';
+/** How every rendered state ends; a local tokenizer reads each question in the context of these characters. */
+export const STATE_CLOSE = '</state>\n\n';
 /** At most this many options are labelled with single letters in one prompt. */
 export const MAX_SINGLE_TOKEN_OPTIONS = 26;
 
@@ -47,7 +49,7 @@ export function renderText(value: JsonValue): string {
 
 /** The state prefix: the same bytes for the same state, whatever the questions. */
 export function renderState(state: SystemOneRequest['state']): string {
-  return `${PREAMBLE}<state>\n${renderText(state)}\n</state>\n\n`;
+  return `${PREAMBLE}<state>\n${renderText(state)}\n${STATE_CLOSE}`;
 }
 
 /** "A".."Z", then "AA", "AB", … (spreadsheet columns). */

@@ -8,13 +8,14 @@
 // - Usage (requests and input tokens per key, UTC minute and day) is buffered and written behind the response, one
 //   write at a time; what arrives meanwhile goes in the next (a key file: about once a second, as the whole file is
 //   rewritten). A failed write is kept and retried with the next. Until written, this server counts it itself.
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../protocol/errors';
 import { authenticate } from '../server/http';
-import { checkKey, KeyRing } from '../shared/api-key';
+import { KeyRing, keyDigest } from '../shared/api-key';
 import { DEFAULT_KEY_CACHE_TTL_MS, DEFAULT_PRICE, type KeyStoreConfig, type Price } from './config';
 import { MemoryKeyStore } from './document';
-import { envKeyId, keyIdOf, keyMatches } from './format';
+import { envKeyIdOfDigest, keyIdOf } from './format';
 import { checkLimits, RateBuckets, type Refusal, type WindowCounts } from './limits';
 import { isKeyStore, openKeyStore } from './store';
 import { minuteStart, monthStart } from './time';
@@ -42,6 +43,8 @@ export interface Caller {
 
 interface CacheEntry {
   state?: KeyState;
+  /** The stored key hash as bytes, for the constant-time comparison. */
+  hashBytes?: Buffer;
   counts?: WindowCounts;
   fetchedAt: number;
 }
@@ -99,15 +102,19 @@ export class KeyAccess {
 
   /** The caller of a request, or the documented 403/401. */
   async authenticate(req: IncomingMessage): Promise<Caller> {
-    const verdict = checkKey(req.headers.authorization, this.ring, 'bearer');
     const token = bearerToken(req.headers.authorization);
-    if (verdict === 'accepted' && token !== undefined) {
-      return { keyId: envKeyId(token), name: ENV_KEY_NAME, source: 'env', limits: {} };
+    if (token !== undefined && token !== '') {
+      // One SHA-256 per request, for the env keys and the store alike.
+      const presented = keyDigest(token);
+      if (this.ring.hasDigest(presented)) {
+        return { keyId: envKeyIdOfDigest(presented), name: ENV_KEY_NAME, source: 'env', limits: {} };
+      }
+      if (this.holdsKeys) {
+        const caller = await this.storeCaller(token, presented);
+        if (caller) return caller;
+      }
     }
-    if (verdict === 'wrong' && token !== undefined && this.holdsKeys) {
-      const caller = await this.storeCaller(token);
-      if (caller) return caller;
-    }
+    // Not accepted: the documented 403 (no or malformed credentials) or 401 (wrong key).
     authenticate(req, this.ring);
     throw new Error('KeyAccess: the key was neither accepted nor refused');
   }
@@ -186,12 +193,14 @@ export class KeyAccess {
     }
   }
 
-  private async storeCaller(token: string): Promise<Caller | undefined> {
+  private async storeCaller(token: string, presented: Buffer): Promise<Caller | undefined> {
     const id = keyIdOf(token);
     if (id === undefined) return undefined;
     const entry = await this.entry(id);
     const record = entry.state?.record;
-    if (!record || record.revokedAt || !keyMatches(token, record)) return undefined;
+    if (!record || record.revokedAt) return undefined;
+    entry.hashBytes ??= Buffer.from(record.hash, 'hex');
+    if (entry.hashBytes.length !== presented.length || !timingSafeEqual(entry.hashBytes, presented)) return undefined;
     return { keyId: id, name: record.name, source: 'store', limits: record.limits, counts: entry.counts };
   }
 

@@ -37,5 +37,8 @@ export function generateKey(name: string, limits: KeyLimits, now = new Date()): 
 /** Usage of a JUDGE_API_KEYS / apiKeys key is kept under this id: stable, and revealing nothing of the key. */
 export const envKeyId = (key: string): string => `env-${hashKey(key).slice(0, 12)}`;
 
+/** envKeyId from the key's SHA-256 bytes (keyDigest), for a caller that has hashed the key already. */
+export const envKeyIdOfDigest = (digest: Buffer): string => `env-${digest.toString('hex', 0, 6)}`;
+
 /** A key name: what `keys list` shows and `keys revoke` accepts. */
 export const KEY_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._:@/-]{0,99}$/;

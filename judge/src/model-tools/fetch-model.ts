@@ -13,6 +13,7 @@ export const OPTIONAL_FILES = [
   'model.onnx_data',
   'special_tokens_map.json',
   'generation_config.json',
+  'chat_template.jinja',
 ];
 
 export interface FetchModelOptions {
@@ -116,12 +117,13 @@ async function fetchOne(
     if (!response.body) throw new FetchModelError(`${file}: the server sent no body`);
     const expectedLength = Number(response.headers.get('content-length') ?? NaN);
     const before = append ? have : 0;
+    const sink = createWriteStream(part, { flags: append ? 'a' : 'w' });
     try {
-      await pipeline(
-        Readable.fromWeb(response.body as unknown as WebReadableStream),
-        createWriteStream(part, { flags: append ? 'a' : 'w' }),
-      );
+      await pipeline(Readable.fromWeb(response.body as unknown as WebReadableStream), sink);
     } catch (error) {
+      // pipeline settles as soon as it has destroyed the streams; writes already queued may still land. Wait for
+      // the file to be closed, so the .part holds its final size when we report it (and when a rerun resumes).
+      if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
       throw new FetchModelError(
         `${file}: the download broke off after ${statSync(part).size} bytes (run again to resume): ${(error as Error).message}`,
       );

@@ -3,6 +3,7 @@
 import {
   ProtoWriter,
   ProtobufError,
+  appendAll,
   bigInt64Of,
   int64Of,
   packedFloats,
@@ -94,19 +95,19 @@ export function decodeTensor(buf: Uint8Array): Tensor {
   for (const f of readFields(buf)) {
     switch (f.field) {
       case 1:
-        t.dims.push(...packedVarints(f).map(Number));
+        appendAll(t.dims, packedVarints(f), Number);
         break;
       case 2:
         t.dataType = int64Of(f);
         break;
       case 4:
-        (t.floatData ??= []).push(...packedFloats(f));
+        appendAll((t.floatData ??= []), packedFloats(f));
         break;
       case 5:
-        (t.int32Data ??= []).push(...packedVarints(f).map(Number));
+        appendAll((t.int32Data ??= []), packedVarints(f), Number);
         break;
       case 7:
-        (t.int64Data ??= []).push(...packedVarints(f));
+        appendAll((t.int64Data ??= []), packedVarints(f));
         break;
       case 8:
         t.name = stringOf(f);
@@ -141,10 +142,10 @@ function decodeAttribute(buf: Uint8Array): Attribute {
         a.t = decodeTensor(f.bytes!);
         break;
       case 7:
-        (a.floats ??= []).push(...packedFloats(f));
+        appendAll((a.floats ??= []), packedFloats(f));
         break;
       case 8:
-        (a.ints ??= []).push(...packedVarints(f));
+        appendAll((a.ints ??= []), packedVarints(f));
         break;
       case 20:
         break; // the type is re-derived on encode

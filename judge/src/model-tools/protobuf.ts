@@ -123,6 +123,37 @@ export function packedFloats(f: RawField): number[] {
   return out;
 }
 
+/**
+ * Appends every value (mapped) to `target` one by one: `target.push(...values)` passes each value as an argument and
+ * overflows the call stack past ~150k values, which a weight tensor easily has.
+ */
+export function appendAll<T, U = T>(target: U[], values: readonly T[], map?: (value: T) => U): U[] {
+  for (const value of values) target.push(map ? map(value) : (value as unknown as U));
+  return target;
+}
+
+/** Writes `value` as a varint (two's complement for negatives, as int64) at `pos`; returns the position after it. */
+function writeVarint(out: Uint8Array, pos: number, value: bigint | number): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {
+    // Small non-negative numbers (ids, dims, most ints) without BigInt.
+    let v = value;
+    while (v >= 0x80) {
+      out[pos++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    out[pos++] = v;
+    return pos;
+  }
+  let v = BigInt.asUintN(64, BigInt(value));
+  do {
+    let b = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v > 0n) b |= 0x80;
+    out[pos++] = b;
+  } while (v > 0n);
+  return pos;
+}
+
 /** Builds one message's bytes. Chunks are concatenated once, at `finish()`. */
 export class ProtoWriter {
   private chunks: Uint8Array[] = [];
@@ -134,15 +165,8 @@ export class ProtoWriter {
   }
 
   private varintBytes(value: bigint | number): Uint8Array {
-    let v = BigInt.asUintN(64, BigInt(value));
-    const bytes: number[] = [];
-    do {
-      let b = Number(v & 0x7fn);
-      v >>= 7n;
-      if (v > 0n) b |= 0x80;
-      bytes.push(b);
-    } while (v > 0n);
-    return Uint8Array.from(bytes);
+    const out = new Uint8Array(10);
+    return out.subarray(0, writeVarint(out, 0, value));
   }
 
   private tag(field: number, wireType: WireType): void {
@@ -174,10 +198,11 @@ export class ProtoWriter {
     return this;
   }
 
-  packedVarints(field: number, values: (bigint | number)[]): this {
-    const inner = new ProtoWriter();
-    for (const v of values) inner.push(inner.varintBytes(v));
-    return this.bytes(field, inner.finish());
+  packedVarints(field: number, values: readonly (bigint | number)[]): this {
+    const out = new Uint8Array(values.length * 10); // a varint is at most 10 bytes
+    let pos = 0;
+    for (const v of values) pos = writeVarint(out, pos, v);
+    return this.bytes(field, out.subarray(0, pos));
   }
 
   packedFloats(field: number, values: number[]): this {

@@ -57,11 +57,16 @@ export class Admission {
   /**
    * Runs `task` in a slot. The task's signal aborts at the deadline and when `options.signal` aborts; the promise
    * then rejects at once (504 `deadline_exceeded`, or the caller's abort reason) while the slot stays taken until
-   * the task settles.
+   * the task settles. With `options.controller`, the task's signal is that controller's: the caller aborts it
+   * directly, and the deadline aborts it too.
    */
-  async run<T>(task: (signal: AbortSignal) => Promise<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
+  async run<T>(
+    task: (signal: AbortSignal) => Promise<T>,
+    options: { signal?: AbortSignal; controller?: AbortController } = {},
+  ): Promise<T> {
     const outer = options.signal;
     if (outer?.aborted) throw outer.reason;
+    if (options.controller?.signal.aborted) throw options.controller.signal.reason;
     const { concurrency, queueLength, deadlineMs } = this.settings;
     if (this.running >= concurrency && this.waiting.length >= queueLength) {
       throw new ApiError(
@@ -72,7 +77,8 @@ export class Admission {
         { headers: { 'retry-after': String(OVERLOADED_RETRY_AFTER_S) } },
       );
     }
-    const controller = new AbortController();
+    // The caller's own controller when it gives one (one less controller and listener per request), else a new one.
+    const controller = options.controller ?? new AbortController();
     // Backends listen on this one signal from many places (one per upstream call).
     setMaxListeners(0, controller.signal);
     const timer = setTimeout(() => {
@@ -87,7 +93,9 @@ export class Admission {
     const onOuterAbort = () => controller.abort(outer?.reason);
     outer?.addEventListener('abort', onOuterAbort, { once: true });
     try {
-      await this.acquire(controller.signal);
+      // A free slot is taken at once, without waiting a turn.
+      if (this.running < concurrency) this.running++;
+      else await this.wait(controller.signal);
       return await this.execute(task, controller.signal);
     } finally {
       clearTimeout(timer);
@@ -95,12 +103,8 @@ export class Admission {
     }
   }
 
-  /** Takes a free slot, or waits for one to be handed over; leaves the queue if the signal aborts. */
-  private acquire(signal: AbortSignal): Promise<void> {
-    if (this.running < this.settings.concurrency) {
-      this.running++;
-      return Promise.resolve();
-    }
+  /** Waits for a slot to be handed over; leaves the queue if the signal aborts. */
+  private wait(signal: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         wake: () => {

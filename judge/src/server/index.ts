@@ -16,6 +16,7 @@ import { KeyAccess, tooManyRequests, type KeysOptions } from '../keys/access';
 import type { Price } from '../keys/config';
 import { Admission, type AdmissionSettings } from './admission';
 import { readBody, sendJson } from './http';
+import { BatchedLineWriter } from './log-writer';
 import { createPlayground, type PlaygroundSettings, type PlaygroundStatus } from './playground';
 
 export interface LogLine {
@@ -91,7 +92,8 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...(options.limits ?? {}) };
   const engine = new JudgeEngine({ backend, aliases: options.aliases, limits, temperatures: options.temperatures });
   const access = await KeyAccess.open(options.apiKeys, options.keys, options.price);
-  const log = options.log ?? ((line: LogLine) => process.stdout.write(JSON.stringify(line) + '\n'));
+  const logWriter = options.log ? undefined : new BatchedLineWriter();
+  const log = options.log ?? ((line: LogLine) => logWriter!.push(JSON.stringify(line)));
   const inFlight = new Set<AbortController>();
   const admission = new Admission(options.admission);
   const playground = createPlayground({
@@ -173,7 +175,7 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
           timing.push(`engine;dur=${(prepared + performance.now() - started).toFixed(2)}`);
           return outcome;
         },
-        { signal: controller.signal },
+        { controller },
       );
       line.model = response.model;
       line.questions = Object.keys(response.answers).length;
@@ -269,6 +271,7 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
       clearTimeout(timer);
       await access.close();
       if (ownsBackend) await backend.close?.();
+      logWriter?.flush();
     })();
     return closed;
   };

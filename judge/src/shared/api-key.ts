@@ -7,7 +7,9 @@ export type KeyVerdict = 'accepted' | 'missing' | 'not-bearer' | 'wrong';
 /** `bearer`: an `Authorization: Bearer <key>` header. `plain`: a header whose whole value is the key (X-API-Key). */
 export type KeyScheme = 'bearer' | 'plain';
 
-const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+/** SHA-256 of a key: what a KeyRing compares, and (hex) what a key store keeps. */
+export const keyDigest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+const digest = keyDigest;
 
 /** A set of accepted keys, kept as digests and compared in constant time. */
 export class KeyRing {
@@ -22,8 +24,12 @@ export class KeyRing {
   }
 
   has(key: string): boolean {
+    return this.hasDigest(digest(key));
+  }
+
+  /** `has` for a key already hashed with keyDigest (a caller that needs the digest anyway hashes once). */
+  hasDigest(presented: Buffer): boolean {
     // Equal-length digests, and every key compared: the time does not depend on which key (if any) matches.
-    const presented = digest(key);
     let found = false;
     for (const known of this.digests) found = timingSafeEqual(known, presented) || found;
     return found;

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config';
 import { KeyAccess } from '../../src/keys/access';
 import { MemoryKeyStore } from '../../src/keys/document';
-import { envKeyId, generateKey, hashKey, keyIdOf, keyMatches } from '../../src/keys/format';
+import { envKeyId, envKeyIdOfDigest, generateKey, hashKey, keyIdOf, keyMatches } from '../../src/keys/format';
+import { keyDigest } from '../../src/shared/api-key';
 import { checkLimits, RateBuckets, type WindowCounts } from '../../src/keys/limits';
 import { costOf, usageRange } from '../../src/keys/usage';
 import { ApiError } from '../../src/protocol/errors';
@@ -31,6 +32,9 @@ describe('key format', () => {
     expect(keyIdOf('s1k_short_x')).toBeUndefined();
     expect(envKeyId('my-env-key')).toMatch(/^env-[0-9a-f]{12}$/);
     expect(envKeyId('my-env-key')).not.toContain('my-env-key');
+    // The server hashes a presented key once: the id from its digest is the same id.
+    expect(envKeyIdOfDigest(keyDigest('my-env-key'))).toBe(envKeyId('my-env-key'));
+    expect(keyDigest(key).toString('hex')).toBe(record.hash);
   });
 });
 

@@ -7,6 +7,7 @@ import { renderRequest } from '../../src/engine/render';
 import type { ScoreJob } from '../../src/engine/backend';
 import type { SystemOneRequest } from '../../src/protocol/types';
 import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
+import { LocalInference } from '../../src/backends/onnx/inference';
 import { fullLogits, generate, maxAbsDiff, referenceLabelLogprobs, tempDir } from './fixtures';
 
 const STATE = {
@@ -52,10 +53,11 @@ const MODEL = 'judge-onnx-test';
 describe('ONNX backend on generated models', () => {
   const tmp = tempDir('onnx-backend-');
   const backends: Record<'shared' | 'plain' | 'none', OnnxBackend> = {} as never;
+  let dirs: Record<'shared' | 'plain' | 'none', string>;
   let reference: ort.InferenceSession;
 
   beforeAll(async () => {
-    const dirs = {
+    dirs = {
       shared: generate(tmp.path, 'shared', { seed: 7, layout: 'shared-prefix' }).dir,
       plain: generate(tmp.path, 'plain', { seed: 7, layout: 'plain-past' }).dir,
       none: generate(tmp.path, 'none', { seed: 7, layout: 'no-past' }).dir,
@@ -93,7 +95,7 @@ describe('ONNX backend on generated models', () => {
     const head = ids.slice(0, split);
     const rest = ids.slice(split);
     for (const kind of ['plain', 'shared'] as const) {
-      const session = backends[kind].loaded(MODEL).session;
+      const session = await ort.InferenceSession.create(`${dirs[kind]}/model.onnx`, { intraOpNumThreads: 1 });
       const first: Record<string, ort.Tensor> = {
         input_ids: i64(head, [1, split]),
         attention_mask: i64(
@@ -136,13 +138,14 @@ describe('ONNX backend on generated models', () => {
         kind === 'shared' ? rest.length : ids.length,
       ]);
       const out = await session.run(second, ['logits']);
+      await session.release();
       expect(maxAbsDiff(out.logits.data as Float32Array, tail)).toBeLessThanOrEqual(1e-5);
     }
   });
 
   it('scores a ragged batch over one shared prefix like separate runs and like a full recompute (≤ 1e-5)', async () => {
     const backend = backends.shared;
-    backend.cache.clear();
+    await backend.clearCache();
     const runsBefore = backend.stats.runs;
     const together = await backend.score(job(MODEL));
     // One state pass, then ONE batch for all five questions.
@@ -153,7 +156,7 @@ describe('ONNX backend on generated models', () => {
     const rendered = job(MODEL).rendered;
     const stateIds = m.tokenizer.encode(rendered.prefix).ids;
     for (const [i, q] of rendered.questions.entries()) {
-      backend.cache.clear();
+      await backend.clearCache();
       const alone = await backend.score(job(MODEL, only(q.name)));
       expect(maxAbsDiff(alone.scores[0].logprobs, together.scores[i].logprobs)).toBeLessThanOrEqual(1e-5);
       const labels = q.labels.map((l) => m.tokenizer.encode(l, { add_special_tokens: false }).ids);
@@ -170,7 +173,7 @@ describe('ONNX backend on generated models', () => {
 
   it('gives the same scores with a cached state as with a cold one, and feeds only the suffixes', async () => {
     const backend = backends.shared;
-    backend.cache.clear();
+    await backend.clearCache();
     const cold = await backend.score(job(MODEL));
     const runsBefore = backend.stats.runs;
     const warm = await backend.score(job(MODEL));
@@ -184,7 +187,7 @@ describe('ONNX backend on generated models', () => {
     expect(cold.inputTokens).toBe(backend.countTokens(MODEL, job(MODEL).rendered.prefix) + suffixTokens);
 
     // A one-question cold call (single pass) fills the cache too: the next call on that state costs its suffix only.
-    backend.cache.clear();
+    await backend.clearCache();
     const single = await backend.score(job(MODEL, only('topic')));
     const next = await backend.score(job(MODEL, only('urgency')));
     expect(next.inputTokens).toBe(backend.countTokens(MODEL, job(MODEL, only('urgency')).rendered.questions[0].suffix));
@@ -197,21 +200,21 @@ describe('ONNX backend on generated models', () => {
     const uncached = await createOnnxBackend({ models: [{ id: MODEL, dir }], intraOpNumThreads: 1, kvCacheBytes: 0 });
     try {
       for (const name of ['failing', 'topic']) {
-        backends.shared.cache.clear();
+        await backends.shared.clearCache();
         const want = await backends.shared.score(job(MODEL, only(name)));
         const got = await uncached.score(job(MODEL, only(name)));
         expect(maxAbsDiff(got.scores[0].logprobs, want.scores[0].logprobs)).toBeLessThanOrEqual(1e-6);
         expect(got.inputTokens).toBe(want.inputTokens);
       }
-      expect(uncached.cache.size).toBe(0);
+      expect(await uncached.cachedStates()).toBe(0);
     } finally {
       await uncached.close();
     }
   });
 
   it('agrees across layouts: plain past runs the questions one by one, no past runs one full pass each', async () => {
-    backends.shared.cache.clear();
-    backends.plain.cache.clear();
+    await backends.shared.clearCache();
+    await backends.plain.clearCache();
     const shared = await backends.shared.score(job(MODEL));
     for (const kind of ['plain', 'none'] as const) {
       const runsBefore = backends[kind].stats.runs;
@@ -224,10 +227,16 @@ describe('ONNX backend on generated models', () => {
   });
 
   it('counts exactly the tokens fed to session.run: |state| + Σ|suffix| cold, Σ|suffix| cached', async () => {
+    // The workers' own code (LocalInference) run in this thread, so that session.run can be watched.
     for (const kind of ['shared', 'plain'] as const) {
       const backend = backends[kind];
-      backend.cache.clear();
-      const session = backend.loaded(MODEL).session;
+      const m = backend.loaded(MODEL);
+      const inference = await LocalInference.load({
+        models: [{ id: MODEL, dir: dirs[kind], config: m.config, maxPositions: m.maxPositions, padId: m.padId }],
+        intraOpNumThreads: 1,
+        kvCacheBytes: 1 << 26,
+      });
+      const session = inference.model(MODEL).session;
       const originalRun = session.run.bind(session);
       let fed = 0;
       // Count real tokens: the last T columns of attention_mask are the new tokens (0 = padding).
@@ -242,22 +251,25 @@ describe('ONNX backend on generated models', () => {
         const rendered = job(MODEL).rendered;
         const stateTokens = backend.countTokens(MODEL, rendered.prefix);
         const suffixTokens = rendered.questions.reduce((sum, q) => sum + backend.countTokens(MODEL, q.suffix), 0);
-        const cold = await backend.score(job(MODEL));
+        const cold = await inference.score(backend.prepare(job(MODEL)));
         expect(fed).toBe(stateTokens + suffixTokens);
-        expect(cold.inputTokens).toBe(fed);
+        expect(cold.stats.tokens).toBe(fed);
         fed = 0;
-        const warm = await backend.score(job(MODEL));
+        const warm = await inference.score(backend.prepare(job(MODEL)));
         expect(fed).toBe(suffixTokens);
-        expect(warm.inputTokens).toBe(fed);
+        expect(warm.stats.tokens).toBe(fed);
+        // Through the worker, a call reports the same count as its usage.
+        await backend.clearCache();
+        expect((await backend.score(job(MODEL))).inputTokens).toBe(cold.stats.tokens);
       } finally {
-        (session as { run: unknown }).run = originalRun;
+        await inference.close();
       }
     }
   });
 
   it("counts each call's own tokens when calls run concurrently", async () => {
     const backend = backends.shared;
-    backend.cache.clear();
+    await backend.clearCache();
     const other = { ...STATE, plan: 'enterprise', seats: 900 };
     const [a, b] = await Promise.all([backend.score(job(MODEL)), backend.score(job(MODEL, QUESTIONS, other))]);
     const cost = (state: SystemOneRequest['state']) => {
@@ -274,7 +286,7 @@ describe('ONNX backend on generated models', () => {
   it('plans the tokens a cold call really feeds, per layout (no-past feeds the state once per pass)', async () => {
     for (const kind of ['shared', 'plain', 'none'] as const) {
       const backend = backends[kind];
-      backend.cache.clear();
+      await backend.clearCache();
       const plan = backend.planTokens(job(MODEL));
       const cold = await backend.score(job(MODEL));
       expect(plan.total).toBe(cold.inputTokens);
@@ -351,12 +363,12 @@ describe('ONNX backend with multi-token labels', () => {
     }
     for (const backend of backends) {
       for (const cached of [false, true]) {
-        if (!cached) backend.cache.clear();
+        if (!cached) await backend.clearCache();
         const result = await backend.score(job(MODEL, questions));
         result.scores.forEach((s, i) => expect(maxAbsDiff(s.logprobs, expected[i])).toBeLessThanOrEqual(1e-5));
       }
       // One question alone (the single-pass path) as well.
-      backend.cache.clear();
+      await backend.clearCache();
       const alone = await backend.score(job(MODEL, { failing: questions.failing }));
       expect(maxAbsDiff(alone.scores[0].logprobs, expected[0])).toBeLessThanOrEqual(1e-5);
     }

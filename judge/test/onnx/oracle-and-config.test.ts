@@ -1,5 +1,7 @@
 // The oracle model (logits = a fixed lookup table) gives exact probabilities end to end through the engine;
 // plus the ONNX backend's config validation and its state-KV cache.
+import { unlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JudgeEngine } from '../../src/engine/engine';
@@ -7,7 +9,8 @@ import { createOnnxBackend, parseOnnxBackendOptions, type OnnxBackend } from '..
 import { StateKvCache } from '../../src/backends/onnx/kv-cache';
 import { generateOracleModelDir } from '../../tools/fixtures/generate-model';
 import type { ChoiceAnswer, NoulAnswer, ScoreAnswer } from '../../src/protocol/types';
-import { tempDir } from './fixtures';
+import { parseConfig } from '../../src/config';
+import { generate, tempDir } from './fixtures';
 
 // Logits the oracle gives every label, whatever came before (the table's rows are all alike).
 const LABEL_LOGITS: Record<string, number> = { Yes: 1.25, No: -0.75, A: 0.5, B: 2, C: -1, '0': 0, '1': 1, '2': 3 };
@@ -77,32 +80,61 @@ describe('oracle model through the engine', () => {
 });
 
 describe('ONNX backend config', () => {
+  const noDirs = { checkDirs: false };
+  const parse = (raw: Record<string, unknown>) => parseOnnxBackendOptions(raw, 'backend', noDirs);
+
   it('names the exact field of every error', () => {
-    expect(() => parseOnnxBackendOptions({ kind: 'onnx' })).toThrow(/^backend\.models: /);
-    expect(() => parseOnnxBackendOptions({ models: [{ dir: '/x' }] })).toThrow(/^backend\.models\[0\]\.id: /);
-    expect(() => parseOnnxBackendOptions({ models: [{ id: 'a' }] })).toThrow(/^backend\.models\[0\]\.dir: /);
+    expect(() => parse({ kind: 'onnx' })).toThrow(/^backend\.models: /);
+    expect(() => parse({ models: [{ dir: '/x' }] })).toThrow(/^backend\.models\[0\]\.id: /);
+    expect(() => parse({ models: [{ id: 'a' }] })).toThrow(/^backend\.models\[0\]\.dir: /);
     expect(() =>
-      parseOnnxBackendOptions({
+      parse({
         models: [
           { id: 'a', dir: '/x' },
           { id: 'a', dir: '/y' },
         ],
       }),
     ).toThrow(/^backend\.models\[1\]\.id: .*twice/);
-    expect(() => parseOnnxBackendOptions({ models: [{ id: 'a', dir: '/x', releaseDate: 'soon' }] })).toThrow(
-      /releaseDate/,
-    );
-    expect(() => parseOnnxBackendOptions({ models: [{ id: 'a', dir: '/x' }], intraOpNumThreads: -1 })).toThrow(
+    expect(() => parse({ models: [{ id: 'a', dir: '/x', releaseDate: 'soon' }] })).toThrow(/releaseDate/);
+    expect(() => parse({ models: [{ id: 'a', dir: '/x' }], intraOpNumThreads: -1 })).toThrow(
       /^backend\.intraOpNumThreads: /,
     );
-    expect(() => parseOnnxBackendOptions({ models: [{ id: 'a', dir: '/x' }], kvCacheBytes: '1GB' })).toThrow(
-      /^backend\.kvCacheBytes: /,
+    expect(() => parse({ models: [{ id: 'a', dir: '/x' }], kvCacheBytes: '1GB' })).toThrow(/^backend\.kvCacheBytes: /);
+    expect(() => parse({ models: [{ id: 'a', dir: '/x' }], workers: 0 })).toThrow(/^backend\.workers: .*≥ 1/);
+    expect(() => parse({ models: [{ id: 'a', dir: '/x' }], threads: 2 })).toThrow(
+      /^backend\.threads: is not a setting of the onnx backend/,
     );
-    expect(parseOnnxBackendOptions({ models: [{ id: 'a', dir: '/x' }], intraOpNumThreads: 2 })).toEqual({
+    expect(() => parse({ models: [{ id: 'a', dir: '/x', path: '/y' }] })).toThrow(/^backend\.models\[0\]\.path: /);
+    expect(parse({ models: [{ id: 'a', dir: '/x' }], intraOpNumThreads: 2, workers: 2 })).toEqual({
       models: [{ id: 'a', dir: '/x', description: undefined, releaseDate: undefined }],
       intraOpNumThreads: 2,
       kvCacheBytes: undefined,
+      workers: 2,
     });
+  });
+
+  it('refuses, when the config is read, a model directory that is missing or lacks a file', () => {
+    const tmp = tempDir('onnx-config-');
+    try {
+      const { dir } = generate(tmp.path, 'model', { seed: 1, layout: 'plain-past' });
+      const config = (models: unknown) => ({ apiKeys: ['k'], backend: { kind: 'onnx', models } });
+      expect(parseConfig(config([{ id: 'a', dir }])).backend).toMatchObject({
+        kind: 'onnx',
+        models: [{ id: 'a', dir }],
+      });
+      expect(() => parseConfig(config([{ id: 'a', dir: join(tmp.path, 'nowhere') }]))).toThrow(
+        /^config backend\.models\[0\]\.dir: .*nowhere is not a directory/,
+      );
+      unlinkSync(join(dir, 'tokenizer.json'));
+      expect(() => parseConfig(config([{ id: 'a', dir }]))).toThrow(
+        /^config backend\.models\[0\]\.dir: model directory .* has no tokenizer\.json/,
+      );
+      expect(() => parseConfig({ ...config([{ id: 'a', dir }]), backend: { kind: 'onnx', models: [] } })).toThrow(
+        /^config backend\.models: /,
+      );
+    } finally {
+      tmp.remove();
+    }
   });
 
   it('refuses a model directory without model.onnx, naming the field', async () => {

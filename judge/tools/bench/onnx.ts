@@ -1,33 +1,40 @@
 // Benchmark of the local ONNX backend (not a test): what extra questions cost.
 // For N = 1, 5, 20 questions of ~15 tokens over a ~400-token state, on generated models of ~17M and ~134M
 // parameters: time of N separate calls ÷ time of one N-question call, next to the token ratio N·(S+Q)/(S+N·Q).
-// The state-KV cache is off, so every call pays for its state. Writes its section of docs/BENCHMARKS.md.
+// The state-KV cache is off, so every call pays for its state. The ~17M model also runs as a plain-past export made
+// shared-prefix by `convert`. Writes its table between the "onnx" markers of docs/BENCHMARKS.md.
 //
 //   npm run build -w systemone-judge && npm run bench:onnx -w systemone-judge [-- --quick] [-- --threads 2]
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
+import { convert } from '../../src/cli/commands/convert';
 import type { RenderedQuestion, RenderedRequest } from '../../src/engine/backend';
 import { generateTinyModelDir, parameterCount, seededRandom, type TinyLmSpec } from '../fixtures/generate-model';
+import { writeGenerated } from './markers';
 
 const REPO = resolve(__dirname, '..', '..', '..');
-const SECTION = '## Local ONNX backend';
 
 interface BenchModel {
   name: string;
   spec: Omit<TinyLmSpec, 'seed' | 'layout'>;
   /** Repeats per --repeats: the small model's calls take milliseconds, so it gets more of them against noise. */
   repeatFactor: number;
+  /** `generated`: written directly in the shared-prefix layout; `converted`: a plain export made so by `convert`. */
+  origin: 'generated' | 'converted';
 }
 
+const SMALL = { vocabSize: 32000, hidden: 240, layers: 2, heads: 4, maxPositions: 1024 };
 const MODELS: BenchModel[] = [
-  { name: '~17M', spec: { vocabSize: 32000, hidden: 240, layers: 2, heads: 4, maxPositions: 1024 }, repeatFactor: 3 },
+  { name: '~17M', spec: SMALL, repeatFactor: 3, origin: 'generated' },
+  { name: '~17M, convert', spec: SMALL, repeatFactor: 3, origin: 'converted' },
   {
     name: '~134M',
     spec: { vocabSize: 32000, hidden: 768, layers: 12, heads: 12, maxPositions: 1024 },
     repeatFactor: 1,
+    origin: 'generated',
   },
 ];
 
@@ -65,16 +72,28 @@ async function timeIt(fn: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-function modelDir(m: BenchModel): string {
-  const dir = join(REPO, '.runtime', 'bench-models', `shared-prefix-${m.spec.hidden}x${m.spec.layers}`);
-  const spec = { ...m.spec, seed: 1, layout: 'shared-prefix' as const, generator: 2 };
+function generatedDir(m: BenchModel, layout: 'shared-prefix' | 'plain-past'): string {
+  const dir = join(REPO, '.runtime', 'bench-models', `${layout}-${m.spec.hidden}x${m.spec.layers}`);
+  const spec = { ...m.spec, seed: 1, layout, generator: 2 };
   const marker = join(dir, 'spec.json');
   if (!existsSync(marker) || readFileSync(marker, 'utf8') !== JSON.stringify(spec)) {
-    process.stderr.write(`generating the ${m.name} model in ${dir} …\n`);
+    process.stderr.write(`generating the ${m.name} model (${layout}) in ${dir} …\n`);
     generateTinyModelDir({ ...spec, dir });
     writeFileSync(marker, JSON.stringify(spec));
   }
   return dir;
+}
+
+/** The model directory to serve: generated in the fast layout, or a plain export run through `convert`. */
+async function modelDir(m: BenchModel): Promise<string> {
+  if (m.origin === 'generated') return generatedDir(m, 'shared-prefix');
+  const plain = generatedDir(m, 'plain-past');
+  const out = join(REPO, '.runtime', 'bench-models', `converted-${m.spec.hidden}x${m.spec.layers}`);
+  rmSync(out, { recursive: true, force: true });
+  process.stderr.write(`converting ${plain} → ${out} …\n`);
+  const code = await convert.run(['--in', plain, '--out', out]);
+  if (code !== 0) throw new Error(`convert exited ${code}`);
+  return out;
 }
 
 interface Row {
@@ -91,7 +110,7 @@ interface Row {
 }
 
 async function benchModel(m: BenchModel, threads: number, baseRepeats: number): Promise<Row[]> {
-  const dir = modelDir(m);
+  const dir = await modelDir(m);
   const backend = await createOnnxBackend({
     models: [{ id: 'bench', dir }],
     intraOpNumThreads: threads,
@@ -144,11 +163,9 @@ async function benchModel(m: BenchModel, threads: number, baseRepeats: number): 
 
 function table(rows: Row[], threads: number): string {
   const lines = [
-    SECTION,
-    '',
     '`npm run build -w systemone-judge && npm run bench:onnx -w systemone-judge` — one run, side by side, on',
     `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, onnxruntime-node CPU, intraOpNumThreads ${threads}.`,
-    'Generated shared-prefix models (random weights, 32k vocabulary). State S ≈ 400 tokens; N questions of Q ≈ 15–20 tokens (mean per row below)',
+    'Generated models (random weights, 32k vocabulary): written directly in the shared-prefix layout, or (", convert") generated as a plain-past export and rewritten by `systemone-judge convert`. State S ≈ 400 tokens; N questions of Q ≈ 15–20 tokens (mean per row below)',
     '(single-token labels Yes/No). State-KV cache off: every call pays for its state. "N separate calls" runs the N',
     `questions one call each (each a single pass over state + question); "one call" runs them as one request (state once,`,
     'then all questions in one batch over the shared state KV). Repeats alternate the two (one call, then the N separate',
@@ -167,22 +184,8 @@ function table(rows: Row[], threads: number): string {
       `| ${r.model} | ${(r.params / 1e6).toFixed(1)}M | ${r.n} | ${r.S} | ${r.Q.toFixed(1)} | ${r.separateMs.toFixed(1)} | ${r.batchMs.toFixed(1)} | ${timeRatio.toFixed(2)} | ${tokenRatio.toFixed(2)} | ${(timeRatio / tokenRatio).toFixed(2)} | ${r.load.map((l) => l.toFixed(1)).join(' → ')} |`,
     );
   }
-  lines.push('', `Run at ${new Date().toISOString()}.`, '', '');
+  lines.push('', `Run at ${new Date().toISOString()}.`);
   return lines.join('\n');
-}
-
-/** Replaces this benchmark's own section of docs/BENCHMARKS.md (or appends it), leaving the others alone. */
-function writeSection(section: string): void {
-  const file = join(REPO, 'docs', 'BENCHMARKS.md');
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n\n';
-  const start = text.indexOf(SECTION);
-  let next: string;
-  if (start === -1) next = `${text.replace(/\n*$/, '\n\n')}${section}`;
-  else {
-    const after = text.indexOf('\n## ', start + SECTION.length);
-    next = text.slice(0, start) + section + (after === -1 ? '' : text.slice(after + 1));
-  }
-  writeFileSync(file, next);
 }
 
 async function main(): Promise<void> {
@@ -199,12 +202,13 @@ async function main(): Promise<void> {
   const repeats = Number(values.repeats ?? 5);
   if (!Number.isInteger(threads) || threads < 1) throw new Error('--threads must be a whole number ≥ 1');
   if (!Number.isInteger(repeats) || repeats < 1) throw new Error('--repeats must be a whole number ≥ 1');
-  const models = values.quick ? MODELS.slice(0, 1) : MODELS;
+  const models = values.quick ? MODELS.filter((m) => m.name.startsWith('~17M')) : MODELS;
   const rows: Row[] = [];
   for (const m of models) rows.push(...(await benchModel(m, threads, repeats)));
-  const section = table(rows, threads);
-  process.stdout.write(section);
-  if (!values['no-write']) writeSection(section);
+  const generated = table(rows, threads);
+  process.stdout.write(generated + '\n');
+  // Only the generated part between its markers: the analysis written around it stays.
+  if (!values['no-write']) process.stdout.write(`written to ${await writeGenerated('onnx', generated)}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -1,95 +1,31 @@
-// One model directory (model.onnx + tokenizer.json + tokenizer_config.json + config.json), loaded once:
-// its session, its offline tokenizer, and its graph layout.
-import { existsSync, readFileSync } from 'node:fs';
+// One model as an inference worker holds it: its ONNX Runtime session, its log-softmax helper, and its graph's
+// layout read from the session's inputs (graph-layout.ts). Runs inside the worker thread (inference-worker.ts).
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { Tokenizer } from '@huggingface/tokenizers';
+import { detectLayout, type GraphInfo } from './graph-layout';
 import { VocabLogSoftmax } from './log-softmax';
+import { positiveNumber, type JsonObject } from './model-files';
 
-/**
- * shared-prefix: prefix_key_values.{l}.* broadcast to every row + each row's own past (one batch for all questions);
- * plain-past: HF past_key_values.{l}.* only (state once, then questions one by one against it);
- * no-past: one full pass per question.
- */
-export type GraphLayout = 'shared-prefix' | 'plain-past' | 'no-past';
-
-const KNOWN_INPUTS = new Set(['input_ids', 'attention_mask', 'position_ids', 'use_cache_branch', 'logits_to_keep']);
-
-export interface GraphShape {
-  layout: GraphLayout;
-  layers: number;
-}
-
-/** Reads the layout from the graph's input names; throws naming anything it cannot feed. */
-export function detectLayout(inputNames: readonly string[]): GraphShape {
-  const past = new Set<number>();
-  const prefix = new Set<number>();
-  for (const name of inputNames) {
-    const m = /^(past_key_values|prefix_key_values)\.(\d+)\.(key|value)$/.exec(name);
-    if (m) (m[1] === 'past_key_values' ? past : prefix).add(Number(m[2]));
-    else if (!KNOWN_INPUTS.has(name))
-      throw new Error(`the graph has an input "${name}" this backend does not know how to feed`);
-  }
-  if (!inputNames.includes('input_ids')) throw new Error('the graph has no "input_ids" input');
-  for (const l of past) {
-    if (!inputNames.includes(`past_key_values.${l}.key`) || !inputNames.includes(`past_key_values.${l}.value`)) {
-      throw new Error(`the graph has only one of past_key_values.${l}.key / .value`);
-    }
-  }
-  if (prefix.size > 0) {
-    if (prefix.size !== past.size || [...prefix].some((l) => !past.has(l))) {
-      throw new Error('prefix_key_values.* and past_key_values.* inputs must cover the same layers');
-    }
-    if (!inputNames.includes('position_ids')) throw new Error('a shared-prefix graph needs a "position_ids" input');
-    return { layout: 'shared-prefix', layers: prefix.size };
-  }
-  return past.size > 0 ? { layout: 'plain-past', layers: past.size } : { layout: 'no-past', layers: 0 };
-}
-
-export interface LoadedModel {
+/** The settings of a model a worker needs besides its graph (read from the directory by the main thread). */
+export interface ModelSettings {
+  id: string;
   dir: string;
-  session: ort.InferenceSession;
-  tokenizer: Tokenizer;
-  layout: GraphLayout;
-  layers: number;
-  heads: number;
-  headDim: number;
-  kvType: 'float32' | 'float16';
-  inputs: Set<string>;
-  /** Longest sequence the model holds (positions). */
+  config: JsonObject;
   maxPositions: number;
   padId: number;
+}
+
+export interface LoadedModel extends ModelSettings {
+  session: ort.InferenceSession;
+  graph: GraphInfo;
+  inputs: Set<string>;
   /** Normalises logits rows over the full vocabulary (a helper session, one per model). */
   logSoftmax: VocabLogSoftmax;
 }
 
-function readJson(dir: string, file: string, required: boolean): Record<string, unknown> {
-  const path = join(dir, file);
-  if (!existsSync(path)) {
-    if (required) throw new Error(`model directory ${dir} has no ${file}`);
-    return {};
-  }
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  } catch (error) {
-    throw new Error(`${path} is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-function positiveNumber(...values: unknown[]): number | undefined {
-  for (const v of values) if (typeof v === 'number' && Number.isFinite(v) && v > 0) return v;
-  return undefined;
-}
-
-export async function loadModelDir(dir: string, intraOpNumThreads: number): Promise<LoadedModel> {
-  const modelPath = join(dir, 'model.onnx');
-  if (!existsSync(modelPath)) throw new Error(`model directory ${dir} has no model.onnx`);
-  const config = readJson(dir, 'config.json', true);
-  const tokenizerJson = readJson(dir, 'tokenizer.json', true);
-  const tokenizerConfig = readJson(dir, 'tokenizer_config.json', false);
-  const tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
-
-  const session = await ort.InferenceSession.create(modelPath, {
+export async function loadModel(settings: ModelSettings, intraOpNumThreads: number): Promise<LoadedModel> {
+  const { dir, config } = settings;
+  const session = await ort.InferenceSession.create(join(dir, 'model.onnx'), {
     intraOpNumThreads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
@@ -117,14 +53,6 @@ export async function loadModelDir(dir: string, intraOpNumThreads: number): Prom
       `${dir}: cannot tell the KV heads and head size (config.json needs num_key_value_heads/n_head and head_dim or hidden_size)`,
     );
   }
-  const maxPositions =
-    positiveNumber(
-      config.max_position_embeddings,
-      config.n_positions,
-      config.n_ctx,
-      tokenizerConfig.model_max_length,
-    ) ?? Number.MAX_SAFE_INTEGER;
-  const padId = positiveNumber(config.pad_token_id, config.eos_token_id) ?? 0;
   const logitsMeta = session.outputMetadata.find((m) => m.name === 'logits');
   if (!logitsMeta) throw new Error(`${dir}: the graph has no "logits" output`);
   if (logitsMeta.isTensor && logitsMeta.type !== 'float32' && logitsMeta.type !== 'float16') {
@@ -132,18 +60,11 @@ export async function loadModelDir(dir: string, intraOpNumThreads: number): Prom
   }
   const logitsType = logitsMeta.isTensor && logitsMeta.type === 'float16' ? 'float16' : 'float32';
   const logSoftmax = await VocabLogSoftmax.create(logitsType, intraOpNumThreads);
-  return {
-    dir,
-    session,
-    tokenizer,
-    layout,
-    layers,
-    heads,
-    headDim,
-    kvType,
-    inputs: new Set(session.inputNames),
-    maxPositions,
-    padId,
-    logSoftmax,
-  };
+  const graph: GraphInfo = { layout, layers, heads, headDim, kvType, inputNames: [...session.inputNames] };
+  return { ...settings, session, graph, inputs: new Set(session.inputNames), logSoftmax };
+}
+
+export async function releaseModel(m: LoadedModel): Promise<void> {
+  await m.session.release();
+  await m.logSoftmax.release();
 }
