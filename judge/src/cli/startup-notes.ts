@@ -1,4 +1,6 @@
-// What `serve` says at start besides the address: the playground's access and the calibration in use.
+// What `serve` says at start besides the address: the playground's access, the calibration in use, and for local
+// ONNX models which path each one gets and why.
+import type { OnnxBackend } from '../backends/onnx';
 import type { JudgeConfig } from '../config';
 import type { JudgeServer } from '../server';
 
@@ -18,6 +20,11 @@ export function startupNotes(server: JudgeServer, config: JudgeConfig): string[]
     if (others.length > 0) {
       notes.push(`warning: the calibration was fit on ${others.join(', ')}, which this backend does not serve`);
     }
+  }
+  const backend = server.engine.backend;
+  if (backend.kind === 'onnx') {
+    const onnx = backend as OnnxBackend;
+    for (const { id } of onnx.models()) notes.push(`model ${id}: ${onnx.loaded(id).path}`);
   }
   return notes;
 }

@@ -23,7 +23,33 @@ export class ConvertError extends Error {
 }
 
 /** Ops allowed between present.{l}.key|value and the attention MatMuls (copied onto the prefix path). */
-const KV_PATH_OPS = new Set(['Transpose', 'Mul', 'Div', 'Cast', 'Identity']);
+const KV_PATH_OPS = new Set(['Transpose', 'Mul', 'Div', 'Cast', 'Identity', 'Unsqueeze']);
+/**
+ * Ops on that path whose shape input is computed in the graph: grouped-query attention's `repeat_kv` (transformers'
+ * Llama / Qwen2: Unsqueeze → Expand → Reshape, the shapes read from the keys by Shape/Gather/Concat). On the prefix
+ * path the shape computation is replayed with the prefix in place of the keys, so it gives [1, heads, P, D].
+ */
+const KV_RESHAPE_OPS = new Set(['Expand', 'Reshape']);
+/** Ops a replayed shape computation may hold. */
+const SHAPE_OPS = new Set([
+  'Shape',
+  'Gather',
+  'Unsqueeze',
+  'Squeeze',
+  'Concat',
+  'Mul',
+  'Add',
+  'Sub',
+  'Div',
+  'Cast',
+  'Slice',
+  'Identity',
+  'Constant',
+  'ConstantOfShape',
+  'Equal',
+  'Where',
+  'Reshape',
+]);
 /** Ops between the scores MatMul and Softmax that are copied to the prefix scores (scaling, casting). */
 const SCALE_OPS = new Set(['Mul', 'Div', 'Cast', 'Identity']);
 /** Ops between the scores MatMul and Softmax that apply the mask: left on the own scores only. */
@@ -70,6 +96,7 @@ function pathToMatMul(start: string, index: GraphIndex, what: string): { path: N
       if (node.opType === 'MatMul') found.push({ path, matmul: node, operand: node.inputs.indexOf(value) });
       else if (KV_PATH_OPS.has(node.opType) && otherInputsConstant(node, value, index))
         walk(node.outputs[0], [...path, node]);
+      else if (KV_RESHAPE_OPS.has(node.opType) && node.inputs[0] === value) walk(node.outputs[0], [...path, node]);
       else skipped.push(node.opType);
     }
   };
@@ -77,7 +104,7 @@ function pathToMatMul(start: string, index: GraphIndex, what: string): { path: N
   if (found.length !== 1) {
     const seen = skipped.length ? ` (it goes on through ${[...new Set(skipped)].join(', ')})` : '';
     throw new ConvertError(
-      `cannot find the one attention MatMul that reads ${what}${seen}; only Transpose/Mul/Div/Cast may sit between the KV Concat and the MatMul (grouped-query attention's Expand/Reshape is not supported)`,
+      `cannot find the one attention MatMul that reads ${what}${seen}; only Transpose/Mul/Div/Cast/Unsqueeze and repeat_kv's Expand/Reshape may sit between the KV Concat and the MatMul`,
     );
   }
   return found[0];
@@ -86,9 +113,67 @@ function pathToMatMul(start: string, index: GraphIndex, what: string): { path: N
 export interface ConvertResult {
   model: Model;
   layers: number;
+  /** What the conversion found on the way (a merged decoder unpacked, grouped-query attention), for the report. */
+  notes: string[];
 }
 
-export function convertToSharedPrefix(source: Model): ConvertResult {
+/**
+ * A merged decoder (Optimum's decoder_model_merged: one `If` on the `use_cache_branch` input choosing between the
+ * with-past and the no-past graph) becomes its with-past branch: the branch's nodes and initializers inlined into the
+ * outer graph, its outputs bound to the If's outputs, `use_cache_branch` dropped. Returns undefined for any other
+ * graph; throws when the If is not that shape.
+ */
+export function withPastBranch(source: Model): Model | undefined {
+  const ifs = source.graph.nodes.filter((n) => n.opType === 'If' && !n.domain);
+  const merged = ifs.filter((n) => n.inputs[0] === 'use_cache_branch');
+  if (merged.length === 0) return undefined;
+  if (ifs.length !== 1)
+    throw new ConvertError(
+      `the graph has ${ifs.length} If nodes; a merged decoder has one, on use_cache_branch, choosing the with-past branch`,
+    );
+  const node = merged[0];
+  const readsPast = (g: Graph | undefined): boolean =>
+    Boolean(g?.nodes.some((n) => n.inputs.some((i) => i.startsWith('past_key_values.'))));
+  const branches = ['then_branch', 'else_branch'].map((name) => node.attributes.find((a) => a.name === name)?.g);
+  const withPast = branches.find(readsPast);
+  if (!withPast || branches.every(readsPast))
+    throw new ConvertError(
+      `${describe(node)} on use_cache_branch: expected exactly one branch that reads past_key_values (the with-past decoder)`,
+    );
+  if (withPast.outputs.length !== node.outputs.length)
+    throw new ConvertError(
+      `${describe(node)}: its with-past branch has ${withPast.outputs.length} outputs, the If ${node.outputs.length}`,
+    );
+  const nodes = source.graph.nodes.filter((n) => n !== node);
+  nodes.push(...withPast.nodes);
+  withPast.outputs.forEach((out, i) =>
+    nodes.push({
+      opType: 'Identity',
+      name: `use_cache_branch/${node.outputs[i]}`,
+      inputs: [out.name],
+      outputs: [node.outputs[i]],
+      attributes: [],
+    }),
+  );
+  const known = new Set(source.graph.initializers.map((t) => t.name));
+  const initializers = [...source.graph.initializers, ...withPast.initializers.filter((t) => !known.has(t.name))];
+  const stillRead = nodes.some((n) => n.inputs.includes('use_cache_branch'));
+  return {
+    ...source,
+    graph: {
+      ...source.graph,
+      nodes,
+      initializers,
+      inputs: stillRead ? source.graph.inputs : source.graph.inputs.filter((i) => i.name !== 'use_cache_branch'),
+    },
+  };
+}
+
+export function convertToSharedPrefix(original: Model): ConvertResult {
+  const notes: string[] = [];
+  const unmerged = withPastBranch(original);
+  if (unmerged) notes.push('merged decoder: kept its use_cache_branch (with past) branch');
+  const source = unmerged ?? original;
   // Work on copies of the nodes: the source model is left as it was.
   const graph: Graph = {
     ...source.graph,
@@ -97,6 +182,11 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
   const opset = source.opsetImport.find((o) => o.domain === '' || o.domain === 'ai.onnx')?.version ?? 0;
   if (opset < 13) throw new ConvertError(`the model uses opset ${opset}; the converter needs opset 13 or newer`);
   for (const node of graph.nodes) {
+    if (node.domain && node.domain !== 'ai.onnx' && node.opType === 'MatMulNBits') {
+      throw new ConvertError(
+        `${describe(node)} is an ONNX Runtime contrib op (int4 weights) and cannot be rewritten; convert the float export (onnx/model.onnx or model_fp16.onnx) instead, or serve this one as it is (plain-past path)`,
+      );
+    }
     if (node.domain && node.domain !== 'ai.onnx') {
       throw new ConvertError(
         `${describe(node)} is an ONNX Runtime contrib op (fused attention or similar) and cannot be rewritten; export the model without ONNX Runtime fusions (plain MatMul/Softmax attention), e.g. optimum-cli export onnx --task text-generation-with-past without --optimize`,
@@ -104,7 +194,7 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
     }
     if (['If', 'Loop', 'Scan'].includes(node.opType)) {
       throw new ConvertError(
-        `${describe(node)} holds a subgraph (a merged decoder?); convert the "decoder_with_past_model.onnx" export instead`,
+        `${describe(node)} holds a subgraph that is not a merged decoder's use_cache_branch; convert the "decoder_with_past_model.onnx" export instead`,
       );
     }
   }
@@ -153,6 +243,67 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
       const out = fresh(node.opType.toLowerCase());
       nodes.push({ ...node, inputs: inputsCopy, outputs: [out], name: fresh(node.name ?? node.opType) });
       current = out;
+    }
+    return current;
+  };
+
+  /**
+   * Replays the KV path (Concat output → … → attention MatMul) on a prefix input. Shapes the path's Expand/Reshape
+   * read are recomputed from the prefix: the nodes computing them are copied with every Shape of a tensor on the path
+   * reading the prefix's counterpart instead. A shape read from anything else cannot be replayed and is refused.
+   */
+  const replayKvPath = (chain: Node[], ownStart: string, prefixStart: string, what: string): string => {
+    const onPath = new Map<string, string>([[ownStart, prefixStart]]);
+    const copied = new Map<string, string>();
+    const shapeValue = (value: string, depth: number): string => {
+      const mapped = onPath.get(value) ?? copied.get(value);
+      if (mapped) return mapped;
+      if (!value || index.constants.has(value)) return value;
+      const node = index.producer.get(value);
+      if (!node) {
+        throw new ConvertError(
+          `${what}: a shape on the path to the attention MatMul depends on the graph input "${value}", not on the keys/values alone; it cannot be recomputed for the prefix`,
+        );
+      }
+      if (!SHAPE_OPS.has(node.opType) || node.outputs.length !== 1 || depth > 64) {
+        throw new ConvertError(
+          `${what}: a shape on the path to the attention MatMul is computed by ${describe(node)}, which is not shape arithmetic; it cannot be recomputed for the prefix`,
+        );
+      }
+      if (node.opType === 'Shape' && !onPath.has(node.inputs[0])) {
+        throw new ConvertError(
+          `${what}: a shape on the path to the attention MatMul is read from "${node.inputs[0]}", not from the keys/values; it cannot be recomputed for the prefix`,
+        );
+      }
+      const out = fresh(`${node.opType.toLowerCase()}_shape`);
+      nodes.push({
+        ...node,
+        inputs: node.inputs.map((i) => shapeValue(i, depth + 1)),
+        outputs: [out],
+        name: fresh(node.name ?? node.opType),
+      });
+      copied.set(value, out);
+      return out;
+    };
+    let own = ownStart;
+    let current = prefixStart;
+    for (const node of chain) {
+      const inputsCopy = node.inputs.map((i) => (i === own ? current : shapeValue(i, 0)));
+      const out = fresh(node.opType.toLowerCase());
+      let attributes = node.attributes;
+      if (node.opType === 'Reshape' && node.inputs[1] && !index.constants.has(node.inputs[1])) {
+        // A computed shape holds the prefix length, 0 for an empty prefix: read as a length, not as "copy this
+        // dimension" (allowzero, opset 14), as torch means it.
+        if (opset < 14)
+          throw new ConvertError(
+            `${what}: ${describe(node)} reshapes the keys/values to a computed shape, which for an empty prefix needs Reshape's allowzero (opset 14); the model uses opset ${opset}`,
+          );
+        attributes = [...node.attributes.filter((a) => a.name !== 'allowzero'), { name: 'allowzero', i: 1n }];
+      }
+      nodes.push({ ...node, attributes, inputs: inputsCopy, outputs: [out], name: fresh(node.name ?? node.opType) });
+      own = node.outputs[0];
+      current = out;
+      onPath.set(own, current);
     }
     return current;
   };
@@ -232,7 +383,10 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
     const prefixKey = prefixInput(pastKey, `prefix_key_values.${l}.key`);
     const prefixValue = prefixInput(pastValue, `prefix_key_values.${l}.value`);
 
-    const prefixScores = replay(scaleChain, add('MatMul', [scoresMatMul.inputs[0], replay(keyPath.path, prefixKey)]));
+    if (l === layers[0] && keyPath.path.some((n) => KV_RESHAPE_OPS.has(n.opType)))
+      notes.push('grouped-query attention: repeat_kv (Expand/Reshape) replayed on the prefix');
+    const prefixKeys = replayKvPath(keyPath.path, concatKey.outputs[0], prefixKey, `present.${l}.key`);
+    const prefixScores = replay(scaleChain, add('MatMul', [scoresMatMul.inputs[0], prefixKeys]));
     const joined = add('Concat', [prefixScores, softmax.inputs[0]], [{ name: 'axis', i: -1n }]);
     softmax.inputs[0] = joined;
 
@@ -244,7 +398,8 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
     const ownOut = fresh('own_attention');
     outputMatMul.inputs[0] = ownProbs;
     outputMatMul.outputs[0] = ownOut;
-    const prefixOut = add('MatMul', [prefixProbs, replay(valuePath.path, prefixValue)]);
+    const prefixValues = replayKvPath(valuePath.path, concatValue.outputs[0], prefixValue, `present.${l}.value`);
+    const prefixOut = add('MatMul', [prefixProbs, prefixValues]);
     nodes.push({
       opType: 'Add',
       inputs: [ownOut, prefixOut],
@@ -283,6 +438,7 @@ export function convertToSharedPrefix(source: Model): ConvertResult {
       },
     },
     layers: layers.length,
+    notes,
   };
 }
 

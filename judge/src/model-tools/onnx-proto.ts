@@ -14,7 +14,7 @@ import {
 } from './protobuf';
 
 export const TensorType = { FLOAT: 1, INT32: 6, INT64: 7, BOOL: 9, FLOAT16: 10 } as const;
-const AttrType = { FLOAT: 1, INT: 2, STRING: 3, TENSOR: 4, FLOATS: 6, INTS: 7 } as const;
+const AttrType = { FLOAT: 1, INT: 2, STRING: 3, TENSOR: 4, GRAPH: 5, FLOATS: 6, INTS: 7 } as const;
 
 export interface Tensor {
   name: string;
@@ -24,8 +24,13 @@ export interface Tensor {
   floatData?: number[];
   int64Data?: bigint[];
   int32Data?: number[];
+  /** Weights kept in another file (external_data: location, offset, length, …), with dataLocation 1 (EXTERNAL). */
+  externalData?: { key: string; value: string }[];
+  dataLocation?: number;
   unknown?: Uint8Array[];
 }
+
+export const DataLocation = { DEFAULT: 0, EXTERNAL: 1 } as const;
 
 export interface Attribute {
   name: string;
@@ -35,7 +40,11 @@ export interface Attribute {
   t?: Tensor;
   floats?: number[];
   ints?: bigint[];
-  /** The raw bytes of everything else (subgraphs, type, …), re-emitted as read. */
+  /** A subgraph (an If node's then_branch / else_branch). */
+  g?: Graph;
+  /** The attribute type as read, re-emitted when the fields above do not say it (strings, graphs lists, …). */
+  type?: number;
+  /** The raw bytes of everything else, re-emitted as read. */
   unknown?: Uint8Array[];
 }
 
@@ -115,11 +124,34 @@ export function decodeTensor(buf: Uint8Array): Tensor {
       case 9:
         t.rawData = f.bytes;
         break;
+      case 13: {
+        const entry = { key: '', value: '' };
+        for (const e of readFields(f.bytes!)) {
+          if (e.field === 1) entry.key = stringOf(e);
+          else if (e.field === 2) entry.value = stringOf(e);
+        }
+        (t.externalData ??= []).push(entry);
+        break;
+      }
+      case 14:
+        t.dataLocation = int64Of(f);
+        break;
       default:
         t.unknown = keep(t.unknown, f);
     }
   }
   return t;
+}
+
+/** The files (relative to the model) that hold the weights of initializers stored as external data. */
+export function externalDataFiles(model: Model): string[] {
+  const files = new Set<string>();
+  for (const t of model.graph.initializers) {
+    if (t.dataLocation !== DataLocation.EXTERNAL) continue;
+    const location = t.externalData?.find((e) => e.key === 'location')?.value;
+    if (location) files.add(location);
+  }
+  return [...files];
 }
 
 function decodeAttribute(buf: Uint8Array): Attribute {
@@ -141,6 +173,9 @@ function decodeAttribute(buf: Uint8Array): Attribute {
       case 5:
         a.t = decodeTensor(f.bytes!);
         break;
+      case 6:
+        a.g = decodeGraph(f.bytes!);
+        break;
       case 7:
         appendAll((a.floats ??= []), packedFloats(f));
         break;
@@ -148,7 +183,8 @@ function decodeAttribute(buf: Uint8Array): Attribute {
         appendAll((a.ints ??= []), packedVarints(f));
         break;
       case 20:
-        break; // the type is re-derived on encode
+        a.type = int64Of(f); // re-derived on encode from the fields above when they say it
+        break;
       default:
         a.unknown = keep(a.unknown, f);
     }
@@ -293,6 +329,8 @@ export function encodeTensor(t: Tensor): ProtoWriter {
   if (t.int64Data?.length) w.packedVarints(7, t.int64Data);
   if (t.name) w.string(8, t.name);
   if (t.rawData) w.bytes(9, t.rawData);
+  for (const e of t.externalData ?? []) w.message(13, new ProtoWriter().string(1, e.key).string(2, e.value));
+  if (t.dataLocation !== undefined) w.varint(14, t.dataLocation);
   writeUnknown(w, t.unknown);
   return w;
 }
@@ -316,6 +354,10 @@ function encodeAttribute(a: Attribute): ProtoWriter {
     w.message(5, encodeTensor(a.t));
     type = AttrType.TENSOR;
   }
+  if (a.g !== undefined) {
+    w.message(6, encodeGraph(a.g));
+    type = AttrType.GRAPH;
+  }
   if (a.floats !== undefined) {
     w.packedFloats(7, a.floats);
     type = AttrType.FLOATS;
@@ -325,6 +367,7 @@ function encodeAttribute(a: Attribute): ProtoWriter {
     type = AttrType.INTS;
   }
   writeUnknown(w, a.unknown);
+  type ||= a.type ?? 0;
   if (type) w.varint(20, type);
   return w;
 }

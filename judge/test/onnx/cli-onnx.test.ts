@@ -60,6 +60,7 @@ describe('CLI with the local ONNX backend', () => {
     let io = capture();
     expect(await main(['convert', '--in', none, '--out', join(tmp.path, 'x')])).toBe(1);
     expect(io.err()).toMatch(/no past_key_values/);
+    expect(io.err()).toMatch(/served as it is, it gets the no-past path: the graph takes no past_key_values/);
     vi.restoreAllMocks();
     io = capture();
     expect(await main(['convert', '--in', none])).toBe(2);

@@ -1,12 +1,14 @@
 // The ONNX protobuf round trip and the shared-prefix converter: a converted plain-past export scores exactly like
-// the original (and like a natively generated shared-prefix graph); graphs it cannot rewrite are refused clearly.
-import { readFileSync, writeFileSync, copyFileSync, mkdirSync } from 'node:fs';
+// the original (and like a natively generated shared-prefix graph); graphs it cannot rewrite are refused clearly;
+// weights in an external data file are served and converted.
+import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main';
 import { renderRequest } from '../../src/engine/render';
 import type { SystemOneRequest } from '../../src/protocol/types';
 import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
-import { decodeModel, encodeModel } from '../../src/model-tools/onnx-proto';
+import { decodeModel, encodeModel, externalDataFiles } from '../../src/model-tools/onnx-proto';
 import { ConvertError, convertToSharedPrefix } from '../../src/model-tools/convert-shared-prefix';
 import { buildTinyLm } from '../../tools/fixtures/generate-model';
 import { generate, maxAbsDiff, tempDir } from './fixtures';
@@ -90,6 +92,8 @@ describe('convert to the shared-prefix layout', () => {
     softmax.opType = 'Attention';
     expect(() => convertToSharedPrefix(fused)).toThrow(ConvertError);
     expect(() => convertToSharedPrefix(fused)).toThrow(/com\.microsoft\.Attention .*contrib op/);
+    softmax.opType = 'MatMulNBits';
+    expect(() => convertToSharedPrefix(fused)).toThrow(/MatMulNBits .*int4 weights.*convert the float export/);
 
     expect(() => convertToSharedPrefix(buildTinyLm({ ...spec, layout: 'no-past' }))).toThrow(/no past_key_values/);
     expect(() => convertToSharedPrefix(buildTinyLm({ ...spec, layout: 'shared-prefix' }))).toThrow(
@@ -98,9 +102,69 @@ describe('convert to the shared-prefix layout', () => {
 
     const expanded = buildTinyLm({ ...spec, layout: 'plain-past' });
     const transpose = expanded.graph.nodes.find((n) => n.opType === 'Transpose' && n.inputs[0] === 'present.0.key')!;
-    transpose.opType = 'Expand';
+    transpose.opType = 'Tile';
     expect(() => convertToSharedPrefix(expanded)).toThrow(
-      /cannot find the one attention MatMul that reads present\.0\.key \(it goes on through Expand\)/,
+      /cannot find the one attention MatMul that reads present\.0\.key \(it goes on through Tile\)/,
     );
+  });
+});
+
+describe('external data (model.onnx + model.onnx_data)', () => {
+  const tmp = tempDir('onnx-external-');
+  afterAll(() => tmp.remove());
+
+  it('is served as it is, converted by the CLI with its data copied, and scores like the inline model', async () => {
+    const inline = generate(tmp.path, 'inline', { seed: 23, layout: 'plain-past', kvHeads: 2 }).dir;
+    const external = generate(tmp.path, 'external', {
+      seed: 23,
+      layout: 'plain-past',
+      kvHeads: 2,
+      externalData: 'model.onnx_data',
+    }).dir;
+    const graphBytes = statSync(join(external, 'model.onnx')).size;
+    expect(graphBytes).toBeLessThan(statSync(join(external, 'model.onnx_data')).size);
+    expect(graphBytes).toBeLessThan(statSync(join(inline, 'model.onnx')).size / 4);
+    expect(externalDataFiles(decodeModel(readFileSync(join(external, 'model.onnx'))))).toEqual(['model.onnx_data']);
+
+    const converted = join(tmp.path, 'converted');
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(await main(['convert', '--in', external, '--out', converted])).toBe(0);
+    } finally {
+      out.mockRestore();
+    }
+    expect(
+      readFileSync(join(converted, 'model.onnx_data')).equals(readFileSync(join(external, 'model.onnx_data'))),
+    ).toBe(true);
+    expect(externalDataFiles(decodeModel(readFileSync(join(converted, 'model.onnx'))))).toEqual(['model.onnx_data']);
+
+    const dirs = { inline, external, converted };
+    const scores: Record<string, Awaited<ReturnType<OnnxBackend['score']>>> = {};
+    for (const [kind, dir] of Object.entries(dirs)) {
+      const backend = await createOnnxBackend({ models: [{ id: 'm', dir }], intraOpNumThreads: 1 });
+      try {
+        expect(backend.loaded('m').layout).toBe(kind === 'converted' ? 'shared-prefix' : 'plain-past');
+        scores[kind] = await backend.score(job('m'));
+      } finally {
+        await backend.close();
+      }
+    }
+    scores.inline.scores.forEach((s, i) => {
+      expect(maxAbsDiff(scores.external.scores[i].logprobs, s.logprobs)).toBe(0);
+      expect(maxAbsDiff(scores.converted.scores[i].logprobs, s.logprobs)).toBeLessThanOrEqual(1e-5);
+    });
+  });
+
+  it('convert names a missing external data file', async () => {
+    const dir = generate(tmp.path, 'lost', { seed: 24, layout: 'plain-past', externalData: 'weights.bin' }).dir;
+    rmSync(join(dir, 'weights.bin'));
+    let err = '';
+    vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
+    try {
+      expect(await main(['convert', '--in', dir, '--out', join(tmp.path, 'lost-out')])).toBe(1);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(err).toMatch(/model\.onnx keeps its weights in weights\.bin, which is not in .*lost/);
   });
 });

@@ -46,5 +46,38 @@ export interface GraphInfo extends GraphShape {
   heads: number;
   headDim: number;
   kvType: 'float32' | 'float16';
+  logitsType: 'float32' | 'float16';
   inputNames: string[];
+}
+
+const PATHS: Record<GraphLayout, string> = {
+  'shared-prefix':
+    'shared-prefix path: the graph takes prefix_key_values.* beside past_key_values.*, so the state is encoded once and every question runs in one batch over that one state KV',
+  'plain-past':
+    'plain-past path: the graph takes past_key_values.* but no prefix_key_values.*, so the state is encoded once and the questions run one after another against its KV (`systemone-judge convert` makes it shared-prefix when the graph allows)',
+  'no-past':
+    'no-past path: the graph takes no past_key_values.*, so every question is one full pass over state + question',
+};
+
+/** The path a layout gets, and why, in one sentence. */
+export function layoutPath(layout: GraphLayout): string {
+  return PATHS[layout];
+}
+
+/**
+ * Which path a loaded graph gets and why, in one line for `serve` (and the same words `convert` uses): the layout
+ * from its inputs, then what else the graph is (merged decoder, grouped-query attention, float16, logits_to_keep).
+ */
+export function explainLayout(graph: GraphInfo, config: Record<string, unknown> = {}): string {
+  const details: string[] = [];
+  if (graph.inputNames.includes('use_cache_branch'))
+    details.push('merged decoder: use_cache_branch is fed true, so its with-past branch runs');
+  const attentionHeads = config.num_attention_heads ?? config.n_head;
+  if (graph.layout !== 'no-past' && typeof attentionHeads === 'number' && graph.heads < attentionHeads)
+    details.push(`grouped-query attention: ${graph.heads} KV heads for ${attentionHeads} attention heads`);
+  if (graph.layout !== 'no-past' && graph.kvType === 'float16') details.push('float16 KV');
+  if (graph.logitsType === 'float16') details.push('float16 logits (normalised in float32)');
+  if (graph.inputNames.includes('logits_to_keep'))
+    details.push('logits_to_keep: the LM head runs only on the positions read');
+  return details.length ? `${PATHS[graph.layout]}; ${details.join('; ')}` : PATHS[graph.layout];
 }

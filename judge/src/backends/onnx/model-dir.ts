@@ -60,7 +60,7 @@ export async function loadModel(settings: ModelSettings, intraOpNumThreads: numb
   }
   const logitsType = logitsMeta.isTensor && logitsMeta.type === 'float16' ? 'float16' : 'float32';
   const logSoftmax = await VocabLogSoftmax.create(logitsType, intraOpNumThreads);
-  const graph: GraphInfo = { layout, layers, heads, headDim, kvType, inputNames: [...session.inputNames] };
+  const graph: GraphInfo = { layout, layers, heads, headDim, kvType, logitsType, inputNames: [...session.inputNames] };
   return { ...settings, session, graph, inputs: new Set(session.inputNames), logSoftmax };
 }
 

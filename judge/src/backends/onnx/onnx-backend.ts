@@ -8,7 +8,7 @@ import { badRequest } from '../../protocol/errors';
 import type { OnnxRunStats } from './feeds-and-run';
 import type { PreparedJob, PreparedQuestion } from './job';
 import { stateKey } from './kv-cache';
-import type { GraphInfo, GraphLayout } from './graph-layout';
+import { explainLayout, type GraphInfo, type GraphLayout } from './graph-layout';
 import { MissingChatTemplateError, readModelFiles, type ModelFiles } from './model-files';
 import { DEFAULT_KV_CACHE_BYTES, parseOnnxBackendOptions, type OnnxBackendOptions } from './options';
 import type { PromptTokenizer } from './prompt-tokens';
@@ -19,6 +19,8 @@ export interface ServedModel extends ModelFiles {
   descriptor: ModelDescriptor;
   graph: GraphInfo;
   layout: GraphLayout;
+  /** Which path the model gets and why (graph-layout.ts explainLayout), said by `serve` at start. */
+  path: string;
 }
 
 export class OnnxBackend implements Backend {
@@ -161,6 +163,7 @@ export async function createOnnxBackend(options: OnnxBackendOptions): Promise<On
       ...files[i],
       graph,
       layout: graph.layout,
+      path: explainLayout(graph, files[i].config),
       descriptor: {
         id: spec.id,
         description:

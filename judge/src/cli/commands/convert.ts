@@ -2,8 +2,9 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { convertToSharedPrefix } from '../../model-tools/convert-shared-prefix';
-import { decodeModel, encodeModel } from '../../model-tools/onnx-proto';
+import { detectLayout, layoutPath } from '../../backends/onnx/graph-layout';
+import { ConvertError, convertToSharedPrefix, type ConvertResult } from '../../model-tools/convert-shared-prefix';
+import { decodeModel, encodeModel, externalDataFiles } from '../../model-tools/onnx-proto';
 import { UsageError, type Command } from '../command';
 
 export const convert: Command = {
@@ -24,7 +25,31 @@ export const convert: Command = {
     const source = join(input, 'model.onnx');
     if (!existsSync(source)) throw new UsageError(`--in: ${input} has no model.onnx`);
 
-    const { model, layers } = convertToSharedPrefix(decodeModel(readFileSync(source)));
+    const decoded = decodeModel(readFileSync(source));
+    // External weights (model.onnx_data) stay where they are: the converted graph refers to them by the same name,
+    // and they are copied alongside below.
+    for (const file of externalDataFiles(decoded)) {
+      if (!existsSync(join(input, file)))
+        throw new ConvertError(`model.onnx keeps its weights in ${file}, which is not in ${input}`);
+    }
+    let converted: ConvertResult;
+    try {
+      converted = convertToSharedPrefix(decoded);
+    } catch (error) {
+      if (!(error instanceof ConvertError)) throw error;
+      // Say what the model gets without conversion, so the refusal is not a dead end.
+      const initializers = new Set(decoded.graph.initializers.map((t) => t.name));
+      const inputs = decoded.graph.inputs.map((i) => i.name).filter((n) => !initializers.has(n));
+      let served: string;
+      try {
+        served = `served as it is, it gets the ${layoutPath(detectLayout(inputs).layout)}`;
+      } catch (detect) {
+        served = `it cannot be served as it is either: ${(detect as Error).message}`;
+      }
+      process.stderr.write(`systemone-judge convert: cannot convert ${source}: ${error.message}\n${served}\n`);
+      return 1;
+    }
+    const { model, layers, notes } = converted;
     mkdirSync(output, { recursive: true });
     writeFileSync(join(output, 'model.onnx'), encodeModel(model));
     // Tokenizer, config and external weight files (model.onnx_data) travel with the graph.
@@ -33,6 +58,8 @@ export const convert: Command = {
       copyFileSync(join(input, file), join(output, file));
     }
     process.stdout.write(`converted ${layers} layers to the shared-prefix layout: ${join(output, 'model.onnx')}\n`);
+    for (const note of notes) process.stdout.write(`${note}\n`);
+    process.stdout.write(`served, it gets the ${layoutPath('shared-prefix')}\n`);
     return 0;
   },
 };
