@@ -3,6 +3,7 @@
 #   node24/    Node 24 (n8n >= 2.36 refuses Node 20)
 #   postgres/  Postgres 17 binaries
 #   n8n/       n8n 2.41.1, its native modules (sqlite3, isolated-vm) rebuilt against Node 24
+# and, as root on Debian/Ubuntu, Debian's chromium package when no Chromium is there (the browser service's).
 # Idempotent: a folder whose package.json and lockfile are unchanged since its last install is skipped.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -21,6 +22,18 @@ mark_installed() { stamp_of "$1" >"$1/node_modules/.runtime-stamp"; }
 log() { echo "[runtime] $*"; }
 
 started=$SECONDS
+
+# --- Chromium (Debian's), for the browser service behind read_page ------------------------------------------------
+if ! command -v chromium >/dev/null 2>&1 && [ -z "${ASSISTANT_CHROMIUM_PATH:-}" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing Chromium (apt)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  else
+    log "Chromium is missing: install it (sudo apt-get install chromium) or set ASSISTANT_CHROMIUM_PATH;" \
+      "without it read_page renders no JavaScript pages"
+  fi
+fi
 
 # --- Node 24 -------------------------------------------------------------------------------------------------
 if ! is_installed node24; then

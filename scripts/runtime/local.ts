@@ -304,7 +304,11 @@ async function main(): Promise<void> {
       importStateFile: path.join(LOCAL_DIR, 'imported-workflows.json'),
       privateWebhookIdsFile: PRIVATE_WEBHOOK_IDS_FILE,
       activate,
-      env: webhookBase ? { WEBHOOK_URL: webhookBase } : undefined,
+      // The outbound guard keeps the judge out of reach of every fetch the assistant makes.
+      env: {
+        ASSISTANT_JUDGE_URL: `http://127.0.0.1:${settings.JUDGE_PORT}`,
+        ...(webhookBase ? { WEBHOOK_URL: webhookBase } : {}),
+      },
       apiKey: existsSync(API_KEY_FILE) ? readFileSync(API_KEY_FILE, 'utf8').trim() : undefined,
       credentialEnv: {
         ...settings,

@@ -21,6 +21,7 @@ import { CREDENTIAL_TEMPLATES_DIR, loadCredentialTemplates } from './credentials
 import { assertRuntimeInstalled, N8N_BIN, N8N_MODULES, NODE24, REPO_ROOT, runN8nCli } from './n8n';
 import { startPostgres, type PostgresServer } from './postgres';
 import { freePort, isAlive, sleep, StartupFailed, stopProcess, waitFor } from './process';
+import { startBrowserService, type BrowserServiceProcess } from './browser';
 import { syncIntoN8n, type SyncResult } from './importer';
 import { isActivatableTrigger, readWorkflowFiles, type WorkflowFile } from './workflow-files';
 import {
@@ -77,6 +78,11 @@ export interface StackOptions {
   installNodesPackage?: boolean;
   /** Receives progress lines. Default: silent. */
   log?: (line: string) => void;
+  /**
+   * Start the browser service (docs/WEB.md) for read_page's JavaScript pages, and give n8n its URL and key. Default:
+   * when Chromium is installed (ASSISTANT_CHROMIUM_PATH, or Debian's /usr/bin/chromium).
+   */
+  browser?: boolean;
 }
 
 export type ImportedWorkflow = WorkflowFile;
@@ -337,6 +343,13 @@ async function n8nSettings(options: StackOptions, userFolder: string, postgres: 
     // The outbound guard (assistant-core): what it lets through, and the judge it keeps out of reach.
     ...(process.env.ASSISTANT_OUTBOUND_ALLOW ? { ASSISTANT_OUTBOUND_ALLOW: process.env.ASSISTANT_OUTBOUND_ALLOW } : {}),
     ...(process.env.SYSTEMONE_JUDGE_URL ? { ASSISTANT_JUDGE_URL: process.env.SYSTEMONE_JUDGE_URL } : {}),
+    // Web search and read_page settings (docs/WEB.md), as the operator set them.
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(
+        (entry): entry is [string, string] =>
+          /^ASSISTANT_(SEARCH|SEARXNG|DUCKDUCKGO|READ)_/.test(entry[0]) && typeof entry[1] === 'string',
+      ),
+    ),
     ...(options.env ?? {}),
   };
   // n8n and its CLI see only what they need: PATH, HOME and the settings above (no unrelated secrets).
@@ -602,6 +615,31 @@ function stackPids(
   };
 }
 
+/** The browser service, when wanted and Chromium is there; its URL and key go into n8n's environment. */
+async function startBrowserIfWanted(
+  options: StackOptions,
+  env: Record<string, string>,
+  cleanups: Cleanup[],
+  log: Log,
+): Promise<BrowserServiceProcess | undefined> {
+  const chromium = process.env.ASSISTANT_CHROMIUM_PATH || '/usr/bin/chromium';
+  const wanted = options.browser ?? existsSync(chromium);
+  if (!wanted) {
+    log(`browser service: not started (no Chromium at ${chromium}); read_page renders no JavaScript pages`);
+    return undefined;
+  }
+  const browser = await startBrowserService({
+    chromiumPath: chromium,
+    allow: env.ASSISTANT_OUTBOUND_ALLOW ? env.ASSISTANT_OUTBOUND_ALLOW.split(/[\s,]+/).filter(Boolean) : [],
+    n8nPort: Number(env.N8N_PORT),
+    judgeUrl: env.ASSISTANT_JUDGE_URL,
+    output: 'ignore',
+  });
+  cleanups.push(() => browser.stop());
+  log(`browser service on ${browser.url}`);
+  return browser;
+}
+
 /**
  * Starts Postgres (unless given one), prepares n8n's user folder with the nodes package, credentials and workflows,
  * starts n8n, gets an API key and activates the workflows. A failing step stops everything started before it.
@@ -615,6 +653,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const userFolder = prepareUserFolder(options, cleanups);
     installNodesPackageIfWanted(options, userFolder);
     const { n8nUrl, owner, env, processEnv } = await n8nSettings(options, userFolder, postgres);
+    const browser = await startBrowserIfWanted(options, env, cleanups, log);
+    if (browser) {
+      Object.assign(env, browser.clientEnv);
+      Object.assign(processEnv, browser.clientEnv);
+    }
     const { workflows, sync } = await importIntoN8n(options, userFolder, processEnv, log);
     const n8n = spawnN8n(userFolder, processEnv, cleanups);
     await waitUntilReady(n8n, n8nUrl, log);
@@ -633,7 +676,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       workflows,
       imports: sync,
       env,
-      pids: stackPids(options, n8n, postgres, cleanups),
+      pids: () => [...stackPids(options, n8n, postgres, cleanups)(), ...(browser ? [browser.pid()] : [])],
       n8n: {
         pid: () => n8n.child.pid!,
         whenExited: () => n8n.whenExited(),

@@ -5,11 +5,18 @@
 import { startCallbackReceiver } from './callback-receiver';
 import { startOpenAiChatFake } from './openai-chat';
 import { startTelegramBotApiFake } from './telegram-bot-api';
+import { startWebSite } from './web-site';
 
 /** Test-only values; the fakes accept exactly these. */
 export const E2E_LLM_API_KEY = 'sk-e2e-fake-llm-key-0001';
 export const E2E_TELEGRAM_BOT_TOKEN = '7000000001:e2e-fake-telegram-token-abcdefghijk';
 export const E2E_CALLBACK_SECRET = 'e2e-callback-signing-secret-7f3a9c2e';
+
+/** Adds a loopback `host:port` to the outbound guard's allow list n8n gets (ASSISTANT_OUTBOUND_ALLOW). */
+function allowOutbound(hostPort: string): void {
+  const list = (process.env.ASSISTANT_OUTBOUND_ALLOW ?? '').split(',').filter(Boolean);
+  process.env.ASSISTANT_OUTBOUND_ALLOW = [...list, hostPort].join(',');
+}
 
 export const assistantFakes = [
   {
@@ -35,8 +42,19 @@ export const assistantFakes = [
     async start() {
       // The one loopback address the outbound guard lets proactive callbacks reach in the e2e run.
       const fake = await startCallbackReceiver();
-      process.env.ASSISTANT_OUTBOUND_ALLOW = new URL(fake.url).host;
+      allowOutbound(new URL(fake.url).host);
       process.env.ASSISTANT_CALLBACK_SECRET = E2E_CALLBACK_SECRET;
+      return fake;
+    },
+  },
+  {
+    name: 'web-site',
+    async start() {
+      // DuckDuckGo's HTML endpoint and the pages its results point at: the keyless search backend's real format.
+      const fake = await startWebSite();
+      process.env.ASSISTANT_SEARCH_BACKEND = 'duckduckgo';
+      process.env.ASSISTANT_DUCKDUCKGO_URL = `${fake.url}/html/`;
+      allowOutbound(new URL(fake.url).host);
       return fake;
     },
   },

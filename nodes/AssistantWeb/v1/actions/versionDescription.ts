@@ -1,0 +1,40 @@
+// Assistant Web v1: the operation selector, then each operation's parameters. No credential: the engines need no
+// key, and the browser service's address and key come from the environment n8n runs with (docs/WEB.md).
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import type { VersionDescription } from '../../../shared/helpers/descriptions';
+import * as readPage from './readPage.operation';
+import * as search from './search.operation';
+
+export const versionDescription: VersionDescription = {
+  version: 1,
+  defaults: { name: 'Assistant Web' },
+  inputs: [NodeConnectionTypes.Main],
+  outputs: [NodeConnectionTypes.Main],
+  usableAsTool: true,
+  properties: [
+    {
+      displayName: 'Operation',
+      name: 'operation',
+      type: 'options',
+      noDataExpression: true,
+      options: [
+        {
+          name: 'Read Page',
+          value: 'readPage',
+          action: 'Read a web page',
+          description: 'The readable content of a URL as Markdown (or text for PDFs), with its title and links',
+        },
+        {
+          name: 'Search',
+          value: 'search',
+          action: 'Search the web',
+          description: 'Titles, URLs and snippets from DuckDuckGo or SearXNG',
+        },
+      ],
+      default: 'search',
+    },
+    ...readPage.description,
+    ...search.description,
+  ],
+};

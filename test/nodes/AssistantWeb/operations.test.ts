@@ -1,0 +1,148 @@
+// The Assistant Web node's operations through the shared fake IExecuteFunctions, with its settings in the
+// environment as n8n would have them: a fake DuckDuckGo (its real HTML format) and a fake site on loopback, allowed
+// through ASSISTANT_OUTBOUND_ALLOW; n8n's own port stays refused. Errors name the field and the item.
+import { NodeOperationError } from 'n8n-workflow';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { AssistantWeb } from '../../../nodes/AssistantWeb/AssistantWeb.node';
+import { webTools } from '../../../nodes/AssistantWeb/v1/transport/webTools';
+import { nodeVersion, runNode, type Parameters } from '../helpers/executeFunctions';
+import { ARTICLE_HTML, html, startSite, type FakeSite } from '../../../assistant/test/web/fake-site';
+
+const DDG_PAGE = `<!DOCTYPE html><html><body><div id="links" class="results">
+  <div class="result results_links results_links_deep web-result"><div class="links_main links_deep result__body">
+    <h2 class="result__title"><a rel="nofollow" class="result__a"
+      href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fen.wikipedia.org%2Fwiki%2FElbe&amp;rut=1">Elbe - Wikipedia</a></h2>
+    <a class="result__snippet" href="#">The <b>Elbe</b> is a river in Central Europe.</a>
+  </div></div>
+</div></body></html>`;
+
+let site: FakeSite;
+let n8n: FakeSite;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  site = await startSite({
+    '/html/': html(DDG_PAGE),
+    '/article': html(ARTICLE_HTML),
+  });
+  n8n = await startSite({ '/rest/workflows': html('{}') });
+});
+afterAll(async () => {
+  await site?.close();
+  await n8n?.close();
+});
+afterEach(() => {
+  process.env = { ...saved };
+});
+
+/** The environment n8n would run with, for these fakes. */
+function useEnv(extra: Record<string, string> = {}) {
+  process.env = {
+    ...saved,
+    ASSISTANT_SEARCH_BACKEND: 'duckduckgo',
+    ASSISTANT_DUCKDUCKGO_URL: `${site.url}/html/`,
+    ASSISTANT_OUTBOUND_ALLOW: `${site.hostPort} ${n8n.hostPort}`,
+    N8N_PORT: String(n8n.port),
+    ...extra,
+  };
+}
+
+async function run(parameters: Parameters[], options: { continueOnFail?: boolean } = {}) {
+  const [output] = await runNode(new AssistantWeb(), { parameters, ...options });
+  return output;
+}
+
+describe('Assistant Web description', () => {
+  it('is a tool without credentials, every operation with an action', () => {
+    const { description } = nodeVersion(new AssistantWeb());
+    expect(description.usableAsTool).toBe(true);
+    expect(description.credentials).toBeUndefined();
+    expect(description.icon).toBe('file:assistantWeb.svg');
+    const operation = description.properties.find((p) => p.name === 'operation')!;
+    for (const option of operation.options as { action?: string }[]) expect(option.action).toBeTruthy();
+  });
+});
+
+describe('Assistant Web operations', () => {
+  it('searches through the configured engine', async () => {
+    useEnv();
+    const [item] = await run([{ operation: 'search', query: 'elbe', maxResults: 5 }]);
+    expect(item.pairedItem).toEqual({ item: 0 });
+    expect(item.json).toEqual({
+      query: 'elbe',
+      backend: 'duckduckgo',
+      count: 1,
+      results: [
+        {
+          title: 'Elbe - Wikipedia',
+          url: 'https://en.wikipedia.org/wiki/Elbe',
+          snippet: 'The Elbe is a river in Central Europe.',
+          engine: 'duckduckgo',
+        },
+      ],
+    });
+  });
+
+  it('reads a page per item, and keeps the page cache between runs', async () => {
+    useEnv();
+    const before = site.hits('/article');
+    const [first, second] = await run([
+      { operation: 'readPage', url: `${site.url}/article`, maxChars: 20000, render: false },
+      { operation: 'readPage', url: `${site.url}/article`, maxChars: 300, render: false },
+    ]);
+    expect(first.json).toMatchObject({ title: 'The Elbe, a river of trade', cached: false, truncated: false });
+    expect(second.json).toMatchObject({ cached: true, truncated: true });
+    expect(second.pairedItem).toEqual({ item: 1 });
+    const [again] = await run([{ operation: 'readPage', url: `${site.url}/article` }]);
+    expect(again.json.cached).toBe(true);
+    expect(site.hits('/article')).toBe(before + 1);
+  });
+
+  it("refuses n8n's own API even with its port allowed, naming the url field and the item", async () => {
+    useEnv();
+    const error = await run([{ operation: 'readPage', url: `http://localhost:${n8n.port}/rest/workflows` }]).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(NodeOperationError);
+    expect((error as NodeOperationError).message).toBe(
+      `url: localhost:${n8n.port} is the n8n instance's own API, which can never be reached from here`,
+    );
+    expect((error as NodeOperationError).description).toBe('Check the "url" parameter.');
+    expect(n8n.requests).toEqual([]);
+  });
+
+  it('with Continue On Fail, reports bad input per item and carries on', async () => {
+    useEnv();
+    const output = await run(
+      [
+        { operation: 'search', query: '' },
+        { operation: 'search', query: 'elbe', maxResults: 99 },
+        { operation: 'search', query: 'elbe' },
+      ],
+      { continueOnFail: true },
+    );
+    expect(output.map((item) => item.json.field)).toEqual(['query', 'maxResults', undefined]);
+    expect(output[2].json.count).toBe(1);
+  });
+
+  it('fails every item naming the variable when a setting is bad', async () => {
+    useEnv({ ASSISTANT_SEARCH_BACKEND: 'altavista' });
+    const output = await run(
+      [
+        { operation: 'search', query: 'a' },
+        { operation: 'search', query: 'b' },
+      ],
+      { continueOnFail: true },
+    );
+    expect(output.map((item) => item.json.field)).toEqual(['ASSISTANT_SEARCH_BACKEND', 'ASSISTANT_SEARCH_BACKEND']);
+  });
+
+  it('builds the tools anew only when a setting changes', () => {
+    useEnv();
+    const first = webTools();
+    expect(webTools()).toBe(first);
+    useEnv({ ASSISTANT_READ_TIMEOUT_MS: '5000' });
+    expect(webTools()).not.toBe(first);
+  });
+});
