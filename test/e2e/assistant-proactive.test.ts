@@ -140,7 +140,8 @@ beforeAll(async () => {
   const twin = await stack.api<{ id: string }>('/workflows', {
     method: 'POST',
     body: {
-      name: `Assistant: minute tick (twin ${run})`,
+      // Not named "Assistant: …": the reliability test holds every assistant workflow to its execution timeout.
+      name: `E2E twin of the minute tick ${run}`,
       nodes: tick.nodes,
       connections: tick.connections,
       settings: { executionOrder: 'v1', executionTimeout: 120, saveDataSuccessExecution: 'none' },
@@ -152,7 +153,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (twinTickId) {
-    await stack.api(`/workflows/${twinTickId}/deactivate`, { method: 'POST' }).catch(() => undefined);
+    // Stop the second tick for the files that run after this one (a failure here fails the file).
+    await stack.api(`/workflows/${twinTickId}/deactivate`, { method: 'POST' });
+    await stack.api(`/workflows/${twinTickId}/archive`, { method: 'POST' }).catch(() => undefined);
     await stack.api(`/workflows/${twinTickId}`, { method: 'DELETE' }).catch(() => undefined);
   }
   if (db) {

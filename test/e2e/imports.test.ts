@@ -158,7 +158,7 @@ describe("the container's import script (docker-compose.yml)", () => {
     const run = () => promisify(execFile)(process.execPath, [script, runtime, workflowsDir, state], { env });
     const first = await run();
     expect(first.stdout).toMatch(
-      /import: 2 workflow\(s\) imported, 0 unchanged, 0 edit\(s\) kept as copies, 6 credential\(s\) written/,
+      /import: 2 workflow\(s\) imported, 0 unchanged, 0 edit\(s\) kept as copies, 7 credential\(s\) written/,
     );
     const second = await run();
     expect(second.stdout).toMatch(

@@ -40,6 +40,9 @@ export async function startTick(pool: Pool, nowInput: Date): Promise<TickPlan> {
   const tickAt = roundToMinute(now);
   return withTransaction(pool, async (client) => {
     const settings = await getInstanceSettings(client);
+    // One tick at a time from here: a concurrent tick waits, then sees this one in the ledger (no second outage,
+    // no second heartbeat); due reminders and actions are claimed with SKIP LOCKED all the same.
+    const state = await client.query(`SELECT last_heartbeat_at FROM assistant.scheduler_state FOR UPDATE`);
     const previous = await client.query(`SELECT max(started_at) AS at FROM assistant.scheduler_ticks`);
     const lastTickAt = previous.rows[0].at as Date | null;
     const ledger = await client.query(
@@ -86,7 +89,6 @@ export async function startTick(pool: Pool, nowInput: Date): Promise<TickPlan> {
       if (isLate) late++;
     }
 
-    const state = await client.query(`SELECT last_heartbeat_at FROM assistant.scheduler_state FOR UPDATE`);
     const last = state.rows[0]?.last_heartbeat_at as Date | null;
     const heartbeatDue = !last || tickAt.getTime() - last.getTime() >= settings.heartbeatIntervalSeconds * 1000;
     if (heartbeatDue) await client.query(`UPDATE assistant.scheduler_state SET last_heartbeat_at = $1`, [tickAt]);

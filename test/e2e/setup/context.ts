@@ -12,7 +12,7 @@ export interface E2EStackInfo {
   workflows: Array<{ id: string; name: string; file: string; triggered: boolean; active: boolean }>;
   /** E2E_<NAME>_URL of each loopback fake. */
   fakeUrls: Record<string, string>;
-  /** PIDs of n8n, its task runners and Postgres at start-up. */
+  /** PIDs of n8n, its task runners and Postgres (last) at start-up. */
   pids: number[];
   /** The global setup's control server: GET /pids (now), POST /n8n/restart?down_ms=… */
   controlUrl: string;

@@ -57,7 +57,9 @@ export default async function setup(project: TestProject) {
   const started = stack;
   const control = await listenOnLoopback(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://control');
-    if (req.method === 'GET' && url.pathname === '/pids') return sendJson(res, 200, started.pids());
+    if (req.method === 'GET' && url.pathname === '/pids') {
+      return sendJson(res, 200, { n8n: started.n8n.pid(), all: started.pids() });
+    }
     if (req.method === 'POST' && url.pathname === '/n8n/restart') {
       await started.n8n.restart({ downMs: Number(url.searchParams.get('down_ms') ?? 0) });
       return sendJson(res, 200, { pids: started.pids() });

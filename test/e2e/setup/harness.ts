@@ -14,8 +14,8 @@ export interface E2EStack extends E2EStackInfo {
   webhook(webhookPath: string, init?: RequestInit & { retry404Ms?: number }): Promise<Response>;
   /** Logs in as the owner and calls the editor's backend (`/rest/...`, `/types/nodes.json`) with the session cookie. */
   editor<T = unknown>(editorPath: string, init?: { method?: string; body?: unknown }): Promise<T>;
-  /** The PIDs of n8n, its task runners and Postgres now (n8n's change when a test restarts it). */
-  currentPids(): Promise<number[]>;
+  /** n8n's PID now (it changes when a test restarts n8n), and every PID of the stack ever seen (old ones included). */
+  currentPids(): Promise<{ n8n: number; all: number[] }>;
   /** Stops n8n, keeps it down `downMs`, starts it again and waits until it is ready. */
   restartN8n(downMs?: number): Promise<void>;
 }
@@ -65,7 +65,7 @@ export function e2eStack(): E2EStack {
     },
     async currentPids() {
       const response = await fetch(`${info.controlUrl}/pids`);
-      return (await response.json()) as number[];
+      return (await response.json()) as { n8n: number; all: number[] };
     },
     async restartN8n(downMs = 0) {
       const response = await fetch(`${info.controlUrl}/n8n/restart?down_ms=${downMs}`, { method: 'POST' });
