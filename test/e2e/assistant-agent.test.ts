@@ -13,6 +13,7 @@ import { E2E_LLM_API_KEY, E2E_TELEGRAM_BOT_TOKEN } from '../fakes/assistant-e2e-
 import { findSecrets } from '../workflows/find-secrets';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
 import { runMigrations, storeTurn, updateInstanceSettings } from 'assistant-core';
+import { postgresCredentialData } from './setup/postgres-credential';
 
 const API_KEY = E2E_ASSISTANT_API_KEY;
 const OWNER_CHAT = 4242001;
@@ -65,7 +66,6 @@ beforeAll(async () => {
   llm = new OpenAiChatFakeControl(stack.fakeUrls.E2E_OPENAI_CHAT_URL);
   telegram = new TelegramBotApiFakeControl(stack.fakeUrls.E2E_TELEGRAM_BOT_API_URL);
   // What an operator does after install: set the API key and point the Postgres credential at the database.
-  const pg = new URL(stack.postgresUrl);
   await stack.api('/credentials/asstApiKeyHdr001', {
     method: 'PATCH',
     body: { data: { name: 'X-API-Key', value: API_KEY } },
@@ -73,17 +73,7 @@ beforeAll(async () => {
   await stack.api('/credentials/asstPostgresDb01', {
     method: 'PATCH',
     body: {
-      data: {
-        host: pg.hostname,
-        port: Number(pg.port),
-        database: pg.pathname.slice(1),
-        user: decodeURIComponent(pg.username),
-        password: decodeURIComponent(pg.password),
-        ssl: 'disable',
-        allowUnauthorizedCerts: false,
-        maxConnections: 10,
-        sshTunnel: false,
-      },
+      data: postgresCredentialData(stack.postgresUrl),
     },
   });
   db = new Pool({ connectionString: stack.postgresUrl, max: 2 });

@@ -8,6 +8,7 @@ import { listTicks, runMigrations } from 'assistant-core';
 import { startStack } from '../../scripts/runtime/stack';
 import { freePort, sleep } from '../../scripts/runtime/process';
 import { assistantFakes } from '../fakes/assistant-e2e-fakes';
+import { postgresCredentialData } from './setup/postgres-credential';
 
 const index = process.argv.indexOf('--minutes');
 const minutes = index >= 0 ? Number(process.argv[index + 1]) : 30;
@@ -19,21 +20,10 @@ async function main(): Promise<void> {
   const db = new Pool({ connectionString: stack.postgres.url, max: 2 });
   try {
     await runMigrations(db);
-    const pg = new URL(stack.postgres.url);
     await stack.api('/credentials/asstPostgresDb01', {
       method: 'PATCH',
       body: {
-        data: {
-          host: pg.hostname,
-          port: Number(pg.port),
-          database: pg.pathname.slice(1),
-          user: decodeURIComponent(pg.username),
-          password: decodeURIComponent(pg.password),
-          ssl: 'disable',
-          allowUnauthorizedCerts: false,
-          maxConnections: 10,
-          sshTunnel: false,
-        },
+        data: postgresCredentialData(stack.postgres.url),
       },
     });
     const since = new Date();

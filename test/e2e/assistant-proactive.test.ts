@@ -24,6 +24,7 @@ import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
 import { waitFor } from '../../scripts/runtime/process';
+import { postgresCredentialData } from './setup/postgres-credential';
 
 const run = Math.random().toString(36).slice(2, 8);
 const TICK_WORKFLOW = 'assistantTick001';
@@ -107,7 +108,6 @@ beforeAll(async () => {
   telegram = new TelegramBotApiFakeControl(stack.fakeUrls.E2E_TELEGRAM_BOT_API_URL);
   callbackBase = stack.fakeUrls.E2E_CALLBACK_RECEIVER_URL;
   callbacks = new CallbackReceiverControl(callbackBase);
-  const pg = new URL(stack.postgresUrl);
   await stack.api('/credentials/asstApiKeyHdr001', {
     method: 'PATCH',
     body: { data: { name: 'X-API-Key', value: E2E_ASSISTANT_API_KEY } },
@@ -115,17 +115,7 @@ beforeAll(async () => {
   await stack.api('/credentials/asstPostgresDb01', {
     method: 'PATCH',
     body: {
-      data: {
-        host: pg.hostname,
-        port: Number(pg.port),
-        database: pg.pathname.slice(1),
-        user: decodeURIComponent(pg.username),
-        password: decodeURIComponent(pg.password),
-        ssl: 'disable',
-        allowUnauthorizedCerts: false,
-        maxConnections: 10,
-        sshTunnel: false,
-      },
+      data: postgresCredentialData(stack.postgresUrl),
     },
   });
   db = new Pool({ connectionString: stack.postgresUrl, max: 3 });

@@ -10,6 +10,7 @@ import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
 import { waitFor } from '../../scripts/runtime/process';
+import { postgresCredentialData } from './setup/postgres-credential';
 
 const OWNER_CHAT = 4242001;
 const run = Math.random().toString(36).slice(2, 8);
@@ -56,18 +57,7 @@ beforeAll(async () => {
   stack = e2eStack();
   llm = new OpenAiChatFakeControl(stack.fakeUrls.E2E_OPENAI_CHAT_URL);
   telegram = new TelegramBotApiFakeControl(stack.fakeUrls.E2E_TELEGRAM_BOT_API_URL);
-  const pg = new URL(stack.postgresUrl);
-  postgresCredential = {
-    host: pg.hostname,
-    port: Number(pg.port),
-    database: pg.pathname.slice(1),
-    user: decodeURIComponent(pg.username),
-    password: decodeURIComponent(pg.password),
-    ssl: 'disable',
-    allowUnauthorizedCerts: false,
-    maxConnections: 10,
-    sshTunnel: false,
-  };
+  postgresCredential = postgresCredentialData(stack.postgresUrl);
   await stack.api('/credentials/asstApiKeyHdr001', {
     method: 'PATCH',
     body: { data: { name: 'X-API-Key', value: E2E_ASSISTANT_API_KEY } },

@@ -11,6 +11,7 @@ import { startStack } from '../../scripts/runtime/stack';
 import { runMigrations } from 'assistant-core';
 import { OpenAiChatFakeControl } from '../fakes/openai-chat';
 import { assistantFakes } from '../fakes/assistant-e2e-fakes';
+import { postgresCredentialData } from './setup/postgres-credential';
 
 const argument = (name: string, fallback: number): number => {
   const index = process.argv.indexOf(`--${name}`);
@@ -40,7 +41,6 @@ async function main(): Promise<void> {
   const fakes = await Promise.all(assistantFakes.map((fake) => fake.start()));
   const stack = await startStack({ env: { N8N_RUNNERS_BROKER_PORT: String(await freePort()) } });
   try {
-    const pg = new URL(stack.postgres.url);
     const api = (path: string, body: unknown) =>
       fetch(`${stack.n8nUrl}/api/v1${path}`, {
         method: 'PATCH',
@@ -49,17 +49,7 @@ async function main(): Promise<void> {
       });
     await api('/credentials/asstApiKeyHdr001', { data: { name: 'X-API-Key', value: API_KEY } });
     await api('/credentials/asstPostgresDb01', {
-      data: {
-        host: pg.hostname,
-        port: Number(pg.port),
-        database: pg.pathname.slice(1),
-        user: decodeURIComponent(pg.username),
-        password: decodeURIComponent(pg.password),
-        ssl: 'disable',
-        allowUnauthorizedCerts: false,
-        maxConnections: 10,
-        sshTunnel: false,
-      },
+      data: postgresCredentialData(stack.postgres.url),
     });
     const db = new Pool({ connectionString: stack.postgres.url, max: 1 });
     await runMigrations(db);
