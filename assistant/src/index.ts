@@ -18,3 +18,4 @@ export * from './actions';
 export * from './delivery';
 export * from './scheduler';
 export * from './failures';
+export * from './checks';

@@ -7,7 +7,7 @@ import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { recordFailure } from '../failures/failures';
 import { requireUserId } from '../validate';
 
-export const OUTBOX_KINDS = ['reminder', 'nudge', 'action', 'briefing', 'notice'] as const;
+export const OUTBOX_KINDS = ['reminder', 'nudge', 'action', 'briefing', 'notice', 'check'] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 export type OutboxChannel = 'telegram' | 'webhook' | 'pull';
 export type OutboxStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'unknown' | 'stored';

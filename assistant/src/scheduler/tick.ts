@@ -1,11 +1,12 @@
 // The minute tick: one Schedule Trigger fires every minute and each tick decides from the data what is due. In one
 // transaction it writes its ledger row, fires the due reminders (claimed FOR UPDATE SKIP LOCKED and queued in the
 // outbox, so two ticks at once fire each reminder once), decides whether the heartbeat runs (under the
-// scheduler_state row lock), and claims due recurring actions and briefings. The rest (phrasing, running the agent,
+// scheduler_state row lock), and claims due recurring actions, briefings and checks. The rest (phrasing, running the agent,
 // sending) happens in the workflows it hands them to.
 import type { Pool } from 'pg';
 
 import { claimDueActions, type DueActionRun } from '../actions/scheduled-actions';
+import { claimDueChecks, type DueCheckRun } from '../checks/checks';
 import { queueMessage } from '../delivery/outbox';
 import { withTransaction } from '../storage/db';
 import { getInstanceSettings } from '../settings/settings';
@@ -31,6 +32,7 @@ export interface TickPlan {
   failuresReported: number;
   actions: DueActionRun[];
   briefings: DueBriefing[];
+  checks: DueCheckRun[];
 }
 
 const roundToMinute = (at: Date) => new Date(Math.round(at.getTime() / 60_000) * 60_000);
@@ -131,10 +133,11 @@ export async function startTick(pool: Pool, nowInput: Date): Promise<TickPlan> {
 
     const actions = await claimDueActions(client, now, { tickId });
     const briefings = await claimDueBriefings(client, now);
+    const checks = await claimDueChecks(client, now, { tickId });
     await client.query(
       `UPDATE assistant.scheduler_ticks SET heartbeat = $2, reminders_queued = $3, late_reminders = $4,
-              actions_started = $5, briefings_started = $6 WHERE id = $1`,
-      [tickId, heartbeatDue, queued, late, actions.length, briefings.length],
+              actions_started = $5, briefings_started = $6, checks_started = $7 WHERE id = $1`,
+      [tickId, heartbeatDue, queued, late, actions.length, briefings.length, checks.length],
     );
     return {
       tickId,
@@ -147,6 +150,7 @@ export async function startTick(pool: Pool, nowInput: Date): Promise<TickPlan> {
       failuresReported,
       actions,
       briefings,
+      checks,
     };
   });
 }
@@ -184,6 +188,7 @@ export interface TickRecord {
   nudgesSent: number;
   actionsStarted: number;
   briefingsStarted: number;
+  checksStarted: number;
   delivered: number;
   deliveryFailures: number;
 }
@@ -204,6 +209,7 @@ export async function listTicks(pool: Pool, since: Date): Promise<TickRecord[]> 
     nudgesSent: row.nudges_sent as number,
     actionsStarted: row.actions_started as number,
     briefingsStarted: row.briefings_started as number,
+    checksStarted: row.checks_started as number,
     delivered: row.delivered as number,
     deliveryFailures: row.delivery_failures as number,
   }));

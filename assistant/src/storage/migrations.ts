@@ -371,4 +371,70 @@ ALTER TABLE assistant.instance_settings
   ADD COLUMN failure_report_minutes integer NOT NULL DEFAULT 60 CHECK (failure_report_minutes BETWEEN 0 AND 10080);
 `,
   },
+  {
+    version: 8,
+    name: 'checks: silent background checks of pages, feeds, searches and JSON values',
+    sql: `
+-- A check watches one thing on a schedule and speaks only on a real delta, decided from the state stored here (the
+-- baseline, seen item ids, a content hash, the last value); with notify_when, the Judge decides whether a delta is
+-- worth telling.
+CREATE TABLE assistant.checks (
+  id bigserial PRIMARY KEY,
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  what text NOT NULL CHECK (what <> ''),
+  kind text NOT NULL CHECK (kind IN ('page', 'feed', 'search', 'json')),
+  -- The URL (page, feed, json) or the search query.
+  target text NOT NULL,
+  selector text,
+  path text,
+  condition text NOT NULL DEFAULT 'changed' CHECK (condition IN ('changed', 'above', 'below')),
+  threshold double precision,
+  notify_when text,
+  notify_threshold double precision NOT NULL DEFAULT 0.5 CHECK (notify_threshold BETWEEN 0 AND 1),
+  schedule_text text NOT NULL,
+  schedule jsonb NOT NULL,
+  time_zone text NOT NULL,
+  anchor_at timestamptz NOT NULL,
+  next_run_at timestamptz NOT NULL,
+  status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'paused')),
+  -- NULL until the first run records the baseline.
+  state jsonb,
+  baseline_at timestamptz,
+  last_run_at timestamptz,
+  last_change_at timestamptz,
+  last_error text,
+  failing_since timestamptz,
+  consecutive_failures integer NOT NULL DEFAULT 0,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX checks_due_idx ON assistant.checks(next_run_at) WHERE status = 'active';
+CREATE INDEX checks_user_idx ON assistant.checks(user_id, id);
+-- One row per run: what it found, what the Judge said (probability beside the decision), what was sent.
+CREATE TABLE assistant.check_runs (
+  id bigserial PRIMARY KEY,
+  check_id bigint NOT NULL REFERENCES assistant.checks(id) ON DELETE CASCADE,
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  tick_id bigint,
+  started_at timestamptz NOT NULL,
+  finished_at timestamptz,
+  status text NOT NULL DEFAULT 'running'
+    CHECK (status IN ('running', 'changed', 'baseline', 'unchanged', 'notified', 'silenced', 'failed')),
+  summary text,
+  -- The state this run saw, committed to the check when the run finishes (so a failed Judge call loses no delta).
+  new_state jsonb,
+  judge_probability double precision,
+  judge_threshold double precision,
+  outbox_id bigint,
+  error text
+);
+CREATE INDEX check_runs_check_idx ON assistant.check_runs(check_id, id DESC);
+CREATE INDEX check_runs_user_idx ON assistant.check_runs(user_id);
+CREATE INDEX check_runs_running_idx ON assistant.check_runs(started_at) WHERE status IN ('running', 'changed');
+ALTER TABLE assistant.outbox DROP CONSTRAINT outbox_kind_check;
+ALTER TABLE assistant.outbox ADD CONSTRAINT outbox_kind_check
+  CHECK (kind IN ('reminder', 'nudge', 'action', 'briefing', 'notice', 'check'));
+ALTER TABLE assistant.scheduler_ticks ADD COLUMN checks_started integer NOT NULL DEFAULT 0;
+`,
+  },
 ];

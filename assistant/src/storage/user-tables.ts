@@ -11,6 +11,8 @@ export const USER_DATA_TABLES = [
   'outbox',
   'nudge_log',
   'failures',
+  'check_runs',
+  'checks',
   'turns',
   'pending_questions',
   'user_settings',

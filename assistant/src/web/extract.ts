@@ -4,6 +4,7 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 
+import { AssistantInputError } from '../errors';
 import { htmlToMarkdown } from './markdown';
 import { absoluteHttpUrl } from './urls';
 
@@ -111,3 +112,23 @@ function visibleText(document: Doc): string {
 }
 
 const clean = (text: string | null | undefined): string => (text ?? '').replace(/\s+/g, ' ').trim();
+
+/**
+ * The part of a page a CSS selector picks, as Markdown (each match in document order), or null when nothing matches.
+ * A selector that cannot be parsed is an AssistantInputError on `selector`.
+ */
+export function selectContent(html: string, selector: string, pageUrl: string): string | null {
+  const { document } = parseHTML(html);
+  absolutiseLinks(document, pageUrl);
+  let matches;
+  try {
+    matches = [...document.querySelectorAll(selector)];
+  } catch (error) {
+    throw new AssistantInputError(
+      'selector',
+      `is not a CSS selector this reader understands (${(error as Error).message})`,
+    );
+  }
+  const parts = matches.map((node) => htmlToMarkdown(node.outerHTML).trim()).filter(Boolean);
+  return parts.length > 0 ? parts.join('\n\n') : null;
+}

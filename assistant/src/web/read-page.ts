@@ -11,7 +11,7 @@ import { BodyTooLargeError, readBodyWithLimit } from './body';
 import { TtlCache } from './cache';
 import { BROWSER_USER_AGENT } from './duckduckgo';
 import { PageReadError } from './errors';
-import { extractPage, type PageLink } from './extract';
+import { extractPage, selectContent, type PageLink } from './extract';
 import { extractPdfText, looksLikePdf } from './pdf';
 
 export interface ReadPageInput {
@@ -20,6 +20,10 @@ export interface ReadPageInput {
   maxChars?: unknown;
   /** Render in the browser even when the page does not seem to need it. */
   render?: unknown;
+  /** Only the part of the page this CSS selector picks (rendered when nothing matches and the page has scripts). */
+  selector?: unknown;
+  /** Read the page anew, not from the cache (the checks compare successive reads). */
+  fresh?: unknown;
 }
 
 export interface ReadPageResult {
@@ -95,7 +99,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
   const inFlight = new Map<string, Promise<Page>>();
 
   /** `mayRender`: false when the browser already said the page is not HTML (a server answering each differently). */
-  async function fetchPage(url: string, mayRender = true): Promise<Page> {
+  async function fetchPage(url: string, selector: string | undefined, mayRender = true): Promise<Page> {
     const signal = AbortSignal.timeout(timeoutMs);
     const late = () => new PageReadError(`${url} did not answer within ${timeoutMs / 1000} s`);
     let response: Response;
@@ -155,6 +159,12 @@ export function createPageReader(options: PageReaderOptions): PageReader {
         fullContent: extracted.markdown,
         links: extracted.links,
       };
+      if (selector) {
+        const selected = selectContent(text, selector, finalUrl);
+        if (selected !== null) return { ...page, format: 'text', fullContent: selected };
+        if (mayRender && options.browser && /<script[\s>]/i.test(text)) return await renderPage(url, selector);
+        throw new PageReadError(`nothing on ${finalUrl} matches the selector "${selector}"`);
+      }
       if (!extracted.needsJavaScript || !mayRender) return page;
       if (!options.browser) {
         return {
@@ -177,7 +187,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
     throw new PageReadError(`${finalUrl} is ${mime || 'of an unknown type'}, which cannot be read as text`);
   }
 
-  async function renderPage(url: string): Promise<Page> {
+  async function renderPage(url: string, selector?: string): Promise<Page> {
     if (!options.browser) {
       throw new AssistantInputError(
         'render',
@@ -192,11 +202,18 @@ export function createPageReader(options: PageReaderOptions): PageReader {
     } catch (error) {
       if (!(error instanceof BrowserServiceError)) throw error;
       if (error.code === 'refused') throw new OutboundRefusedError(error.message);
-      if (error.code === 'not_html') return await fetchPage(url, false);
+      if (error.code === 'not_html') return await fetchPage(url, selector, false);
       throw new PageReadError(`${url} could not be rendered: ${error.message}`);
     }
     if (rendered.status >= 400) throw new PageReadError(`${rendered.finalUrl} answered HTTP ${rendered.status}`);
     const extracted = extractPage(rendered.html, rendered.finalUrl);
+    let selected: string | undefined;
+    if (selector) {
+      selected = selectContent(rendered.html, selector, rendered.finalUrl) ?? undefined;
+      if (selected === undefined) {
+        throw new PageReadError(`nothing on ${rendered.finalUrl} matches the selector "${selector}", even rendered`);
+      }
+    }
     return {
       url,
       finalUrl: rendered.finalUrl,
@@ -204,8 +221,8 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       title: extracted.title || rendered.title,
       byline: extracted.byline,
       siteName: extracted.siteName,
-      format: 'markdown',
-      fullContent: extracted.markdown,
+      format: selected === undefined ? 'markdown' : 'text',
+      fullContent: selected ?? extracted.markdown,
       links: extracted.links,
       rendered: true,
     };
@@ -216,12 +233,17 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       const url = checkUrl(input?.url);
       const maxChars = checkMaxChars(input?.maxChars);
       const render = checkRender(input?.render);
-      const key = `${render ? 'render' : 'fetch'} ${url}`;
-      const cached = cache.get(key);
+      const selector = checkSelector(input?.selector);
+      const fresh = checkFlag(input?.fresh, 'fresh');
+      const key = `${render ? 'render' : 'fetch'} ${url}${selector ? ` ${selector}` : ''}`;
+      const cached = fresh ? undefined : cache.get(key);
       if (cached) return shape(cached, maxChars, true);
-      let pending = inFlight.get(key);
+      let pending = fresh ? undefined : inFlight.get(key);
       if (!pending) {
-        pending = (render ? renderPage(url) : fetchPage(url)).finally(() => inFlight.delete(key));
+        const started = render ? renderPage(url, selector) : fetchPage(url, selector);
+        pending = started.finally(() => {
+          if (inFlight.get(key) === pending) inFlight.delete(key);
+        });
         inFlight.set(key, pending);
       }
       const page = await pending;
@@ -284,8 +306,20 @@ function checkMaxChars(value: unknown): number {
 }
 
 function checkRender(value: unknown): boolean {
+  return checkFlag(value, 'render');
+}
+
+function checkFlag(value: unknown, field: string): boolean {
   if (value === undefined || value === null || value === '') return false;
   if (typeof value === 'boolean') return value;
   if (value === 'true' || value === 'false') return value === 'true';
-  throw new AssistantInputError('render', `must be true or false, not ${JSON.stringify(value)}`);
+  throw new AssistantInputError(field, `must be true or false, not ${JSON.stringify(value)}`);
+}
+
+function checkSelector(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string' || value.trim().length > 500) {
+    throw new AssistantInputError('selector', 'must be a CSS selector of at most 500 characters');
+  }
+  return value.trim() || undefined;
 }
