@@ -66,7 +66,11 @@ export function compareSnapshot(
       return comparePage(snapshot.text, before as Extract<CheckState, { kind: 'page' }> | null);
     case 'feed':
     case 'search':
-      return compareItems(snapshot.kind, snapshot.items, before as Extract<CheckState, { kind: 'feed' }> | null);
+      return compareItems(
+        snapshot.kind,
+        snapshot.items,
+        before as Extract<CheckState, { kind: 'feed' | 'search' }> | null,
+      );
     case 'json':
       return compareValue(snapshot.value, before as Extract<CheckState, { kind: 'json' }> | null, rule);
   }

@@ -25,7 +25,7 @@ describe('compareSnapshot', () => {
     expect(back.delta).toBeNull();
     const many = Array.from({ length: MAX_SEEN_ITEMS + 5 }, (_, i) => item(`n${i}`));
     const big = compareSnapshot({ kind: 'feed', items: many }, back.state);
-    expect((big.state as Extract<CheckState, { kind: 'feed' }>).seen).toHaveLength(MAX_SEEN_ITEMS);
+    expect((big.state as Extract<CheckState, { kind: 'feed' | 'search' }>).seen).toHaveLength(MAX_SEEN_ITEMS);
     expect(big.delta?.summary.split('\n')).toHaveLength(12);
   });
 

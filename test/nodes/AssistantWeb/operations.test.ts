@@ -5,7 +5,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { AssistantWeb } from '../../../nodes/AssistantWeb/AssistantWeb.node';
-import { webTools } from '../../../nodes/AssistantWeb/v1/transport/webTools';
+import { webTools } from '../../../nodes/shared/transport/webTools';
 import { nodeVersion, runNode, type Parameters } from '../helpers/executeFunctions';
 import { ARTICLE_HTML, html, startSite, type FakeSite } from '../../../assistant/test/web/fake-site';
 

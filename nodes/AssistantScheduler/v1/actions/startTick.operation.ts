@@ -1,5 +1,6 @@
 // Start Tick: the ledger row, the due reminders fired into the outbox (once, even with two ticks at once), and
-// the jobs due now as items: always one 'deliver' item, plus 'heartbeat', one 'action' per due run and one 'briefing' per user.
+// the jobs due now as items: always one 'deliver' item, plus 'heartbeat', one 'action' per due run, one 'briefing' per user
+// and one 'check' per due check run.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
@@ -24,5 +25,6 @@ export async function execute(
     ...(plan.heartbeatDue ? [asData({ job: 'heartbeat', ...base })] : []),
     ...plan.actions.map((run) => asData({ job: 'action', ...base, ...run })),
     ...plan.briefings.map((briefing) => asData({ job: 'briefing', ...base, ...briefing })),
+    ...plan.checks.map((run) => asData({ job: 'check', ...base, ...run })),
   ];
 }

@@ -5,7 +5,7 @@ import type { WebTools } from 'assistant-core/web';
 
 import { failAllItems } from '../../../shared/helpers/errors';
 import { runItems } from '../../../shared/helpers/runItems';
-import { webTools } from '../transport/webTools';
+import { webTools } from '../../../shared/transport/webTools';
 import type { WebOperation } from './operation';
 import * as readPage from './readPage.operation';
 import * as search from './search.operation';
