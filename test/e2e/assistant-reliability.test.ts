@@ -173,6 +173,7 @@ describe('every run has a deadline', () => {
         'Assistant: minute tick': 120,
         'Assistant: heartbeat': 300,
         'Assistant: daily briefing': 300,
+        'Assistant: run a check': 300,
         'Assistant: outbox endpoint': 60,
         'Assistant: record failures': 60,
       };

@@ -1,6 +1,7 @@
 // A loopback stand-in for the public web in the e2e run: DuckDuckGo's no-JavaScript HTML endpoint (`POST /html/`,
 // `div.result` blocks with `a.result__a` and `a.result__snippet`, `/l/?uddg=` links) whose results point at this
 // server's own pages: an article with navigation and ads, and a page whose text a script inserts after 500 ms.
+// Pages under /watch/ are set by the tests (`PUT /__watch/<name>`, see WebSiteControl), for the background checks.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback, readBody, type RunningServer } from './http-util';
 
@@ -55,12 +56,48 @@ export async function startWebSite(): Promise<RunningServer> {
         }, 500);</script></body></html>`,
       ),
   };
+  const watched = new Map<string, WatchedPage>();
   const server = await listenOnLoopback(async (req, res) => {
-    const route = routes[new URL(req.url ?? '/', 'http://site').pathname];
+    const path = new URL(req.url ?? '/', 'http://site').pathname;
+    if (path.startsWith('/__watch/') && req.method === 'PUT') {
+      watched.set(path.slice('/__watch/'.length), JSON.parse(await readBody(req)) as WatchedPage);
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    const page = path.startsWith('/watch/') ? watched.get(path.slice('/watch/'.length)) : undefined;
+    if (page) {
+      res.writeHead(page.status ?? 200, { 'content-type': page.contentType ?? 'text/html; charset=utf-8' });
+      res.end(page.body);
+      return;
+    }
+    const route = routes[path];
     if (route) return route(req, res);
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('not found');
   });
   base = server.url;
   return server;
+}
+
+/** A page the tests serve at /watch/<name>. */
+export interface WatchedPage {
+  status?: number;
+  contentType?: string;
+  body: string;
+}
+
+/** Sets the fake site's watched pages from a test. */
+export class WebSiteControl {
+  constructor(private readonly url: string) {}
+
+  /** The page's URL, for a check to watch. */
+  watchUrl(name: string): string {
+    return `${this.url}/watch/${name}`;
+  }
+
+  async setPage(name: string, page: WatchedPage): Promise<void> {
+    const response = await fetch(`${this.url}/__watch/${name}`, { method: 'PUT', body: JSON.stringify(page) });
+    if (response.status !== 204) throw new Error(`web site: HTTP ${response.status}`);
+  }
 }

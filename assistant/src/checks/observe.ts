@@ -54,9 +54,11 @@ export function createCheckObserver(options: CheckObserverOptions): CheckObserve
     }
     try {
       const bytes = await readBodyWithLimit(response, maxBytes);
-      return { text: new TextDecoder('utf-8').decode(bytes), contentType: response.headers.get('content-type') ?? '' };
+      const contentType = response.headers.get('content-type') ?? '';
+      return { text: decodeBody(bytes, contentType), contentType };
     } catch (error) {
       if (error instanceof BodyTooLargeError) throw new CheckFetchError(`${url} is too large: ${error.message}`);
+      if (signal.aborted) throw new CheckFetchError(`${url} did not answer within ${timeoutMs / 1000} s`);
       throw new CheckFetchError(`${url} could not be read: ${reasonOf(error)}`);
     }
   }
@@ -70,7 +72,9 @@ export function createCheckObserver(options: CheckObserverOptions): CheckObserve
           fresh: true,
           maxChars: MAX_MAX_CHARS,
         });
-        return { kind: 'page', text: page.content, title: page.title };
+        // Compare the whole of what was read, without the reader's "more characters not shown" note.
+        const text = page.truncated ? page.content.slice(0, MAX_MAX_CHARS) : page.content;
+        return { kind: 'page', text, title: page.title };
       }
       case 'feed': {
         const { text } = await fetchText(
@@ -119,10 +123,23 @@ export function createCheckObserver(options: CheckObserverOptions): CheckObserve
   };
 }
 
+/** A body's text in the charset its Content-Type or (XML) its declaration names; UTF-8 otherwise. */
+function decodeBody(bytes: Buffer, contentType: string): string {
+  const declared =
+    /charset=["']?([\w.:-]+)/i.exec(contentType)?.[1] ??
+    /^\s*<\?xml[^>]*encoding=["']([\w.:-]+)["']/i.exec(bytes.subarray(0, 200).toString('latin1'))?.[1];
+  try {
+    return new TextDecoder(declared ?? 'utf-8').decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes);
+  }
+}
+
 /** The items of an RSS (0.9x, 1.0, 2.0) or Atom feed, newest first as the feed lists them. */
 export function parseFeed(xml: string, feedUrl: string): WatchedItem[] {
   const document = new DOMParser().parseFromString(xml.replace(/^\uFEFF/, ''), 'text/xml');
-  const root = document.documentElement?.localName?.toLowerCase();
+  // linkedom keeps the prefix (`rdf:RDF` for RSS 1.0).
+  const root = document.documentElement?.localName?.toLowerCase().replace(/^.*:/, '');
   if (root !== 'rss' && root !== 'feed' && root !== 'rdf') {
     throw new CheckFetchError(`${feedUrl} is not an RSS or Atom feed`);
   }
@@ -130,7 +147,9 @@ export function parseFeed(xml: string, feedUrl: string): WatchedItem[] {
     (node?.textContent ?? '').replace(/\s+/g, ' ').trim();
   return [...document.querySelectorAll('item, entry')]
     .map((entry) => {
-      const link = entry.querySelector('link');
+      // Atom lists several links (replies, edit, self): the entry's own page is rel="alternate" or has no rel.
+      const links = [...entry.querySelectorAll('link')];
+      const link = links.find((node) => ['', 'alternate'].includes(node.getAttribute('rel') ?? '')) ?? links[0];
       const href = link?.getAttribute('href') || text(link);
       const url = href ? (absoluteHttpUrl(href, feedUrl) ?? null) : null;
       const title = text(entry.querySelector('title'));
