@@ -234,58 +234,70 @@ describe('background checks', () => {
     ids.broken = await add({ what: site.watchUrl(page('broken')) });
   });
 
-  it('the first runs record baselines silently, the next ones find nothing new', async () => {
-    const names = ['page', 'feed', 'price', 'gateLow', 'gateHigh'];
-    const first = await nextRuns(names, {}, 'the baselines');
-    for (const name of names) expect(first[name].status, name).toBe('baseline');
-    const second = await nextRuns(names, await lastRunIds(names), 'a run with nothing new');
-    for (const name of names) expect(second[name].status, name).toBe('unchanged');
-    for (const name of names) expect(await notices(ids[name]), name).toEqual([]);
-  });
+  it(
+    'the first runs record baselines silently, the next ones find nothing new',
+    async () => {
+      const names = ['page', 'feed', 'price', 'gateLow', 'gateHigh'];
+      const first = await nextRuns(names, {}, 'the baselines');
+      for (const name of names) expect(first[name].status, name).toBe('baseline');
+      const second = await nextRuns(names, await lastRunIds(names), 'a run with nothing new');
+      for (const name of names) expect(second[name].status, name).toBe('unchanged');
+      for (const name of names) expect(await notices(ids[name]), name).toEqual([]);
+    },
+    2 * FEW_TICKS_MS + 30_000,
+  );
 
-  it('speaks once per real change: a page, two feed items, a value crossing its threshold, the Judge gate', async () => {
-    const names = ['page', 'feed', 'price', 'gateLow', 'gateHigh'];
-    const before = await lastRunIds(names);
-    await site.setPage(page('page'), htmlPage(['Opening hours: 9 to 18', 'Tickets: 12 EUR']));
-    await site.setPage(page('feed'), feed(['Fourth post', 'Third post', 'First post', 'Second post']));
-    await site.setPage(page('price'), price(48));
-    await site.setPage(page('gate'), htmlPage(['Version 2.0 released']));
-    const changed = await nextRuns(names, before, 'the runs after the changes');
-    expect(changed.page.status).toBe('notified');
-    expect(await notices(ids.page)).toEqual([
-      `🔔 Check ${ids.page} (${site.watchUrl(page('page'))}): The page changed: 1 line added, 1 removed.\n` +
-        '+ Opening hours: 9 to 18\n− Opening hours: 9 to 17',
-    ]);
-    const [feedNotice] = await notices(ids.feed);
-    expect(await notices(ids.feed)).toHaveLength(1);
-    expect(feedNotice).toContain('2 new items:');
-    expect(feedNotice).toContain('• Fourth post — https://news.test/Fourth-post');
-    expect(feedNotice).toContain('• Third post — https://news.test/Third-post');
-    expect(await notices(ids.price)).toEqual([
-      `🔔 Check ${ids.price} (${site.watchUrl(page('price'))}): data.price went below 50: 55 → 48.`,
-    ]);
-    // The same change asked of the real judge server: one probability, two thresholds, two decisions.
-    const low = changed.gateLow;
-    const high = changed.gateHigh;
-    expect(low.judge_probability).toBeGreaterThan(0.001);
-    expect(low.judge_probability).toBeLessThan(0.999);
-    expect(high.judge_probability).toBe(low.judge_probability);
-    expect([low.status, low.judge_threshold]).toEqual(['notified', 0.001]);
-    expect([high.status, high.judge_threshold]).toEqual(['silenced', 0.999]);
-    expect(await notices(ids.gateLow)).toHaveLength(1);
-    expect(await notices(ids.gateHigh)).toEqual([]);
+  it(
+    'speaks once per real change: a page, two feed items, a value crossing its threshold, the Judge gate',
+    async () => {
+      const names = ['page', 'feed', 'price', 'gateLow', 'gateHigh'];
+      const before = await lastRunIds(names);
+      await site.setPage(page('page'), htmlPage(['Opening hours: 9 to 18', 'Tickets: 12 EUR']));
+      await site.setPage(page('feed'), feed(['Fourth post', 'Third post', 'First post', 'Second post']));
+      await site.setPage(page('price'), price(48));
+      await site.setPage(page('gate'), htmlPage(['Version 2.0 released']));
+      const changed = await nextRuns(names, before, 'the runs after the changes');
+      expect(changed.page.status).toBe('notified');
+      expect(await notices(ids.page)).toEqual([
+        `🔔 Check ${ids.page} (${site.watchUrl(page('page'))}): The page changed: 1 line added, 1 removed.\n` +
+          '+ Opening hours: 9 to 18\n− Opening hours: 9 to 17',
+      ]);
+      const [feedNotice] = await notices(ids.feed);
+      expect(await notices(ids.feed)).toHaveLength(1);
+      expect(feedNotice).toContain('2 new items:');
+      expect(feedNotice).toContain('• Fourth post — https://news.test/Fourth-post');
+      expect(feedNotice).toContain('• Third post — https://news.test/Third-post');
+      expect(await notices(ids.price)).toEqual([
+        `🔔 Check ${ids.price} (${site.watchUrl(page('price'))}): data.price went below 50: 55 → 48.`,
+      ]);
+      // The same change asked of the real judge server: one probability, two thresholds, two decisions.
+      const low = changed.gateLow;
+      const high = changed.gateHigh;
+      expect(low.judge_probability).toBeGreaterThan(0.001);
+      expect(low.judge_probability).toBeLessThan(0.999);
+      expect(high.judge_probability).toBe(low.judge_probability);
+      expect([low.status, low.judge_threshold]).toEqual(['notified', 0.001]);
+      expect([high.status, high.judge_threshold]).toEqual(['silenced', 0.999]);
+      expect(await notices(ids.gateLow)).toHaveLength(1);
+      expect(await notices(ids.gateHigh)).toEqual([]);
 
-    // Nothing changes: nothing more is said. Then a second change: exactly one more notification.
-    const quiet = await nextRuns(['page', 'feed', 'price'], await lastRunIds(['page', 'feed', 'price']), 'quiet runs');
-    expect(Object.values(quiet).map((r) => r.status)).toEqual(['unchanged', 'unchanged', 'unchanged']);
-    const beforeSecond = await lastRunIds(['page']);
-    await site.setPage(page('page'), htmlPage(['Opening hours: 9 to 18', 'Tickets: 14 EUR']));
-    const second = await nextRuns(['page'], beforeSecond, 'the run after the second change');
-    expect(second.page.status).toBe('notified');
-    const pageNotices = await notices(ids.page);
-    expect(pageNotices).toHaveLength(2);
-    expect(pageNotices[1]).toContain('+ Tickets: 14 EUR');
-  });
+      // Nothing changes: nothing more is said. Then a second change: exactly one more notification.
+      const quiet = await nextRuns(
+        ['page', 'feed', 'price'],
+        await lastRunIds(['page', 'feed', 'price']),
+        'quiet runs',
+      );
+      expect(Object.values(quiet).map((r) => r.status)).toEqual(['unchanged', 'unchanged', 'unchanged']);
+      const beforeSecond = await lastRunIds(['page']);
+      await site.setPage(page('page'), htmlPage(['Opening hours: 9 to 18', 'Tickets: 14 EUR']));
+      const second = await nextRuns(['page'], beforeSecond, 'the run after the second change');
+      expect(second.page.status).toBe('notified');
+      const pageNotices = await notices(ids.page);
+      expect(pageNotices).toHaveLength(2);
+      expect(pageNotices[1]).toContain('+ Tickets: 14 EUR');
+    },
+    3 * FEW_TICKS_MS + 30_000,
+  );
 
   it('a site answering 500 is a failure the agent names when asked "did anything fail today?"', async () => {
     const runs = await runsOf(ids.broken);
