@@ -39,6 +39,14 @@ async function fill(userId: string): Promise<void> {
   await pool.query(`INSERT INTO assistant.nudge_log (user_id, subject, last_sent_at) VALUES ($1, 'task:1', now())`, [
     userId,
   ]);
+  const check = await assistant.addCheck(
+    pool,
+    userId,
+    { what: 'https://example.com/', schedule: 'every minute' },
+    new Date(),
+  );
+  if (!check.ok) throw new Error(check.message);
+  await assistant.claimDueChecks(pool, new Date());
 }
 
 const rowsOf = async (userId: string) => {
