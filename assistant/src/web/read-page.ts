@@ -232,7 +232,7 @@ export function createPageReader(options: PageReaderOptions): PageReader {
     async read(input: ReadPageInput): Promise<ReadPageResult> {
       const url = checkUrl(input?.url);
       const maxChars = checkMaxChars(input?.maxChars);
-      const render = checkRender(input?.render);
+      const render = checkFlag(input?.render, 'render');
       const selector = checkSelector(input?.selector);
       const fresh = checkFlag(input?.fresh, 'fresh');
       const key = `${render ? 'render' : 'fetch'} ${url}${selector ? ` ${selector}` : ''}`;
@@ -303,10 +303,6 @@ function checkMaxChars(value: unknown): number {
     );
   }
   return number;
-}
-
-function checkRender(value: unknown): boolean {
-  return checkFlag(value, 'render');
 }
 
 function checkFlag(value: unknown, field: string): boolean {
