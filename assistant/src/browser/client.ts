@@ -1,6 +1,6 @@
-// The browser service's client (read_page uses it): plain HTTP to the service's configured URL with its key. The
-// service is operator configuration on loopback or the internal network, not a user URL, so this does not go through
-// the outbound guard; the service guards every page it loads itself.
+// The browser service's client (read_page renders with it; interactive tools use its sessions): plain HTTP to the
+// service's configured URL with its key. The service is operator configuration on loopback or the internal network,
+// not a user URL, so this does not go through the outbound guard; the service guards every page it loads itself.
 import {
   BROWSER_KEY_HEADER,
   type BrowserErrorBody,
@@ -8,6 +8,15 @@ import {
   type BrowserHealth,
   type RenderRequest,
   type RenderedPage,
+  type SessionClosed,
+  type SessionFillRequest,
+  type SessionOpenRequest,
+  type SessionPage,
+  type SessionRefRequest,
+  type SessionScreenshot,
+  type SessionSelectRequest,
+  type SessionStepRequest,
+  type SessionTask,
 } from './protocol';
 
 export class BrowserServiceError extends Error {
@@ -15,6 +24,8 @@ export class BrowserServiceError extends Error {
     /** The service's error code, or `unavailable` when it could not be reached or answered nonsense. */
     readonly code: BrowserErrorCode | 'unavailable',
     message: string,
+    /** The request's field the service named (a session's `ref`, `option`, `sites`, …). */
+    readonly field?: string,
   ) {
     super(message);
     this.name = 'BrowserServiceError';
@@ -27,15 +38,34 @@ export interface BrowserClientOptions {
   key: string;
   /** Added to a render's own time limit for the round trip; 5 s by default. */
   marginMs?: number;
+  /** The service's time limit of a session step (its ASSISTANT_BROWSER_RENDER_TIMEOUT_MS); 30 s by default. */
+  stepTimeoutMs?: number;
 }
 
 export interface BrowserClient {
   render(request: RenderRequest): Promise<RenderedPage>;
   health(): Promise<BrowserHealth>;
+  /** The user's interactive task (protocol.ts): one at a time per user, its cookies kept by the service. */
+  session: BrowserSessionClient;
+}
+
+export interface BrowserSessionClient {
+  /** Starts the user's task if none is open, else navigates within it. */
+  open(request: SessionOpenRequest): Promise<SessionPage>;
+  snapshot(request: SessionStepRequest): Promise<SessionPage>;
+  fill(request: SessionFillRequest): Promise<SessionPage>;
+  click(request: SessionRefRequest): Promise<SessionPage>;
+  select(request: SessionSelectRequest): Promise<SessionPage>;
+  screenshot(request: SessionStepRequest): Promise<SessionScreenshot>;
+  /** The task waits for its user: its clock stops until the next step. */
+  wait(request: SessionStepRequest): Promise<SessionTask>;
+  close(request: SessionStepRequest): Promise<SessionClosed>;
 }
 
 /** How long a render may take when the request does not say; the service's default limit. */
 const DEFAULT_RENDER_MS = 30_000;
+/** A session step may close its task when it ends (the profile saved, the page closed): time for that. */
+const CLOSING_MS = 10_000;
 
 export function createBrowserClient(options: BrowserClientOptions): BrowserClient {
   const base = options.url.endsWith('/') ? options.url : `${options.url}/`;
@@ -68,18 +98,36 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       throw new BrowserServiceError(
         error?.code ?? 'unavailable',
         error?.message ?? `the browser service answered HTTP ${response.status}`,
+        error?.field,
       );
     }
     return body as T;
   }
 
+  const post = <T>(path: string, body: unknown, timeoutMs: number) =>
+    call<T>(
+      path,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      timeoutMs,
+    );
+  const stepMs = (options.stepTimeoutMs ?? DEFAULT_RENDER_MS) + margin + CLOSING_MS;
+  const step =
+    <Request, Answer>(path: string) =>
+    (request: Request) =>
+      post<Answer>(`session/${path}`, request, stepMs);
+
   return {
-    render: (request) =>
-      call<RenderedPage>(
-        'render',
-        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) },
-        (request.timeoutMs ?? DEFAULT_RENDER_MS) + margin,
-      ),
+    render: (request) => post<RenderedPage>('render', request, (request.timeoutMs ?? DEFAULT_RENDER_MS) + margin),
     health: () => call<BrowserHealth>('health', { method: 'GET' }, 10_000),
+    session: {
+      open: step<SessionOpenRequest, SessionPage>('open'),
+      snapshot: step<SessionStepRequest, SessionPage>('snapshot'),
+      fill: step<SessionFillRequest, SessionPage>('fill'),
+      click: step<SessionRefRequest, SessionPage>('click'),
+      select: step<SessionSelectRequest, SessionPage>('select'),
+      screenshot: step<SessionStepRequest, SessionScreenshot>('screenshot'),
+      wait: step<SessionStepRequest, SessionTask>('wait'),
+      close: step<SessionStepRequest, SessionClosed>('close'),
+    },
   };
 }

@@ -6,7 +6,7 @@
 // Redirects: Chromium does not route the request a fulfilled redirect leads to, so redirects are never handed to it.
 // A sub-resource's redirects are followed by the guard (each hop checked, its redirect limit applies). The main
 // document's redirect is not fulfilled: the request is aborted and its target recorded (`redirectTo`) for the caller
-// to navigate to, so the page's URL is the final one (see render.ts).
+// to navigate to, so the page's URL is the final one (see render.ts); its cookies are put into the jar (set-cookie.ts).
 //
 // Service workers are blocked (their requests bypass routing) and downloads refused. Issue 13's per-user profiles
 // open their contexts through this same function.
@@ -14,6 +14,7 @@ import type { Browser, BrowserContext, BrowserContextOptions, Request, Route } f
 
 import { OutboundRefusedError, type OutboundGuard } from '../outbound';
 import { BodyTooLargeError, readBodyWithLimit } from '../web/body';
+import { keepRedirectCookies } from './set-cookie';
 
 export interface ContextLimits {
   /** The most bytes all responses of the context may total. */
@@ -103,6 +104,8 @@ export async function openGuardedContext(
       const location = response.headers.get('location');
       if (isDocument && REDIRECT_STATUSES.has(response.status) && location !== null) {
         await response.body?.cancel().catch(() => undefined);
+        // Chromium never sees this response: its cookies (a login's session, typically) go into the jar here.
+        await keepRedirectCookies(context, response.headers.getSetCookie(), request.url());
         record.redirectTo = new URL(location, request.url()).href;
         return void (await route.abort('aborted').catch(() => undefined));
       }
@@ -148,7 +151,7 @@ function isMainDocument(request: Request): boolean {
   try {
     return request.frame().parentFrame() === null;
   } catch {
-    return false; // a request without a frame (a worker's) is not a document
+    return true; // a navigation issued before its frame exists: a popup's first document
   }
 }
 

@@ -4,14 +4,22 @@
 export * from './protocol';
 export * from './client';
 export * from './config';
-export {
-  startBrowserServer,
-  ServiceError,
-  type BrowserServer,
-  type BrowserServerOptions,
-  type RouteHandler,
-} from './server';
+export { startBrowserServer, type BrowserServer, type BrowserServerOptions, type RouteHandler } from './server';
+export { ServiceError } from './service-error';
 export { ChromiumHost } from './chromium';
 export { openGuardedContext, type GuardedContext, type LoadRecord } from './guarded-context';
-export { renderPage, RenderError, type RenderLimits } from './render';
+export {
+  renderPage,
+  loadPage,
+  navigate,
+  settle,
+  RenderError,
+  type RenderLimits,
+  type LoadLimits,
+  type Loaded,
+} from './render';
 export { Limiter, BusyError } from './limiter';
+export { SessionManager, type SessionManagerOptions, type FillInput } from './sessions';
+export { ProfileStore, ProfileUnreadableError, USER_ID, type StorageState } from './profiles';
+export { takeSnapshot, redactSecrets, REF_ATTRIBUTE, SECRET_ATTRIBUTE, type PageSnapshot } from './snapshot';
+export { parseSetCookies, keepRedirectCookies, type RedirectCookies } from './set-cookie';

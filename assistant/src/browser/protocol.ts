@@ -2,6 +2,7 @@
 //
 //   GET  /health   → BrowserHealth
 //   POST /render   {url, timeoutMs?} → RenderedPage
+//   POST /session/… the per-user sessions, below
 //
 // Every request carries the key in the X-API-Key header: none → 401, a wrong one → 403. Errors are
 // `{"error": {"code", "message", "field"?}}` with the codes below.
@@ -39,6 +40,8 @@ export interface BrowserHealth {
   active: number;
   queued: number;
   renders: number;
+  /** Users' session tasks open now. */
+  tasks: number;
   /**
    * Connections Chromium tried outside the guarded route, all closed unanswered: its own background traffic
    * (component updates, Google accounts), or a request routing missed. `targets`: their host:port, each once.
@@ -55,7 +58,10 @@ export type BrowserErrorCode =
   | 'not_html' // the page is not HTML (a PDF, an image, …): fetch it instead
   | 'too_large'
   | 'timeout'
-  | 'busy' // too many renders running and queued
+  | 'busy' // too many renders running and queued (or too many users' tasks open)
+  | 'no_session' // a step without an open task: browser_open first
+  | 'unknown_ref' // no element with that ref on the page now (the field is `ref`)
+  | 'task_limit' // the task used up its time or pages; it was closed (its cookies kept)
   | 'failed'; // the page could not be loaded (connection refused, a browser error, …)
 
 export interface BrowserErrorBody {
@@ -73,5 +79,104 @@ export const BROWSER_ERROR_STATUS: Record<BrowserErrorCode, number> = {
   too_large: 413,
   timeout: 504,
   busy: 503,
+  no_session: 409,
+  unknown_ref: 400,
+  task_limit: 429,
   failed: 502,
 };
+
+// ---------------------------------------------------------------------------------------------------------------
+// Per-user sessions (issue 13): one task per user at a time, its cookies and local storage kept on disk per user.
+//
+//   POST /session/open       {user, url}                              → SessionPage
+//   POST /session/snapshot   {user}                                   → SessionPage
+//   POST /session/fill       {user, ref, value, secret?, sites?}      → SessionPage
+//   POST /session/click      {user, ref}                              → SessionPage
+//   POST /session/select     {user, ref, option}                      → SessionPage
+//   POST /session/screenshot {user}                                   → SessionScreenshot
+//   POST /session/wait       {user}   the task waits for its user: its clock stops until the next step → SessionTask
+//   POST /session/close      {user}                                   → {closed: boolean}
+//
+// `user`: the assistant's user id (a UUID); it names the profile. `open` starts the user's task when none is open,
+// else navigates within it. Every other step needs an open task (`no_session`).
+
+export interface SessionStepRequest {
+  user: string;
+}
+
+export interface SessionOpenRequest extends SessionStepRequest {
+  url: string;
+}
+
+export interface SessionFillRequest extends SessionStepRequest {
+  ref: number;
+  value: string;
+  /**
+   * A secret (a site password, a one-time code): never logged, never echoed; the element's value stays hidden in
+   * later snapshots of this page.
+   */
+  secret?: boolean;
+  /** With `secret`: the origins (scheme://host[:port]) the value may be typed into; another page's origin is refused. */
+  sites?: string[];
+}
+
+export interface SessionRefRequest extends SessionStepRequest {
+  ref: number;
+}
+
+export interface SessionSelectRequest extends SessionRefRequest {
+  /** The option's visible label or its value. */
+  option: string;
+}
+
+export interface SessionElement {
+  /** The number to name it by in fill/click/select; valid until the page changes. */
+  ref: number;
+  /** link, button, textbox, password, checkbox, radio, combobox (a select), textarea, … */
+  role: string;
+  /** Its accessible name: label, aria-label, text, placeholder, title or name attribute. */
+  name: string;
+  /** A field's current value; never a password field's, nor a field filled with a secret ("[hidden]" then). */
+  value?: string;
+  /** A select's options (labels), at most 50. */
+  options?: string[];
+  checked?: boolean;
+  disabled?: boolean;
+}
+
+export interface SessionTask {
+  /** Pages loaded in this task (navigations, clicks that load a page included). */
+  pages: number;
+  maxPages: number;
+  /** Time the task has spent working, waiting for its user excluded. */
+  activeMs: number;
+  maxActiveMs: number;
+  /** How many one-time codes were typed in this task (a site that keeps asking is refused after a limit). */
+  codesTyped: number;
+}
+
+export interface SessionPage {
+  url: string;
+  title: string;
+  /** The page's visible text, cut at a limit (`truncated`). */
+  text: string;
+  truncated: boolean;
+  elements: SessionElement[];
+  /**
+   * The page asks for a one-time code: an empty field with autocomplete="one-time-code", or one whose label, name,
+   * id or placeholder says code, OTP or verification (a postal or promo code is not one).
+   */
+  codeField: { ref: number; name: string } | null;
+  task: SessionTask;
+  refused: { count: number; examples: string[] };
+}
+
+export interface SessionScreenshot {
+  page: SessionPage;
+  /** PNG, base64; the visible viewport. */
+  png: string;
+}
+
+export interface SessionClosed {
+  closed: boolean;
+}

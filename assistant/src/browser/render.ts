@@ -1,6 +1,7 @@
 // One render: a fresh guarded context on the shared Chromium, the page loaded (main-document redirects followed here,
 // each checked, with a limit and loop detection), time for its scripts to put the content in, then the DOM as HTML.
-// The context is closed afterwards, whatever happened.
+// The context is closed afterwards, whatever happened. The loading part (navigate, loadPage, settle) is shared with
+// the per-user sessions (sessions.ts).
 import type { Browser, Page, Response } from 'playwright-core';
 
 import type { OutboundGuard } from '../outbound';
@@ -18,13 +19,24 @@ export class RenderError extends Error {
   }
 }
 
-export interface RenderLimits {
+export interface LoadLimits {
+  maxRedirects: number;
+  /** The longest the `load` event (all of the page's sub-resources) is waited for; the time left by default. */
+  loadMs?: number;
+  /** The longest the page is given, after it loaded, for its scripts to show content; 5 s by default. */
+  settleMs?: number;
+}
+
+export interface Loaded {
+  /** The final document's response (null when Chromium gave none, e.g. for about:blank). */
+  response: Response | null;
+  redirects: number;
+}
+
+export interface RenderLimits extends LoadLimits {
   /** When the render must be done (ms since the epoch); queueing before it counts. */
   deadline: number;
   maxBytes: number;
-  maxRedirects: number;
-  /** The longest the page is given, after it loaded, for its scripts to show content; 5 s by default. */
-  settleMs?: number;
 }
 
 /**
@@ -34,10 +46,10 @@ export interface RenderLimits {
 const ENOUGH_TEXT_CHARS = 200;
 const STILL_WITH_TEXT_MS = 200;
 const STILL_WITHOUT_TEXT_MS = 1_500;
-const DEFAULT_SETTLE_MS = 5_000;
+export const DEFAULT_SETTLE_MS = 5_000;
 const MAX_REFUSAL_EXAMPLES = 5;
-/** How long after its deadline a render that gets no answer from its page is abandoned. */
-const HUNG_GRACE_MS = 2_000;
+/** How long after its deadline a render (or a session's step) that gets no answer from its page is abandoned. */
+export const HUNG_GRACE_MS = 2_000;
 
 export async function renderPage(
   browser: Browser,
@@ -50,17 +62,8 @@ export async function renderPage(
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), remaining());
   const guarded = await openGuardedContext(browser, guard, { maxBytes: limits.maxBytes }, controller.signal);
-  // A page can hang its own renderer (an endless loop in a script): then nothing it is asked ever answers. The render
-  // gives up a little after its deadline whatever it waits for; closing the context ends the renderer.
-  let giveUp: NodeJS.Timeout | undefined;
-  const hung = new Promise<never>((_resolve, reject) => {
-    giveUp = setTimeout(
-      () => reject(new RenderError('timeout', `${url} stopped responding (a script that does not end?)`)),
-      remaining() + HUNG_GRACE_MS,
-    );
-  });
   try {
-    return await Promise.race([loadAndRead(guarded, url, limits, remaining), hung]);
+    return await unlessHung(loadAndRead(guarded, url, limits, remaining), remaining(), `${url} stopped responding`);
   } catch (error) {
     if (error instanceof RenderError) throw error;
     if (controller.signal.aborted || remaining() === 0) {
@@ -69,7 +72,6 @@ export async function renderPage(
     throw new RenderError('failed', `${url} could not be rendered: ${firstLine(error)}`);
   } finally {
     clearTimeout(timer);
-    clearTimeout(giveUp);
     await guarded.close();
   }
 }
@@ -81,9 +83,7 @@ async function loadAndRead(
   remaining: () => number,
 ): Promise<RenderedPage> {
   const page = await guarded.context.newPage();
-  const { response, redirects } = await load(page, url, guarded.record, limits, remaining);
-  if (remaining() > 0) await page.waitForLoadState('load', { timeout: remaining() }).catch(() => undefined);
-  await settle(page, Math.min(limits.settleMs ?? DEFAULT_SETTLE_MS, remaining()));
+  const { response, redirects } = await loadPage(page, url, guarded.record, limits, remaining);
   // The size is asked first, so a page that grew huge by script is not copied over to be refused.
   const chars = Number(await page.evaluate('document.documentElement ? document.documentElement.outerHTML.length : 0'));
   const html = chars > limits.maxBytes ? '' : await page.content();
@@ -105,14 +105,40 @@ async function loadAndRead(
   };
 }
 
-/** Navigates to `url`, following main-document redirects (each one through the guard again). */
-async function load(
+/**
+ * Loads `url` into `page` as a render does: the document (its redirects followed through the guard), its `load`
+ * event, then time for its scripts (`settle`). Sessions load their pages with this too.
+ */
+export async function loadPage(
   page: Page,
   url: string,
   record: LoadRecord,
-  limits: RenderLimits,
+  limits: LoadLimits,
   remaining: () => number,
-): Promise<{ response: Response | null; redirects: number }> {
+): Promise<Loaded> {
+  const loaded = await navigate(page, url, record, limits, remaining);
+  await afterLoad(page, limits, remaining);
+  return loaded;
+}
+
+/** Once a document is in: its `load` event, then time for its scripts; within the time left, never throws. */
+export async function afterLoad(page: Page, limits: LoadLimits, remaining: () => number): Promise<void> {
+  const loadMs = Math.min(limits.loadMs ?? Infinity, remaining());
+  if (loadMs > 0) await page.waitForLoadState('load', { timeout: loadMs }).catch(() => undefined);
+  await settle(page, Math.min(limits.settleMs ?? DEFAULT_SETTLE_MS, remaining()));
+}
+
+/**
+ * Navigates to `url`, following main-document redirects (each one through the guard again, see guarded-context.ts),
+ * with `maxRedirects` and loop detection. Throws RenderErrors: refused, too_large, not_html, timeout, failed.
+ */
+export async function navigate(
+  page: Page,
+  url: string,
+  record: LoadRecord,
+  limits: Pick<LoadLimits, 'maxRedirects'>,
+  remaining: () => number,
+): Promise<Loaded> {
   const visited = new Set<string>();
   let current = url;
   for (let redirects = 0; ; redirects++) {
@@ -161,7 +187,7 @@ const SETTLE_SCRIPT = `({ enough, stillWithText, stillWithout, max }) => new Pro
 })`;
 
 /** Gives the page's scripts time to put their content in (see the constants above); never throws. */
-async function settle(page: Page, maxMs: number): Promise<void> {
+export async function settle(page: Page, maxMs: number): Promise<void> {
   if (maxMs <= 0) return;
   const args = {
     enough: ENOUGH_TEXT_CHARS,
@@ -173,4 +199,25 @@ async function settle(page: Page, maxMs: number): Promise<void> {
   await page.evaluate(`(${SETTLE_SCRIPT})(${JSON.stringify(args)})`).catch(() => undefined);
 }
 
-const firstLine = (error: unknown): string => ((error as Error).message ?? String(error)).split('\n')[0];
+/**
+ * `work`, or a `timeout` RenderError HUNG_GRACE_MS after `deadlineMs` from now. A page can hang its own renderer (an
+ * endless loop in a script): then nothing it is asked ever answers, whatever the time limits passed to Playwright.
+ * The caller then closes the context, which ends the renderer.
+ */
+export async function unlessHung<T>(work: Promise<T>, deadlineMs: number, what: string): Promise<T> {
+  let giveUp: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_resolve, reject) => {
+    giveUp = setTimeout(
+      () => reject(new RenderError('timeout', `${what} (a script that does not end?)`)),
+      deadlineMs + HUNG_GRACE_MS,
+    );
+  });
+  work.catch(() => undefined); // abandoned when hung: its later failure is nobody's
+  try {
+    return await Promise.race([work, hung]);
+  } finally {
+    clearTimeout(giveUp);
+  }
+}
+
+export const firstLine = (error: unknown): string => ((error as Error).message ?? String(error)).split('\n')[0];

@@ -1,6 +1,6 @@
 // The browser service's HTTP server (protocol.ts): the key on every request, a route table, JSON in and out. It owns
 // the one Chromium (chromium.ts), the outbound guard every page goes through (with the service's own address added to
-// the protected endpoints), and the limiter. New endpoints (issue 13's per-user sessions) are entries in `routes`.
+// the protected endpoints), the limiter of renders, and the per-user sessions (sessions.ts).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KeyRing, checkKey } from 'systemone-judge/core';
@@ -13,23 +13,15 @@ import {
   BROWSER_ERROR_STATUS,
   BROWSER_KEY_HEADER,
   type BrowserErrorBody,
-  type BrowserErrorCode,
   type BrowserHealth,
   type RenderedPage,
 } from './protocol';
 import { RenderError, renderPage } from './render';
+import { ServiceError } from './service-error';
+import { parseFill, parseOpen, parseRef, parseSelect, parseStep } from './session-requests';
+import { SessionManager } from './sessions';
 
-/** An error answered in the service's envelope. */
-export class ServiceError extends Error {
-  constructor(
-    readonly code: BrowserErrorCode,
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-    this.name = 'ServiceError';
-  }
-}
+export { ServiceError };
 
 /** One endpoint: the parsed JSON body (undefined for GET) in, the JSON answer out; errors are ServiceErrors. */
 export type RouteHandler = (body: unknown) => Promise<unknown>;
@@ -44,7 +36,7 @@ export interface BrowserServer {
 
 export interface BrowserServerOptions {
   config: BrowserServiceConfig;
-  /** One line per render and per failure; never the key, never a URL (they may carry a user's data). */
+  /** One line per render, per session step and per failure; never the key, a URL, a typed value or a user id. */
   log?: (line: string) => void;
 }
 
@@ -72,6 +64,16 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     maxRedirects: config.maxRedirects,
   });
 
+  const sessions = new SessionManager({
+    chromium,
+    guard,
+    settings: config.sessions,
+    stepMs: config.renderTimeoutMs,
+    maxBytes: config.maxPageBytes,
+    maxRedirects: config.maxRedirects,
+    log,
+  });
+
   const routes: Record<string, RouteHandler> = {
     'GET /health': async (): Promise<BrowserHealth> => ({
       status: 'ok',
@@ -80,6 +82,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
       active: limiter.active,
       queued: limiter.queued,
       renders,
+      tasks: sessions.count,
       unrouted: { connections: chromium.unroutedConnections, targets: [...chromium.unroutedTargets] },
     }),
     'POST /render': async (body): Promise<RenderedPage> => {
@@ -106,6 +109,26 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
         throw error;
       }
     },
+    'POST /session/open': async (body) => {
+      const { user, url } = parseOpen(body);
+      return await sessions.open(user, url);
+    },
+    'POST /session/snapshot': async (body) => await sessions.snapshot(parseStep(body).user),
+    'POST /session/fill': async (body) => {
+      const { user, ...input } = parseFill(body);
+      return await sessions.fill(user, input);
+    },
+    'POST /session/click': async (body) => {
+      const { user, ref } = parseRef(body);
+      return await sessions.click(user, ref);
+    },
+    'POST /session/select': async (body) => {
+      const { user, ref, option } = parseSelect(body);
+      return await sessions.select(user, ref, option);
+    },
+    'POST /session/screenshot': async (body) => await sessions.screenshot(parseStep(body).user),
+    'POST /session/wait': async (body) => await sessions.wait(parseStep(body).user),
+    'POST /session/close': async (body) => await sessions.close(parseStep(body).user),
   };
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
@@ -152,6 +175,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await sessions.closeAll(); // saves every open task's profile
       await chromium.close();
     },
   };

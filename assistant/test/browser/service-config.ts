@@ -1,5 +1,8 @@
 // The settings of a browser service started by a test: loopback, a free port, the real Chromium (Debian's
-// /usr/bin/chromium, or ASSISTANT_CHROMIUM_PATH), small limits.
+// /usr/bin/chromium, or ASSISTANT_CHROMIUM_PATH), small limits. Tests of sessions pass their own profiles folder.
+import os from 'node:os';
+import path from 'node:path';
+
 import type { BrowserServiceConfig } from '../../src/browser/config';
 
 export const TEST_KEY = 'test-browser-key-0123456789';
@@ -19,5 +22,12 @@ export function testConfig(allow: string[], protect: BrowserServiceConfig['prote
     maxRedirects: 3,
     allow,
     protect,
+    sessions: {
+      profilesDir: path.join(os.tmpdir(), 'assistant-browser-test-profiles'),
+      maxTasks: 3,
+      maxActiveMs: 300_000,
+      maxPages: 30,
+      idleMs: 600_000,
+    },
   };
 }
