@@ -1,4 +1,5 @@
-// The webhook's answer for a turn it waited on: the reply; the failure (with the turn id, so the caller can refer to
+// The webhook's answer for a turn it waited on: the reply (with the files the run made); the question the run waits
+// on (needs_input); the failure (with the turn id, so the caller can refer to
 // the stored message); or, when the deadline passed first, 504 with the turn id: the run goes on and keeps its reply
 // with that turn.
 import { describeFailure } from './failures';
@@ -10,19 +11,43 @@ export interface AwaitedTurn {
   reply: string | null;
   error: string | null;
   deadlineSeconds?: number;
+  question?: { id: string; question: string; expiresAt: string };
+  attachments?: Array<{ fileName: string; mimeType: string; data: string }>;
 }
 
 export function turnAnswer(turn: AwaitedTurn, caller: { userId: string; sessionId: string }): HttpResult {
   if (turn.status === 'answered') {
     const reply = turn.reply?.trim() ? turn.reply : '(The assistant gave an empty answer.)';
-    return {
-      statusCode: 200,
-      body: { reply, user_id: caller.userId, session_id: caller.sessionId, turn_id: turn.turnId },
+    const body: Record<string, unknown> = {
+      reply,
+      user_id: caller.userId,
+      session_id: caller.sessionId,
+      turn_id: turn.turnId,
     };
+    if (turn.attachments?.length) {
+      body.attachments = turn.attachments.map((file) => ({
+        file_name: file.fileName,
+        mime_type: file.mimeType,
+        data_base64: file.data,
+      }));
+    }
+    return { statusCode: 200, body };
   }
   if (turn.status === 'failed') {
     const failure = describeFailure(turn.error);
     return { statusCode: failure.statusCode, body: { ...failure.body, turn_id: turn.turnId } };
+  }
+  if (turn.question) {
+    // The run waits for the caller: answer with POST /webhook/agent {message, user_id, reply_to: <id>}.
+    return {
+      statusCode: 200,
+      body: {
+        needs_input: { id: turn.question.id, question: turn.question.question, expires_at: turn.question.expiresAt },
+        user_id: caller.userId,
+        session_id: caller.sessionId,
+        turn_id: turn.turnId,
+      },
+    };
   }
   const waited = turn.deadlineSeconds ? ` within ${turn.deadlineSeconds} s` : '';
   return {

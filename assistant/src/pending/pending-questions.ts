@@ -4,6 +4,7 @@
 // message the oldest); on the webhook only a message with `reply_to`.
 import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
+import { getInstanceSettings } from '../settings/settings';
 import { optionalInt, optionalText, requireText, requireUserId } from '../validate';
 
 export const QUESTION_KINDS = ['one_time_code', 'approval', 'question'] as const;
@@ -20,6 +21,10 @@ export interface PendingQuestion {
   kind: QuestionKind;
   question: string;
   channelMessageId: string | null;
+  /** The turn whose run asked (null when asked outside a run). */
+  turnId: number | null;
+  /** Which time this is that the run asks for a one-time code (1 the first time). */
+  attempt: number;
   createdAt: string;
   expiresAt: string;
   answeredAt: string | null;
@@ -42,6 +47,8 @@ function toQuestion(row: Record<string, unknown>): PendingQuestion {
     kind: row.kind as QuestionKind,
     question: row.question as string,
     channelMessageId: (row.channel_message_id as string | null) ?? null,
+    turnId: row.turn_id === null || row.turn_id === undefined ? null : Number(row.turn_id),
+    attempt: Number(row.attempt ?? 1),
     createdAt: iso(row.created_at)!,
     expiresAt: iso(row.expires_at)!,
     answeredAt: iso(row.answered_at),
@@ -52,6 +59,9 @@ export interface AskInput {
   kind?: unknown;
   question?: unknown;
   expiresInSeconds?: unknown;
+  /** The turn whose run asks: the webhook answers that turn's caller with needs_input. */
+  turnId?: unknown;
+  attempt?: unknown;
   now?: Date;
 }
 
@@ -63,15 +73,26 @@ export async function askUser(db: Queryable, userIdInput: unknown, input: AskInp
     throw new AssistantInputError('kind', `must be one of ${QUESTION_KINDS.join(', ')}`);
   }
   const question = requireText(input.question, 'question', 4000);
-  const ttl = optionalInt(input.expiresInSeconds, 'expiresInSeconds', 1, 86_400) ?? DEFAULT_QUESTION_TTL_SECONDS;
+  const ttl =
+    optionalInt(input.expiresInSeconds, 'expiresInSeconds', 1, 86_400) ??
+    (await getInstanceSettings(db)).questionTtlSeconds;
+  const turnId = optionalInt(input.turnId, 'turnId', 1, Number.MAX_SAFE_INTEGER);
+  const attempt = optionalInt(input.attempt, 'attempt', 1, 100) ?? 1;
   const now = input.now ?? new Date();
   const result = await db.query(
-    `INSERT INTO assistant.pending_questions (user_id, kind, question, created_at, expires_at)
-     SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM assistant.users WHERE id = $1)
+    `INSERT INTO assistant.pending_questions (user_id, kind, question, created_at, expires_at, turn_id, attempt)
+     SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM assistant.users WHERE id = $1)
+        AND ($6::bigint IS NULL OR EXISTS (SELECT 1 FROM assistant.turns WHERE id = $6 AND user_id = $1))
      RETURNING *`,
-    [userId, kind, question, now, new Date(now.getTime() + ttl * 1000)],
+    [userId, kind, question, now, new Date(now.getTime() + ttl * 1000), turnId ?? null, attempt],
   );
-  if (result.rows.length === 0) throw new AssistantInputError('userId', 'no such user');
+  if (result.rows.length === 0) {
+    if (turnId !== undefined) {
+      const user = await db.query('SELECT 1 FROM assistant.users WHERE id = $1', [userId]);
+      if (user.rows.length > 0) throw new AssistantInputError('turnId', 'no such turn for this user');
+    }
+    throw new AssistantInputError('userId', 'no such user');
+  }
   return toQuestion(result.rows[0]);
 }
 
@@ -158,7 +179,8 @@ export async function recordAnswer(
 }
 
 export interface TakenAnswer {
-  status: 'answered' | 'waiting' | 'expired';
+  /** `taken`: answered, and the answer was already taken by an earlier step. */
+  status: 'answered' | 'waiting' | 'expired' | 'taken';
   answer?: string;
 }
 
@@ -176,8 +198,72 @@ export async function takeAnswer(db: Queryable, userIdInput: unknown, questionId
   const row = taken.rows[0];
   if (!row) throw new AssistantNotFoundError('questionId', 'no such question for this user');
   if (row.answered_at && row.answer !== null) return { status: 'answered', answer: row.answer } as TakenAnswer;
-  if (!row.answered_at && row.expires_at <= now) return { status: 'expired' } as TakenAnswer;
+  if (row.answered_at) return { status: 'taken' } as TakenAnswer;
+  if (row.expires_at <= now) return { status: 'expired' } as TakenAnswer;
   return { status: 'waiting' } as TakenAnswer;
+}
+
+export interface AnswerWait {
+  /** When to stop waiting; the question's own expiry is the default (and the latest). */
+  deadline?: Date;
+  /** First poll interval; doubles up to 500 ms. */
+  pollMs?: number;
+  signal?: AbortSignal;
+  leaveAnswer?: boolean;
+}
+
+/**
+ * Waits for the user's answer: `answered` (the answer, taken once), `taken` (an earlier step took it), `expired`
+ * (the question's time ran out: a late message starts a new turn instead), or `waiting` when the caller's deadline
+ * came first. With `leaveAnswer` the
+ * answer stays for the step that uses it (a one-time code is typed by the browser step, never passed around).
+ */
+export async function waitForAnswer(
+  db: Queryable,
+  userIdInput: unknown,
+  questionIdInput: unknown,
+  options: AnswerWait = {},
+): Promise<TakenAnswer> {
+  let wait = options.pollMs ?? 50;
+  for (;;) {
+    const taken = options.leaveAnswer
+      ? await answerState(db, userIdInput, questionIdInput)
+      : await takeAnswer(db, userIdInput, questionIdInput);
+    if (taken.status !== 'waiting') return taken;
+    const left = (options.deadline?.getTime() ?? Number.POSITIVE_INFINITY) - Date.now();
+    if (left <= 0 || options.signal?.aborted) return taken;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(wait, left)));
+    wait = Math.min(wait * 2, 500);
+  }
+}
+
+/** Whether the question was answered, without taking the answer. */
+async function answerState(db: Queryable, userIdInput: unknown, questionIdInput: unknown): Promise<TakenAnswer> {
+  const userId = requireUserId(userIdInput);
+  const id = requireQuestionId(questionIdInput, 'questionId');
+  const found = await db.query<{ answered_at: Date | null; expires_at: Date }>(
+    'SELECT answered_at, expires_at FROM assistant.pending_questions WHERE id = $1 AND user_id = $2',
+    [id, userId],
+  );
+  const row = found.rows[0];
+  if (!row) throw new AssistantNotFoundError('questionId', 'no such question for this user');
+  if (row.answered_at) return { status: 'answered' };
+  return { status: row.expires_at <= new Date() ? 'expired' : 'waiting' };
+}
+
+/** The open question the run of this turn is waiting on, if any (the webhook answers its caller with it). */
+export async function openQuestionOfTurn(
+  db: Queryable,
+  userId: string,
+  turnId: number,
+  now = new Date(),
+): Promise<PendingQuestion | undefined> {
+  const rows = await db.query(
+    `SELECT * FROM assistant.pending_questions
+      WHERE user_id = $1 AND turn_id = $2 AND answered_at IS NULL AND expires_at > $3 ORDER BY created_at, id LIMIT 1`,
+    [userId, turnId, now],
+  );
+  return rows.rows[0] ? toQuestion(rows.rows[0]) : undefined;
 }
 
 export async function listOpenQuestions(db: Queryable, userIdInput: unknown, now = new Date()) {

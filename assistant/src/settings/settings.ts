@@ -34,6 +34,8 @@ export interface InstanceSettings extends AssistantSettings {
   deliveryRetrySeconds: number;
   /** The owner gets a report of new failures at most this often, in minutes (0: never); default 60. */
   failureReportMinutes: number;
+  /** How long a question the assistant asks (a one-time code, an approval) waits for its answer: 5-600 s, default 300. */
+  questionTtlSeconds: number;
   /** The quiet hours of users without their own, or null for none. */
   quietHours: QuietHours | null;
 }
@@ -111,6 +113,7 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     deliveryMaxAttempts: Number(row.delivery_max_attempts),
     deliveryRetrySeconds: Number(row.delivery_retry_seconds),
     failureReportMinutes: Number(row.failure_report_minutes),
+    questionTtlSeconds: Number(row.question_ttl_seconds),
     quietHours: quietHoursFromColumns(row),
   };
 }
@@ -152,6 +155,7 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     ['deliveryMaxAttempts', 'delivery_max_attempts', 1, 20],
     ['deliveryRetrySeconds', 'delivery_retry_seconds', 1, 3600],
     ['failureReportMinutes', 'failure_report_minutes', 0, 10_080],
+    ['questionTtlSeconds', 'question_ttl_seconds', 5, 600],
   ];
   for (const [field, column, min, max] of limits) {
     if (input[field] === undefined || input[field] === '') continue;

@@ -437,4 +437,31 @@ ALTER TABLE assistant.outbox ADD CONSTRAINT outbox_kind_check
 ALTER TABLE assistant.scheduler_ticks ADD COLUMN checks_started integer NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 9,
+    name: 'browser tasks: questions tied to the run that asked, and screenshots kept with the turn',
+    sql: `
+-- The turn whose run asked (null for a question asked outside a run): the webhook answers that turn's caller with
+-- needs_input, and a reply_to continues that run.
+ALTER TABLE assistant.pending_questions ADD COLUMN turn_id bigint REFERENCES assistant.turns(id) ON DELETE CASCADE;
+CREATE INDEX pending_questions_turn_idx ON assistant.pending_questions(turn_id) WHERE turn_id IS NOT NULL;
+-- How many times this run asked for a one-time code on one page (a site that keeps refusing stops at a limit).
+ALTER TABLE assistant.pending_questions ADD COLUMN attempt integer NOT NULL DEFAULT 1 CHECK (attempt >= 1);
+-- Files a run made for its turn (a browser screenshot): sent as a photo on Telegram, returned with the webhook reply.
+CREATE TABLE assistant.turn_attachments (
+  id bigserial PRIMARY KEY,
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  turn_id bigint NOT NULL REFERENCES assistant.turns(id) ON DELETE CASCADE,
+  file_name text NOT NULL CHECK (file_name ~ '^[A-Za-z0-9._-]{1,100}$'),
+  mime_type text NOT NULL CHECK (mime_type ~ '^[a-z]+/[a-z0-9.+-]+$'),
+  data bytea NOT NULL CHECK (octet_length(data) BETWEEN 1 AND 5242880),
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX turn_attachments_turn_idx ON assistant.turn_attachments(turn_id, id);
+CREATE INDEX turn_attachments_user_idx ON assistant.turn_attachments(user_id);
+-- How long a question waits for its answer (a setting, so tests can shorten it).
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN question_ttl_seconds integer NOT NULL DEFAULT 300 CHECK (question_ttl_seconds BETWEEN 5 AND 600);
+`,
+  },
 ];

@@ -13,6 +13,7 @@ export const USER_DATA_TABLES = [
   'failures',
   'check_runs',
   'checks',
+  'turn_attachments',
   'turns',
   'pending_questions',
   'user_settings',

@@ -4,11 +4,18 @@
 import type { Pool } from 'pg';
 import { withTransaction, type Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
-import { matchPendingQuestion, recordAnswer, REDACTED_CODE, type QuestionKind } from '../pending/pending-questions';
+import {
+  matchPendingQuestion,
+  openQuestionOfTurn,
+  recordAnswer,
+  REDACTED_CODE,
+  type QuestionKind,
+} from '../pending/pending-questions';
 import { getInstanceSettings } from '../settings/settings';
 import { scrubSecrets } from '../privacy/scrub';
 import { optionalText, requirePositiveInt, requireText, requireUserId } from '../validate';
 import { MAX_MESSAGE_CHARS, requireMetadata, requireSessionId } from './turns';
+import { turnAttachments, type TurnAttachment } from './attachments';
 
 /** The longest a turn's run may take (the agent workflow's execution timeout); a turn still pending after it failed. */
 export const TURN_RUN_LIMIT_SECONDS = 330;
@@ -30,7 +37,15 @@ export interface IncomingMessage {
 
 export type Received =
   | { kind: 'turn'; turnId: number; sessionId: string; createdAt: string }
-  | { kind: 'answer'; turnId: number; sessionId: string; questionId: string; questionKind: QuestionKind };
+  | {
+      kind: 'answer';
+      turnId: number;
+      sessionId: string;
+      questionId: string;
+      questionKind: QuestionKind;
+      /** The turn whose run asked and now goes on (null for a question asked outside a run). */
+      runTurnId: number | null;
+    };
 
 /** Checks a message against the instance's cap (the max_message_chars setting) before anything runs. */
 export async function requireMessage(db: Queryable, value: unknown): Promise<string> {
@@ -53,11 +68,16 @@ export async function receiveMessage(pool: Pool, userIdInput: unknown, input: In
   const message = await requireMessage(pool, input.message);
   const now = input.now ?? new Date();
   return withTransaction(pool, async (client) => {
-    // A run stopped by its time limit (or a crash) cannot mark its turn: turns pending past the limit failed.
+    // A run stopped by its time limit (or a crash) cannot mark its turn: turns pending past the limit failed. A run
+    // that waited for its user gets the limit again from the end of its last wait.
     await client.query(
-      `UPDATE assistant.turns SET status = 'failed', finished_at = $2::timestamptz,
-              error = $4
-        WHERE user_id = $1 AND role = 'user' AND status = 'pending' AND created_at < $2::timestamptz - make_interval(secs => $3::double precision)`,
+      `UPDATE assistant.turns t SET status = 'failed', finished_at = $2::timestamptz, error = $4
+        WHERE t.user_id = $1 AND t.role = 'user' AND t.status = 'pending'
+          AND t.created_at < $2::timestamptz - make_interval(secs => $3::double precision)
+          AND NOT EXISTS (SELECT 1 FROM assistant.pending_questions q
+                           WHERE q.turn_id = t.id AND q.user_id = $1
+                             AND LEAST(COALESCE(q.answered_at, q.expires_at), q.expires_at)
+                                 > $2::timestamptz - make_interval(secs => $3::double precision))`,
       [
         userId,
         now,
@@ -91,7 +111,14 @@ export async function receiveMessage(pool: Pool, userIdInput: unknown, input: In
     const turnId = Number(inserted.rows[0].id);
     if (!match) return { kind: 'turn', turnId, sessionId, createdAt: inserted.rows[0].created_at.toISOString() };
     await recordAnswer(client, match.question.id, message.trim(), turnId, now);
-    return { kind: 'answer', turnId, sessionId, questionId: match.question.id, questionKind: match.question.kind };
+    return {
+      kind: 'answer',
+      turnId,
+      sessionId,
+      questionId: match.question.id,
+      questionKind: match.question.kind,
+      runTurnId: match.question.turnId,
+    };
   });
 }
 
@@ -166,6 +193,10 @@ export interface TurnState {
   status: TurnStatus;
   reply: string | null;
   error: string | null;
+  /** While pending: the question its run waits on (the caller answers it with reply_to). */
+  question?: { id: string; question: string; expiresAt: string };
+  /** Once answered: files the run made for it (screenshots). */
+  attachments?: TurnAttachment[];
 }
 
 export async function getTurn(db: Queryable, userIdInput: unknown, turnIdInput: unknown): Promise<TurnState> {
@@ -180,7 +211,22 @@ export async function getTurn(db: Queryable, userIdInput: unknown, turnIdInput: 
   );
   const row = found.rows[0];
   if (!row) throw new AssistantNotFoundError('turnId', 'no such turn for this user');
-  return { turnId, sessionId: row.session_id, status: row.status, reply: row.reply, error: row.error };
+  const state: TurnState = {
+    turnId,
+    sessionId: row.session_id,
+    status: row.status,
+    reply: row.reply,
+    error: row.error,
+  };
+  if (row.status === 'pending') {
+    const open = await openQuestionOfTurn(db, userId, turnId);
+    if (open) state.question = { id: open.id, question: open.question, expiresAt: open.expiresAt };
+  }
+  if (row.status === 'answered') {
+    const files = await turnAttachments(db, userId, turnId);
+    if (files.length > 0) state.attachments = files;
+  }
+  return state;
 }
 
 export interface AwaitOptions {
@@ -191,13 +237,16 @@ export interface AwaitOptions {
   signal?: AbortSignal;
 }
 
-/** Waits until the turn is answered or failed, or the deadline passes (then it returns it still pending). */
+/**
+ * Waits until the turn is answered or failed, its run asks the user something, or the deadline passes (then it
+ * returns it still pending).
+ */
 export async function awaitTurn(db: Queryable, userId: unknown, turnId: unknown, options: AwaitOptions) {
   let wait = options.pollMs ?? 25;
   for (;;) {
     const state = await getTurn(db, userId, turnId);
     const left = options.deadline.getTime() - Date.now();
-    if (state.status !== 'pending' || left <= 0 || options.signal?.aborted) return state;
+    if (state.status !== 'pending' || state.question || left <= 0 || options.signal?.aborted) return state;
     await new Promise((resolve) => setTimeout(resolve, Math.min(wait, left)));
     wait = Math.min(wait * 2, 250);
   }

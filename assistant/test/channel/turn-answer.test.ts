@@ -1,5 +1,5 @@
-// The webhook's answer for an awaited turn: the reply, the failure with the turn id, or 504 with the turn id when
-// the deadline passed first.
+// The webhook's answer for an awaited turn: the reply (with its files), the question the run waits on, the failure
+// with the turn id, or 504 with the turn id when the deadline passed first.
 import { describe, expect, it } from 'vitest';
 import { turnAnswer } from '../../src/channel';
 
@@ -28,5 +28,27 @@ describe('turn answer', () => {
     expect(pending.statusCode).toBe(504);
     expect(pending.body).toMatchObject({ error: { code: 'reply_pending' }, turn_id: 10 });
     expect(JSON.stringify(pending.body)).toMatch(/No reply within 120 s: .* turn 10/);
+  });
+
+  it('a run waiting for its caller → 200 needs_input {id, question, expires_at}', () => {
+    const question = { id: 'q-1', question: 'The code?', expiresAt: '2026-11-24T10:05:00.000Z' };
+    expect(turnAnswer({ turnId: 8, status: 'pending', reply: null, error: null, question }, caller)).toEqual({
+      statusCode: 200,
+      body: {
+        needs_input: { id: 'q-1', question: 'The code?', expires_at: '2026-11-24T10:05:00.000Z' },
+        user_id: 'me',
+        session_id: 'default',
+        turn_id: 8,
+      },
+    });
+  });
+
+  it('answered with files → the reply carries them as base64 attachments', () => {
+    const attachments = [{ fileName: 'screenshot.png', mimeType: 'image/png', data: 'iVBORw0K' }];
+    const answer = turnAnswer({ turnId: 9, status: 'answered', reply: 'Here.', error: null, attachments }, caller);
+    expect(answer.body).toMatchObject({
+      reply: 'Here.',
+      attachments: [{ file_name: 'screenshot.png', mime_type: 'image/png', data_base64: 'iVBORw0K' }],
+    });
   });
 });

@@ -53,7 +53,7 @@ describe('pending questions', () => {
     await assistant.receiveMessage(pool, userId, { message: ' 492 113 ', channel: 'api', replyTo: question.id });
     expect(await storedContents(userId)).toEqual([{ content: assistant.REDACTED_CODE, redacted: true }]);
     expect(await assistant.takeAnswer(pool, userId, question.id)).toEqual({ status: 'answered', answer: '492 113' });
-    expect(await assistant.takeAnswer(pool, userId, question.id)).toEqual({ status: 'waiting' });
+    expect(await assistant.takeAnswer(pool, userId, question.id)).toEqual({ status: 'taken' });
     const leftovers = await pool.query("SELECT count(*) FROM assistant.pending_questions WHERE answer LIKE '%492%'");
     expect(Number(leftovers.rows[0].count)).toBe(0);
   });
@@ -97,5 +97,89 @@ describe('pending questions', () => {
       () => assistant.askUser(pool, userId, { question: 'x', expiresInSeconds: 0 }),
       'expiresInSeconds',
     );
+  });
+
+  it('a question asked by a run is tied to its turn: the waiting caller sees it, and reply_to continues that run', async () => {
+    const userId = await createUser(pool, 'run');
+    const turn = await assistant.receiveMessage(pool, userId, { message: 'sign me in to the shop' });
+    if (turn.kind !== 'turn') throw new Error('expected a turn');
+    const question = await assistant.askUser(pool, userId, {
+      kind: 'one_time_code',
+      question: 'shop.example asks for a one-time code. Reply with the code.',
+      turnId: turn.turnId,
+    });
+    expect(question).toMatchObject({ turnId: turn.turnId, attempt: 1 });
+    const waited = await assistant.awaitTurn(pool, userId, turn.turnId, { deadline: new Date(Date.now() + 5_000) });
+    expect(waited).toMatchObject({ status: 'pending', question: { id: question.id } });
+    const answer = await assistant.receiveMessage(pool, userId, { message: '123456', replyTo: question.id });
+    expect(answer).toMatchObject({ kind: 'answer', runTurnId: turn.turnId });
+    // Answered: the turn no longer shows the question; a short wait ends at its deadline, still pending.
+    const after = await assistant.awaitTurn(pool, userId, turn.turnId, { deadline: new Date(Date.now() + 100) });
+    expect(after.status).toBe('pending');
+    expect(after.question).toBeUndefined();
+    await expectFieldError(
+      () => assistant.askUser(pool, userId, { question: 'x', turnId: turn.turnId + 1000 }),
+      'turnId',
+    );
+  });
+
+  it('waits for an answer; a code can be left for the step that types it; expiry ends the wait', async () => {
+    const userId = await createUser(pool, 'wait');
+    const code = await assistant.askUser(pool, userId, { kind: 'one_time_code', question: 'Code?' });
+    setTimeout(() => {
+      void assistant.receiveMessage(pool, userId, { message: '654321', replyTo: code.id });
+    }, 200);
+    expect(await assistant.waitForAnswer(pool, userId, code.id, { leaveAnswer: true })).toEqual({
+      status: 'answered',
+    });
+    expect(await assistant.waitForAnswer(pool, userId, code.id)).toEqual({ status: 'answered', answer: '654321' });
+    // Taken once: a second wait ends at once instead of waiting for an answer that will not come again.
+    expect(await assistant.waitForAnswer(pool, userId, code.id)).toEqual({ status: 'taken' });
+    const short = await assistant.askUser(pool, userId, { question: 'Still there?', expiresInSeconds: 1 });
+    expect(await assistant.waitForAnswer(pool, userId, short.id)).toEqual({ status: 'expired' });
+    const open = await assistant.askUser(pool, userId, { question: 'And now?' });
+    const early = await assistant.waitForAnswer(pool, userId, open.id, { deadline: new Date(Date.now() + 100) });
+    expect(early).toEqual({ status: 'waiting' });
+  });
+
+  it('expires after the questionTtlSeconds setting (default 5 minutes)', async () => {
+    const userId = await createUser(pool, 'ttl');
+    const asked = new Date('2026-03-01T10:00:00Z');
+    const before = await assistant.askUser(pool, userId, { question: 'a?', now: asked });
+    expect(before.expiresAt).toBe('2026-03-01T10:05:00.000Z');
+    await assistant.updateInstanceSettings(pool, { questionTtlSeconds: 30 });
+    try {
+      const after = await assistant.askUser(pool, userId, { question: 'b?', now: asked });
+      expect(after.expiresAt).toBe('2026-03-01T10:00:30.000Z');
+      await expectFieldError(
+        () => assistant.updateInstanceSettings(pool, { questionTtlSeconds: 601 }),
+        'questionTtlSeconds',
+      );
+    } finally {
+      await assistant.updateInstanceSettings(pool, { questionTtlSeconds: 300 });
+    }
+  });
+
+  it('a run that waited for its user is not failed as overdue while the wait lasts', async () => {
+    const userId = await createUser(pool, 'overdue');
+    // Turns are stamped by the database clock: the test's times are taken from now on.
+    const start = new Date();
+    const turn = await assistant.receiveMessage(pool, userId, { message: 'log in' });
+    const asked = new Date(start.getTime() + 200_000);
+    await assistant.askUser(pool, userId, {
+      question: 'Code?',
+      turnId: turn.turnId,
+      expiresInSeconds: 300,
+      now: asked,
+    });
+    // 400 s after the message: past the run limit of 330 s, but the run is waiting for its user.
+    await assistant.receiveMessage(pool, userId, { message: 'other', now: new Date(start.getTime() + 400_000) });
+    expect((await assistant.getTurn(pool, userId, turn.turnId)).status).toBe('pending');
+    // The wait ended (expired) more than 330 s ago: now it is overdue.
+    await assistant.receiveMessage(pool, userId, {
+      message: 'later',
+      now: new Date(asked.getTime() + 300_000 + 331_000),
+    });
+    expect((await assistant.getTurn(pool, userId, turn.turnId)).status).toBe('failed');
   });
 });

@@ -23,6 +23,13 @@ async function fill(userId: string): Promise<void> {
   const parent = await assistant.createTask(pool, userId, { title: 'Taxes' });
   await assistant.createTask(pool, userId, { title: 'Receipts', parentId: parent.id });
   await assistant.storeTurn(pool, userId, { userMessage: 'hi', assistantReply: 'hello' });
+  const shown = await assistant.receiveMessage(pool, userId, { message: 'show me' });
+  await assistant.attachToTurn(pool, userId, shown.turnId, {
+    fileName: 'a.png',
+    mimeType: 'image/png',
+    data: 'iVBORw0K',
+  });
+  await assistant.finishTurn(pool, userId, shown.turnId, 'shown');
   await assistant.askUser(pool, userId, { question: 'Which year?' });
   await assistant.updateUserSettings(pool, userId, { timeZone: 'Europe/Vienna' });
   await assistant.setReminder(pool, userId, { text: 'stretch', when: 'in 1 hour' }, new Date());
@@ -65,7 +72,7 @@ describe('forget everything', () => {
     await fill(bob);
     expect(Object.values(await rowsOf(alice)).every((n) => n > 0)).toBe(true);
     const counts = await assistant.forgetEverything(pool, alice);
-    expect(counts).toMatchObject({ memories: 1, entities: 2, relations: 1, tasks: 2, turns: 2, pending_questions: 1 });
+    expect(counts).toMatchObject({ memories: 1, entities: 2, relations: 1, tasks: 2, turns: 4, pending_questions: 1 });
     expect(Object.values(await rowsOf(alice)).every((n) => n === 0)).toBe(true);
     expect(Object.values(await rowsOf(bob)).every((n) => n > 0)).toBe(true);
     expect(await assistant.listIdentities(pool, alice)).toHaveLength(1);
