@@ -1,5 +1,6 @@
 // The Assistant Turns node's operations on a fresh Postgres 17, through the shared fake IExecuteFunctions: store the
-// message, wait, store the reply or mark the turn failed; limits and bad input name the field.
+// message, wait, store the reply or mark the turn failed, attach a file the run made; limits and bad input name the
+// field.
 import { NodeOperationError } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askUser, resolveIdentity, updateInstanceSettings } from 'assistant-core';
@@ -84,5 +85,61 @@ describe('Assistant Turns operations', () => {
       { error: 'turnId: must be a positive integer id', field: 'turnId' },
       { error: 'reply: must be a non-empty string', field: 'reply' },
     ]);
+  });
+});
+
+describe('Assistant Turns: Attach File', () => {
+  /** A 1x1 PNG, as the browser's screenshot step returns it (base64). */
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+  it("keeps a file with the turn; the answered turn's reply carries it", async () => {
+    const [stored] = await run([{ operation: 'receiveMessage', userId, message: 'Show me my account', options: {} }]);
+    const turnId = stored.turnId as number;
+    const [attached] = await run([
+      { operation: 'attachFile', userId, turnId, fileName: 'screenshot.png', mimeType: 'Image/PNG', data: PNG },
+    ]);
+    expect(attached).toEqual({ id: expect.any(Number), bytes: Buffer.from(PNG, 'base64').length });
+    const rows = await db.pool.query(
+      'SELECT file_name, mime_type, data FROM assistant.turn_attachments WHERE id = $1',
+      [attached.id],
+    );
+    expect(rows.rows[0]).toMatchObject({ file_name: 'screenshot.png', mime_type: 'image/png' });
+    expect((rows.rows[0].data as Buffer).toString('base64')).toBe(PNG);
+    await run([{ operation: 'finishTurn', userId, turnId, reply: 'Here is your account.' }]);
+    const [awaited] = await run([{ operation: 'awaitTurn', userId, turnId, deadlineSeconds: 0 }]);
+    expect(awaited).toMatchObject({
+      status: 'answered',
+      attachments: [{ id: attached.id, fileName: 'screenshot.png', mimeType: 'image/png', data: PNG }],
+    });
+  });
+
+  it("names the field of a bad file: data that is not base64, a bad name or type, another user's turn", async () => {
+    const [stored] = await run([{ operation: 'receiveMessage', userId, message: 'Screenshot, please', options: {} }]);
+    const turnId = stored.turnId as number;
+    const other = (await resolveIdentity(db.pool, 'api', 'turns-node-other')).userId;
+    const file = { operation: 'attachFile', userId, turnId, fileName: 'shot.png', mimeType: 'image/png', data: PNG };
+    const error = await run([{ ...file, data: 'not base64!' }]).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NodeOperationError);
+    expect((error as NodeOperationError).message).toBe('data: must be the file as base64');
+    expect((error as NodeOperationError).description).toBe('Check the "data" parameter.');
+    const items = await run(
+      [
+        { ...file, data: '' },
+        { ...file, data: undefined },
+        { ...file, fileName: '../etc/passwd' },
+        { ...file, mimeType: 'png' },
+        { ...file, userId: other },
+        { ...file, data: `${PNG.slice(0, 40)}\n${PNG.slice(40)}` },
+      ],
+      { continueOnFail: true },
+    );
+    expect(items.slice(0, 5)).toEqual([
+      { error: 'data: must be the file as base64', field: 'data' },
+      { error: 'data: must be the file as base64', field: 'data' },
+      { error: 'fileName: letters, digits, ".", "_" and "-" only', field: 'fileName' },
+      { error: 'mimeType: must be a media type such as image/png', field: 'mimeType' },
+      { error: 'turnId: no such turn for this user', field: 'turnId' },
+    ]);
+    expect(items[5]).toMatchObject({ bytes: Buffer.from(PNG, 'base64').length });
   });
 });

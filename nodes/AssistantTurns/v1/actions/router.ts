@@ -3,12 +3,19 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { ItemOperation } from '../../../shared/helpers/operations';
 import { routeStorageOperation } from '../../../shared/helpers/storageRouter';
+import * as attachFile from './attachFile.operation';
 import * as awaitTurn from './awaitTurn.operation';
 import * as failTurn from './failTurn.operation';
 import * as finishTurn from './finishTurn.operation';
 import * as receiveMessage from './receiveMessage.operation';
 
-export const operations: Record<string, ItemOperation> = { awaitTurn, failTurn, finishTurn, receiveMessage };
+export const operations: Record<string, ItemOperation> = {
+  attachFile,
+  awaitTurn,
+  failTurn,
+  finishTurn,
+  receiveMessage,
+};
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
   return await routeStorageOperation(this, operations);

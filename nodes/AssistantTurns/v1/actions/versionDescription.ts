@@ -3,6 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { postgresCredentials } from '../../../shared/transport/postgres';
+import * as attachFile from './attachFile.operation';
 import * as awaitTurn from './awaitTurn.operation';
 import * as failTurn from './failTurn.operation';
 import * as finishTurn from './finishTurn.operation';
@@ -21,6 +22,12 @@ export const versionDescription: VersionDescription = {
       type: 'options',
       noDataExpression: true,
       options: [
+        {
+          name: 'Attach File',
+          value: 'attachFile',
+          action: 'Attach a file to a turn',
+          description: 'Keep a file (a screenshot) with the turn; the webhook reply carries it',
+        },
         {
           name: 'Mark Failed',
           value: 'failTurn',
@@ -50,6 +57,7 @@ export const versionDescription: VersionDescription = {
     },
     ...failTurn.description,
     ...receiveMessage.description,
+    ...attachFile.description,
     ...finishTurn.description,
     ...awaitTurn.description,
   ],

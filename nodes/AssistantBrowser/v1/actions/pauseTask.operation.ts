@@ -1,0 +1,23 @@
+// Pause Task: the user's task waits for the user (a code, an answer): its time limit does not run meanwhile.
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import type { BrowserClient } from 'assistant-core/browser';
+
+import { parameter } from '../../../shared/helpers/parameters';
+import { browserCall } from '../../../shared/transport/browserClient';
+import { userIdProperty } from './common.descriptions';
+
+const properties: INodeProperties[] = [userIdProperty];
+
+const displayOptions = { show: { operation: ['pauseTask'] } };
+
+export const description = updateDisplayOptions(displayOptions, properties);
+
+export async function execute(
+  this: IExecuteFunctions,
+  browser: BrowserClient,
+  itemIndex: number,
+): Promise<IDataObject> {
+  const user = parameter(this, 'userId', itemIndex) as string;
+  return { waiting: true, task: await browserCall(() => browser.session.wait({ user })) } as unknown as IDataObject;
+}

@@ -1,0 +1,14 @@
+// Runs the chosen operation of Assistant Questions v1 for each item, on the assistant's database.
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { ItemOperation } from '../../../shared/helpers/operations';
+import { routeStorageOperation } from '../../../shared/helpers/storageRouter';
+import * as ask from './ask.operation';
+import * as setMessageId from './setMessageId.operation';
+import * as waitForAnswer from './waitForAnswer.operation';
+
+export const operations: Record<string, ItemOperation> = { ask, setMessageId, waitForAnswer };
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+  return await routeStorageOperation(this, operations);
+}

@@ -1,0 +1,43 @@
+// Assistant Questions v1: the operation selector, then each operation's parameters.
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import type { VersionDescription } from '../../../shared/helpers/descriptions';
+import { postgresCredentials } from '../../../shared/transport/postgres';
+import * as ask from './ask.operation';
+import * as setMessageId from './setMessageId.operation';
+import * as waitForAnswer from './waitForAnswer.operation';
+
+export const versionDescription: VersionDescription = {
+  version: 1,
+  defaults: { name: 'Assistant Questions' },
+  inputs: [NodeConnectionTypes.Main],
+  outputs: [NodeConnectionTypes.Main],
+  credentials: postgresCredentials,
+  properties: [
+    {
+      displayName: 'Operation',
+      name: 'operation',
+      type: 'options',
+      noDataExpression: true,
+      options: [
+        { name: 'Ask', value: 'ask', action: 'Ask the user', description: 'Record a question for the user' },
+        {
+          name: 'Remember Message ID',
+          value: 'setMessageId',
+          action: 'Remember the question s message',
+          description: 'So a reply to that message answers this question',
+        },
+        {
+          name: 'Wait for Answer',
+          value: 'waitForAnswer',
+          action: 'Wait for the answer',
+          description: 'Until the user answers or the question expires',
+        },
+      ],
+      default: 'ask',
+    },
+    ...ask.description,
+    ...setMessageId.description,
+    ...waitForAnswer.description,
+  ],
+};

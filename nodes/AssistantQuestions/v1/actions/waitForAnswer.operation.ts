@@ -1,0 +1,50 @@
+// Wait for Answer: until the user answers or the question expires. A free question's answer comes back (and is
+// then cleared); a one-time code is left for the browser step that types it, so it never passes through here.
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import type { Pool } from 'pg';
+import { waitForAnswer } from 'assistant-core';
+
+import { userIdProperty } from '../../../shared/helpers/descriptions';
+import { parameter } from '../../../shared/helpers/parameters';
+
+const properties: INodeProperties[] = [
+  userIdProperty,
+  {
+    displayName: 'Question ID',
+    name: 'questionId',
+    type: 'string',
+    required: true,
+    default: '',
+  },
+  {
+    displayName: 'Take the Answer',
+    name: 'takeAnswer',
+    type: 'boolean',
+    default: true,
+    description: 'Whether to return the answer; off for a one-time code, which the step that types it takes',
+  },
+];
+
+const displayOptions = { show: { operation: ['waitForAnswer'] } };
+
+export const description = updateDisplayOptions(displayOptions, properties);
+
+export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: number): Promise<IDataObject> {
+  const questionId = parameter(this, 'questionId', itemIndex) as string;
+  const take = parameter(this, 'takeAnswer', itemIndex) !== false;
+  const taken = await waitForAnswer(pool, parameter(this, 'userId', itemIndex), questionId, { leaveAnswer: !take });
+  if (taken.status === 'answered') {
+    return take
+      ? { questionId, status: 'answered', answer: taken.answer ?? '', result: `The user answered: ${taken.answer}` }
+      : { questionId, status: 'answered', result: 'The user answered.' };
+  }
+  if (taken.status === 'taken') {
+    return { questionId, status: 'taken', result: 'The user answered, and the answer was already used.' };
+  }
+  return {
+    questionId,
+    status: 'expired',
+    result: 'The user did not answer in time; the question expired. Say so, and ask again later if it still matters.',
+  };
+}
