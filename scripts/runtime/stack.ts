@@ -115,6 +115,8 @@ export interface Stack {
      */
     restart(options?: { downMs?: number }): Promise<void>;
   };
+  /** The browser service, when it runs. */
+  browser?: StackBrowser;
   /** Calls the public API (/api/v1/...) with the API key; throws on a non-2xx answer, naming it. */
   api<T = unknown>(apiPath: string, init?: { method?: string; body?: unknown }): Promise<T>;
   /** Calls a production webhook (path after /webhook/), retrying a 404 just after activation. */
@@ -615,29 +617,56 @@ function stackPids(
   };
 }
 
-/** The browser service, when wanted and Chromium is there; its URL and key go into n8n's environment. */
+/** The stack's browser service: where it is, its log, and a restart on the same port and key (profiles kept). */
+export interface StackBrowser {
+  url: string;
+  logFile: string;
+  pid(): number;
+  restart(): Promise<void>;
+}
+
+/**
+ * The browser service, when wanted and Chromium is there; its URL and key go into n8n's environment. Users' browser
+ * profiles (their sign-ins) live in the user folder's browser-profiles/, so they survive restarts of the stack.
+ */
 async function startBrowserIfWanted(
   options: StackOptions,
+  userFolder: string,
   env: Record<string, string>,
   cleanups: Cleanup[],
   log: Log,
-): Promise<BrowserServiceProcess | undefined> {
+): Promise<{ process: BrowserServiceProcess; stack: StackBrowser } | undefined> {
   const chromium = process.env.ASSISTANT_CHROMIUM_PATH || '/usr/bin/chromium';
   const wanted = options.browser ?? existsSync(chromium);
   if (!wanted) {
     log(`browser service: not started (no Chromium at ${chromium}); read_page renders no JavaScript pages`);
     return undefined;
   }
-  const browser = await startBrowserService({
+  const logFile = path.join(userFolder, 'browser-service.log');
+  const settings = {
     chromiumPath: chromium,
     allow: env.ASSISTANT_OUTBOUND_ALLOW ? env.ASSISTANT_OUTBOUND_ALLOW.split(/[\s,]+/).filter(Boolean) : [],
     n8nPort: Number(env.N8N_PORT),
     judgeUrl: env.ASSISTANT_JUDGE_URL,
-    output: 'ignore',
-  });
-  cleanups.push(() => browser.stop());
-  log(`browser service on ${browser.url}`);
-  return browser;
+    env: { ASSISTANT_BROWSER_PROFILES_DIR: path.join(userFolder, 'browser-profiles') },
+    output: { logFile },
+  };
+  let current = await startBrowserService(settings);
+  cleanups.push(() => current.stop());
+  log(`browser service on ${current.url}`);
+  const first = current;
+  return {
+    process: first,
+    stack: {
+      url: first.url,
+      logFile,
+      pid: () => current.pid(),
+      restart: async () => {
+        await current.stop();
+        current = await startBrowserService({ ...settings, port: first.port, key: first.key });
+      },
+    },
+  };
 }
 
 /**
@@ -653,10 +682,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const userFolder = prepareUserFolder(options, cleanups);
     installNodesPackageIfWanted(options, userFolder);
     const { n8nUrl, owner, env, processEnv } = await n8nSettings(options, userFolder, postgres);
-    const browser = await startBrowserIfWanted(options, env, cleanups, log);
+    const browser = await startBrowserIfWanted(options, userFolder, env, cleanups, log);
     if (browser) {
-      Object.assign(env, browser.clientEnv);
-      Object.assign(processEnv, browser.clientEnv);
+      Object.assign(env, browser.process.clientEnv);
+      Object.assign(processEnv, browser.process.clientEnv);
     }
     const { workflows, sync } = await importIntoN8n(options, userFolder, processEnv, log);
     const n8n = spawnN8n(userFolder, processEnv, cleanups);
@@ -676,7 +705,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       workflows,
       imports: sync,
       env,
-      pids: () => [...stackPids(options, n8n, postgres, cleanups)(), ...(browser ? [browser.pid()] : [])],
+      pids: () => [...stackPids(options, n8n, postgres, cleanups)(), ...(browser ? [browser.stack.pid()] : [])],
+      browser: browser?.stack,
       n8n: {
         pid: () => n8n.child.pid!,
         whenExited: () => n8n.whenExited(),

@@ -6,11 +6,16 @@ import { startCallbackReceiver } from './callback-receiver';
 import { startOpenAiChatFake } from './openai-chat';
 import { startTelegramBotApiFake } from './telegram-bot-api';
 import { startWebSite } from './web-site';
+import { startLoginSite } from '../../assistant/test/browser/login-site';
 
 /** Test-only values; the fakes accept exactly these. */
 export const E2E_LLM_API_KEY = 'sk-e2e-fake-llm-key-0001';
 export const E2E_TELEGRAM_BOT_TOKEN = '7000000001:e2e-fake-telegram-token-abcdefghijk';
 export const E2E_CALLBACK_SECRET = 'e2e-callback-signing-secret-7f3a9c2e';
+/** The login site's account (its password is kept in the Assistant Site Logins credential) and TOTP secret. */
+export const E2E_SITE_USERNAME = 'ada';
+export const E2E_SITE_PASSWORD = 'e2e-site-password-Zq81xv';
+export const E2E_SITE_TOTP_SECRET = Buffer.from('e2e-totp-secret-0123456789', 'utf8');
 
 /** Adds a loopback `host:port` to the outbound guard's allow list n8n gets (ASSISTANT_OUTBOUND_ALLOW). */
 function allowOutbound(hostPort: string): void {
@@ -55,6 +60,19 @@ export const assistantFakes = [
       process.env.ASSISTANT_SEARCH_BACKEND = 'duckduckgo';
       process.env.ASSISTANT_DUCKDUCKGO_URL = `${fake.url}/html/`;
       allowOutbound(new URL(fake.url).host);
+      return fake;
+    },
+  },
+  {
+    name: 'login-site',
+    async start() {
+      // A sign-in behind a one-time code (TOTP), for the browser tools and the code hand-off.
+      const fake = await startLoginSite({
+        username: E2E_SITE_USERNAME,
+        password: E2E_SITE_PASSWORD,
+        totpSecret: E2E_SITE_TOTP_SECRET,
+      });
+      allowOutbound(fake.hostPort);
       return fake;
     },
   },

@@ -59,6 +59,19 @@ describe('fake Telegram Bot API', () => {
     expect(visibleTextOfHtml('<pre><code>x &lt; 1</code></pre>')).toBe('x < 1');
   });
 
+  it('takes a photo upload (multipart), refuses what is not an image, and records it', async () => {
+    const png = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      Buffer.from('rest of the file'),
+    ]);
+    const sent = await bot.sendPhoto(43, png, {}, { filename: 'shot.png', contentType: 'image/png' });
+    expect(sent.photo[0]).toMatchObject({ width: 1280 });
+    expect((await control.sent(43)).at(-1)?.photo).toMatchObject({ format: 'png', size: png.length });
+    await expect(
+      bot.sendPhoto(43, Buffer.from('not an image'), {}, { filename: 'x.png', contentType: 'image/png' }),
+    ).rejects.toMatchObject({ response: { statusCode: 400 } });
+  });
+
   it('delivers updates to the registered webhook with the secret token header', async () => {
     const received: Array<{ secret: string | undefined; update: { message: { text: string; chat: { id: number } } } }> =
       [];
@@ -83,6 +96,10 @@ describe('fake Telegram Bot API', () => {
       expect(received[0]).toMatchObject({
         secret: 'S3cret_token',
         update: { message: { text: 'hi bot', chat: { id: 77 } } },
+      });
+      await control.deliverText(77, '123456', undefined, 5);
+      expect(received[1]).toMatchObject({
+        update: { message: { text: '123456', reply_to_message: { message_id: 5 } } },
       });
       await expect(bot.getUpdates()).rejects.toMatchObject({ response: { statusCode: 409 } });
       expect(await bot.deleteWebHook()).toBe(true);

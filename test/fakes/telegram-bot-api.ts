@@ -3,10 +3,11 @@
 // Served as Telegram does: /bot<token>/<method> (method names case-insensitive; parameters from the query string,
 // JSON or form bodies), answers `{ok: true, result}` or `{ok: false, error_code, description}`. Methods: getMe,
 // setWebhook (remembers url, secret_token, allowed_updates), deleteWebhook, getWebhookInfo, getUpdates,
-// sendMessage (4,096-character limit, HTML parse_mode checked like Telegram's parser), sendChatAction.
+// sendMessage (4,096-character limit, HTML parse_mode checked like Telegram's parser), sendPhoto (a multipart upload,
+// checked to be a PNG or JPEG, or a file_id/URL string), sendChatAction.
 //
 // Control routes for tests:
-//   POST   /__deliver {update} or {message: {chat_id, text, from?}}  → posts an Update to the registered webhook
+//   POST   /__deliver {update} or {message: {chat_id, text, from?, reply_to?}}  → posts an Update to the registered webhook
 //          with the X-Telegram-Bot-Api-Secret-Token header; answers {status, body} of the webhook's reply
 //   GET    /__sent?chat_id=…   messages the bot sent (sendMessage), oldest first
 //   GET    /__actions?chat_id=… chat actions the bot sent
@@ -28,8 +29,19 @@ export interface SentMessage {
   chat_id: string;
   text: string;
   parse_mode?: string;
+  /** sendPhoto: what was uploaded (or the file_id/URL given). */
+  photo?: { file_name?: string; mime_type?: string; size?: number; format?: 'png' | 'jpeg'; ref?: string };
   at: string;
 }
+
+/** A file part of a multipart request. */
+interface UploadedFile {
+  fileName: string;
+  mimeType: string;
+  bytes: Buffer;
+}
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 export interface TelegramBotApiFake {
   url: string;
@@ -128,11 +140,38 @@ export function visibleTextOfHtml(html: string): string {
   return text;
 }
 
+async function readBytes(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
 async function readParams(req: IncomingMessage, url: URL): Promise<Record<string, unknown>> {
   const params: Record<string, unknown> = Object.fromEntries(url.searchParams.entries());
-  const raw = await readBody(req);
-  if (raw.length === 0) return params;
+  const bytes = await readBytes(req);
+  if (bytes.length === 0) return params;
   const type = req.headers['content-type'] ?? '';
+  if (type.includes('multipart/form-data')) {
+    let form: FormData;
+    try {
+      form = await new Response(bytes, { headers: { 'content-type': type } }).formData();
+    } catch {
+      throw new TelegramError(400, 'Bad Request: invalid multipart body');
+    }
+    for (const [name, value] of form.entries()) {
+      if (typeof value === 'string') params[name] = value;
+      else {
+        const file: UploadedFile = {
+          fileName: value.name,
+          mimeType: value.type,
+          bytes: Buffer.from(await value.arrayBuffer()),
+        };
+        params[name] = file;
+      }
+    }
+    return params;
+  }
+  const raw = bytes.toString('utf8');
   if (type.includes('application/json')) {
     try {
       return { ...params, ...(JSON.parse(raw) as Record<string, unknown>) };
@@ -235,6 +274,49 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
         text: visible,
       };
     },
+    sendphoto: (params) => {
+      const chatId = required(params, 'chat_id');
+      const photo = params.photo;
+      let described: SentMessage['photo'];
+      if (photo && typeof photo === 'object' && Buffer.isBuffer((photo as UploadedFile).bytes)) {
+        const file = photo as UploadedFile;
+        const format = file.bytes.subarray(0, 8).equals(PNG_MAGIC)
+          ? 'png'
+          : file.bytes[0] === 0xff && file.bytes[1] === 0xd8
+            ? 'jpeg'
+            : undefined;
+        if (!format) throw new TelegramError(400, 'Bad Request: IMAGE_PROCESS_FAILED');
+        described = { file_name: file.fileName, mime_type: file.mimeType, size: file.bytes.length, format };
+      } else if (typeof photo === 'string' && photo !== '') {
+        described = { ref: photo };
+      } else {
+        throw new TelegramError(400, 'Bad Request: there is no photo in the request');
+      }
+      const caption = params.caption === undefined ? '' : String(params.caption);
+      const message = {
+        message_id: nextMessageId++,
+        chat_id: chatId,
+        text: caption,
+        photo: described,
+        at: new Date().toISOString(),
+      };
+      sent.push(message);
+      return {
+        message_id: message.message_id,
+        from: bot,
+        chat: { id: Number(chatId) || chatId, type: 'private' },
+        date: Math.floor(Date.now() / 1000),
+        photo: [
+          {
+            file_id: `photo-${message.message_id}`,
+            file_unique_id: `u${message.message_id}`,
+            width: 1280,
+            height: 800,
+          },
+        ],
+        ...(caption ? { caption } : {}),
+      };
+    },
     sendchataction: (params) => {
       const chatId = required(params, 'chat_id');
       const action = required(params, 'action');
@@ -247,7 +329,7 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
   async function deliver(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = JSON.parse(await readBody(req)) as {
       update?: Record<string, unknown>;
-      message?: { chat_id: number | string; text: string; from?: Record<string, unknown> };
+      message?: { chat_id: number | string; text: string; from?: Record<string, unknown>; reply_to?: number };
     };
     let update: Record<string, unknown>;
     if (body.update) {
@@ -263,6 +345,16 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
           chat: { id: chatId, type: 'private', first_name: from.first_name },
           date: Math.floor(Date.now() / 1000),
           text: body.message.text,
+          ...(body.message.reply_to === undefined
+            ? {}
+            : {
+                reply_to_message: {
+                  message_id: body.message.reply_to,
+                  from: bot,
+                  chat: { id: chatId, type: 'private' },
+                  date: Math.floor(Date.now() / 1000),
+                },
+              }),
         },
       };
     } else {
@@ -327,15 +419,17 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
 export class TelegramBotApiFakeControl {
   constructor(private readonly baseUrl: string) {}
 
+  /** Delivers a user's text message; `replyTo`: the id of the bot's message it replies to. */
   async deliverText(
     chatId: number,
     text: string,
     from?: Record<string, unknown>,
+    replyTo?: number,
   ): Promise<{ status: number | null; body: string | null }> {
     const response = await fetch(`${this.baseUrl}/__deliver`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message: { chat_id: chatId, text, from } }),
+      body: JSON.stringify({ message: { chat_id: chatId, text, from, reply_to: replyTo } }),
     });
     return (await response.json()) as { status: number | null; body: string | null };
   }

@@ -8,13 +8,15 @@ export interface E2EStackInfo {
   postgresUrl: string;
   userFolder: string;
   logFile: string;
+  /** The browser service's log, or null when the stack has none (no Chromium). */
+  browserLogFile: string | null;
   /** Imported workflows and whether they were activated. */
   workflows: Array<{ id: string; name: string; file: string; triggered: boolean; active: boolean }>;
   /** E2E_<NAME>_URL of each loopback fake. */
   fakeUrls: Record<string, string>;
   /** PIDs of n8n, its task runners and Postgres (last) at start-up. */
   pids: number[];
-  /** The global setup's control server: GET /pids (now), POST /n8n/restart?down_ms=… */
+  /** The global setup's control server: GET /pids (now), POST /n8n/restart?down_ms=…, POST /browser/restart */
   controlUrl: string;
 }
 

@@ -53,7 +53,8 @@ export default async function setup(project: TestProject) {
     throw error;
   }
 
-  // What tests (in workers) may ask of the stack the main process owns: its PIDs now, and an n8n restart.
+  // What tests (in workers) may ask of the stack the main process owns: its PIDs now, and a restart of n8n or of the
+  // browser service.
   const started = stack;
   const control = await listenOnLoopback(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://control');
@@ -63,6 +64,11 @@ export default async function setup(project: TestProject) {
     if (req.method === 'POST' && url.pathname === '/n8n/restart') {
       await started.n8n.restart({ downMs: Number(url.searchParams.get('down_ms') ?? 0) });
       return sendJson(res, 200, { pids: started.pids() });
+    }
+    if (req.method === 'POST' && url.pathname === '/browser/restart') {
+      if (!started.browser) return sendJson(res, 409, { error: 'the stack has no browser service (no Chromium)' });
+      await started.browser.restart();
+      return sendJson(res, 200, { pid: started.browser.pid() });
     }
     sendJson(res, 404, { error: 'unknown control call' });
   });
@@ -76,6 +82,7 @@ export default async function setup(project: TestProject) {
     postgresUrl: stack.postgres.url,
     userFolder: stack.userFolder,
     logFile: stack.logFile,
+    browserLogFile: stack.browser?.logFile ?? null,
     workflows: stack.workflows,
     fakeUrls,
     pids: stack.pids(),

@@ -18,6 +18,8 @@ export interface E2EStack extends E2EStackInfo {
   currentPids(): Promise<{ n8n: number; all: number[] }>;
   /** Stops n8n, keeps it down `downMs`, starts it again and waits until it is ready. */
   restartN8n(downMs?: number): Promise<void>;
+  /** Stops the browser service and starts it again on the same port and key (users' profiles kept). */
+  restartBrowser(): Promise<void>;
 }
 
 export function e2eStack(): E2EStack {
@@ -70,6 +72,10 @@ export function e2eStack(): E2EStack {
     async restartN8n(downMs = 0) {
       const response = await fetch(`${info.controlUrl}/n8n/restart?down_ms=${downMs}`, { method: 'POST' });
       if (!response.ok) throw new Error(`n8n restart: HTTP ${response.status} ${await response.text()}`);
+    },
+    async restartBrowser() {
+      const response = await fetch(`${info.controlUrl}/browser/restart`, { method: 'POST' });
+      if (!response.ok) throw new Error(`browser restart: HTTP ${response.status} ${await response.text()}`);
     },
     async webhook(webhookPath, init = {}) {
       const { retry404Ms = 10_000, ...requestInit } = init;

@@ -1,5 +1,10 @@
 // The secrets of the e2e run that must never be at rest in n8n's database (scanned when the stack shuts down).
-import { E2E_CALLBACK_SECRET, E2E_LLM_API_KEY, E2E_TELEGRAM_BOT_TOKEN } from '../../fakes/assistant-e2e-fakes';
+import {
+  E2E_CALLBACK_SECRET,
+  E2E_LLM_API_KEY,
+  E2E_SITE_PASSWORD,
+  E2E_TELEGRAM_BOT_TOKEN,
+} from '../../fakes/assistant-e2e-fakes';
 
 /** The assistant's X-API-Key the tests set on its credential. */
 export const E2E_ASSISTANT_API_KEY = 'e2e-assistant-api-key-5b1d0c';
@@ -9,4 +14,5 @@ export const E2E_SECRETS_AT_REST: Record<string, string> = {
   'Telegram bot token': E2E_TELEGRAM_BOT_TOKEN,
   'LLM provider key': E2E_LLM_API_KEY,
   'callback signing secret': E2E_CALLBACK_SECRET,
+  'site login password': E2E_SITE_PASSWORD,
 };
