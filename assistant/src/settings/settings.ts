@@ -36,9 +36,18 @@ export interface InstanceSettings extends AssistantSettings {
   failureReportMinutes: number;
   /** How long a question the assistant asks (a one-time code, an approval) waits for its answer: 5-600 s, default 300. */
   questionTtlSeconds: number;
+  /** The engine web_search asks, or null for the environment's (ASSISTANT_SEARCH_BACKEND). */
+  searchBackend: SearchBackendSetting | null;
+  /** SearXNG's base URL, or null for the environment's (ASSISTANT_SEARXNG_URL). */
+  searxngUrl: string | null;
   /** The quiet hours of users without their own, or null for none. */
   quietHours: QuietHours | null;
 }
+
+export const SEARCH_BACKEND_SETTINGS = ['duckduckgo', 'searxng'] as const;
+export type SearchBackendSetting = (typeof SEARCH_BACKEND_SETTINGS)[number];
+/** What a stored engine setting is set to so that the environment's applies again. */
+export const FROM_ENVIRONMENT = 'default';
 
 function requireIntSetting(value: unknown, field: string, min: number, max: number): number {
   const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
@@ -114,6 +123,8 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     deliveryRetrySeconds: Number(row.delivery_retry_seconds),
     failureReportMinutes: Number(row.failure_report_minutes),
     questionTtlSeconds: Number(row.question_ttl_seconds),
+    searchBackend: (row.search_backend as SearchBackendSetting | null) ?? null,
+    searxngUrl: (row.searxng_url as string | null) ?? null,
     quietHours: quietHoursFromColumns(row),
   };
 }
@@ -146,6 +157,14 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     values.push(requireChatModel(input.chatModel));
     sets.push(`chat_model = $${values.length}`);
   }
+  if (input.searchBackend !== undefined && input.searchBackend !== '') {
+    values.push(requireSearchBackend(input.searchBackend));
+    sets.push(`search_backend = $${values.length}`);
+  }
+  if (input.searxngUrl !== undefined && input.searxngUrl !== '') {
+    values.push(requireSearxngUrl(input.searxngUrl));
+    sets.push(`searxng_url = $${values.length}`);
+  }
   const limits: Array<[string, string, number, number]> = [
     ['replyDeadlineSeconds', 'reply_deadline_seconds', 1, 300],
     ['maxMessageChars', 'max_message_chars', 1, 1_000_000],
@@ -173,6 +192,33 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     values,
   );
   return rowToInstance(result.rows[0]);
+}
+
+function requireSearchBackend(value: unknown): SearchBackendSetting | null {
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  if (text === FROM_ENVIRONMENT) return null;
+  if (typeof text !== 'string' || !(SEARCH_BACKEND_SETTINGS as readonly string[]).includes(text)) {
+    throw new AssistantInputError(
+      'searchBackend',
+      `must be ${SEARCH_BACKEND_SETTINGS.join(' or ')} (or "${FROM_ENVIRONMENT}" for ASSISTANT_SEARCH_BACKEND)`,
+    );
+  }
+  return text as SearchBackendSetting;
+}
+
+function requireSearxngUrl(value: unknown): string | null {
+  if (typeof value === 'string' && value.trim().toLowerCase() === FROM_ENVIRONMENT) return null;
+  let url: URL;
+  try {
+    url = new URL(String(value).trim());
+  } catch {
+    throw new AssistantInputError('searxngUrl', "must be SearXNG's base URL, e.g. http://searxng:8080");
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new AssistantInputError('searxngUrl', 'must be an http or https URL');
+  }
+  if (url.username || url.password) throw new AssistantInputError('searxngUrl', 'must not contain a user or password');
+  return url.href;
 }
 
 /** True only when an owner is configured and this is their chat. */

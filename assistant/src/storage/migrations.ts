@@ -464,4 +464,15 @@ ALTER TABLE assistant.instance_settings
   ADD COLUMN question_ttl_seconds integer NOT NULL DEFAULT 300 CHECK (question_ttl_seconds BETWEEN 5 AND 600);
 `,
   },
+  {
+    version: 10,
+    name: 'the web search engine as a stored setting',
+    sql: `
+-- Which engine web_search asks, changeable at run time (null: the environment's ASSISTANT_SEARCH_BACKEND and
+-- ASSISTANT_SEARXNG_URL).
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN search_backend text CHECK (search_backend IN ('duckduckgo', 'searxng')),
+  ADD COLUMN searxng_url text CHECK (searxng_url ~ '^https?://');
+`,
+  },
 ];

@@ -68,4 +68,22 @@ describe('settings', () => {
     );
     await assistant.updateInstanceSettings(pool, { chatModel: 'gpt-4o-mini' });
   });
+
+  it("stores the search engine (null: the environment's), and 'default' sets it back", async () => {
+    expect(await assistant.getInstanceSettings(pool)).toMatchObject({ searchBackend: null, searxngUrl: null });
+    await assistant.updateInstanceSettings(pool, { searchBackend: 'SearXNG', searxngUrl: 'http://searxng:8080' });
+    expect(await assistant.getInstanceSettings(pool)).toMatchObject({
+      searchBackend: 'searxng',
+      searxngUrl: 'http://searxng:8080/',
+    });
+    await expectFieldError(() => assistant.updateInstanceSettings(pool, { searchBackend: 'google' }), 'searchBackend');
+    await expectFieldError(() => assistant.updateInstanceSettings(pool, { searxngUrl: 'searxng:8080' }), 'searxngUrl');
+    await expectFieldError(() => assistant.updateInstanceSettings(pool, { searxngUrl: 'ftp://x' }), 'searxngUrl');
+    await expectFieldError(
+      () => assistant.updateInstanceSettings(pool, { searxngUrl: 'http://u:p@searxng:8080' }),
+      'searxngUrl',
+    );
+    await assistant.updateInstanceSettings(pool, { searchBackend: 'default', searxngUrl: 'default' });
+    expect(await assistant.getInstanceSettings(pool)).toMatchObject({ searchBackend: null, searxngUrl: null });
+  });
 });

@@ -8,6 +8,14 @@ import { AssistantWeb } from '../../../nodes/AssistantWeb/AssistantWeb.node';
 import { webTools } from '../../../nodes/shared/transport/webTools';
 import { nodeVersion, runNode, type Parameters } from '../helpers/executeFunctions';
 import { ARTICLE_HTML, html, startSite, type FakeSite } from '../../../assistant/test/web/fake-site';
+import { updateInstanceSettings } from 'assistant-core';
+import { startNodeDatabase, type NodeDatabase } from '../helpers/postgres';
+
+const SEARXNG_JSON = JSON.stringify({
+  query: 'elbe',
+  results: [{ url: 'https://elbe.example/', title: 'The Elbe', content: 'A river.', engine: 'wikipedia' }],
+  unresponsive_engines: [],
+});
 
 const DDG_PAGE = `<!DOCTYPE html><html><body><div id="links" class="results">
   <div class="result results_links results_links_deep web-result"><div class="links_main links_deep result__body">
@@ -19,6 +27,8 @@ const DDG_PAGE = `<!DOCTYPE html><html><body><div id="links" class="results">
 
 let site: FakeSite;
 let n8n: FakeSite;
+let searxng: FakeSite;
+let db: NodeDatabase;
 const saved = { ...process.env };
 
 beforeAll(async () => {
@@ -27,10 +37,19 @@ beforeAll(async () => {
     '/article': html(ARTICLE_HTML),
   });
   n8n = await startSite({ '/rest/workflows': html('{}') });
+  searxng = await startSite({
+    '/search': (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(SEARXNG_JSON);
+    },
+  });
+  db = await startNodeDatabase({ migrated: true });
 });
 afterAll(async () => {
   await site?.close();
   await n8n?.close();
+  await searxng?.close();
+  await db?.stop();
 });
 afterEach(() => {
   process.env = { ...saved };
@@ -54,13 +73,50 @@ async function run(parameters: Parameters[], options: { continueOnFail?: boolean
 }
 
 describe('Assistant Web description', () => {
-  it('is a tool without credentials, every operation with an action', () => {
+  it('is a tool, every operation with an action; Search may have the database (for the stored engine)', () => {
     const { description } = nodeVersion(new AssistantWeb());
     expect(description.usableAsTool).toBe(true);
-    expect(description.credentials).toBeUndefined();
+    expect(description.credentials).toEqual([
+      { name: 'postgres', required: false, displayOptions: { show: { operation: ['search'] } } },
+    ]);
     expect(description.icon).toBe('file:assistantWeb.svg');
     const operation = description.properties.find((p) => p.name === 'operation')!;
     for (const option of operation.options as { action?: string }[]) expect(option.action).toBeTruthy();
+  });
+});
+
+describe('Assistant Web search on the stored engine', () => {
+  const withDatabase = (parameters: Parameters[]) =>
+    runNode(new AssistantWeb(), {
+      parameters,
+      credentials: { postgres: db.credential },
+      nodeCredentials: { postgres: { id: 'asstPostgresDb01', name: 'Assistant Postgres' } },
+    });
+
+  it("asks the engine the stored settings choose, and the environment's again once set back to default", async () => {
+    useEnv();
+    await updateInstanceSettings(db.pool, { searchBackend: 'searxng', searxngUrl: searxng.url });
+    try {
+      const [[stored]] = await withDatabase([{ operation: 'search', query: 'elbe', maxResults: 5 }]);
+      expect(stored.json).toMatchObject({ backend: 'searxng', results: [{ url: 'https://elbe.example/' }] });
+      await updateInstanceSettings(db.pool, { searchBackend: 'default' });
+      const [[fromEnv]] = await withDatabase([{ operation: 'search', query: 'elbe', maxResults: 5 }]);
+      expect(fromEnv.json).toMatchObject({ backend: 'duckduckgo' });
+    } finally {
+      await updateInstanceSettings(db.pool, { searchBackend: 'default', searxngUrl: 'default' });
+    }
+  });
+
+  it('names searxngUrl when SearXNG is chosen with no URL anywhere', async () => {
+    useEnv();
+    await updateInstanceSettings(db.pool, { searchBackend: 'searxng', searxngUrl: 'default' });
+    try {
+      const error = await withDatabase([{ operation: 'search', query: 'elbe', maxResults: 5 }]).catch((e) => e);
+      expect(error).toBeInstanceOf(NodeOperationError);
+      expect((error as Error).message).toMatch(/^searxngUrl: SearXNG is the chosen engine but its URL is not set/);
+    } finally {
+      await updateInstanceSettings(db.pool, { searchBackend: 'default' });
+    }
   });
 });
 

@@ -1,9 +1,13 @@
-// Search: the web, with no API key: DuckDuckGo's HTML endpoint or SearXNG (ASSISTANT_SEARCH_BACKEND).
+// Search: the web, with no API key: DuckDuckGo's HTML endpoint or SearXNG. The engine is the stored setting
+// (searchBackend, searxngUrl) when the node has the assistant's Postgres, else the environment's
+// (ASSISTANT_SEARCH_BACKEND).
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, type WebTools } from 'assistant-core/web';
+import { getInstanceSettings } from 'assistant-core';
+import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, type WebSearch, type WebTools } from 'assistant-core/web';
 
 import { asData, parameter } from '../../../shared/helpers/parameters';
+import { assistantDatabase, POSTGRES_CREDENTIAL } from '../../../shared/transport/postgres';
 
 const properties: INodeProperties[] = [
   {
@@ -29,8 +33,17 @@ const displayOptions = { show: { operation: ['search'] } };
 
 export const description = updateDisplayOptions(displayOptions, properties);
 
+/** The engine of the stored settings when the node has the database, else the environment's. */
+async function engine(context: IExecuteFunctions, tools: WebTools): Promise<WebSearch> {
+  if (!context.getNode().credentials?.[POSTGRES_CREDENTIAL]) return tools.search;
+  const settings = await getInstanceSettings(await assistantDatabase(context));
+  return tools.searchWith(settings);
+}
+
 export async function execute(this: IExecuteFunctions, tools: WebTools, itemIndex: number): Promise<IDataObject> {
-  const answer = await tools.search.search({
+  const answer = await (
+    await engine(this, tools)
+  ).search({
     query: parameter(this, 'query', itemIndex),
     maxResults: parameter(this, 'maxResults', itemIndex),
   });

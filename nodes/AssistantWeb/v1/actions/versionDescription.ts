@@ -1,8 +1,10 @@
-// Assistant Web v1: the operation selector, then each operation's parameters. No credential: the engines need no
-// key, and the browser service's address and key come from the environment n8n runs with (docs/WEB.md).
+// Assistant Web v1: the operation selector, then each operation's parameters. The engines need no key, and the
+// browser service's address and key come from the environment n8n runs with (docs/WEB.md). Search may have the
+// assistant's Postgres, to use the engine chosen in the stored settings.
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
+import { POSTGRES_CREDENTIAL } from '../../../shared/transport/postgres';
 import * as readPage from './readPage.operation';
 import * as search from './search.operation';
 
@@ -12,6 +14,7 @@ export const versionDescription: VersionDescription = {
   inputs: [NodeConnectionTypes.Main],
   outputs: [NodeConnectionTypes.Main],
   usableAsTool: true,
+  credentials: [{ name: POSTGRES_CREDENTIAL, required: false, displayOptions: { show: { operation: ['search'] } } }],
   properties: [
     {
       displayName: 'Operation',
