@@ -13,6 +13,7 @@ interface Service {
   environment?: Record<string, string>;
   volumes?: string[];
   ports?: string[];
+  mem_limit?: string;
   depends_on?: Record<string, { condition: string }>;
   command?: string[];
   healthcheck?: { test: string[] };
@@ -23,8 +24,8 @@ const compose = load(text) as { services: Record<string, Service>; volumes: Reco
 const { services } = compose;
 
 describe('docker-compose.yml', () => {
-  it('has Postgres 17, the judge, a one-shot import and n8n', () => {
-    expect(Object.keys(services).sort()).toEqual(['judge', 'n8n', 'n8n-import', 'postgres']);
+  it('has Postgres 17, the judge, SearXNG, the browser service, a one-shot import and n8n', () => {
+    expect(Object.keys(services).sort()).toEqual(['browser', 'judge', 'n8n', 'n8n-import', 'postgres', 'searxng']);
     expect(services.postgres.image).toBe('postgres:17');
     expect(services.n8n.image).toBe(`docker.n8n.io/n8nio/n8n:${N8N_VERSION}`);
     expect(services['n8n-import'].image).toBe(services.n8n.image);
@@ -86,7 +87,9 @@ describe('docker-compose.yml', () => {
       'n8n-import': { condition: 'service_completed_successfully' },
     });
     expect(services.n8n.ports).toEqual(['127.0.0.1:${N8N_PORT:-5678}:5678']);
-    for (const name of ['postgres', 'judge', 'n8n-import']) expect(services[name].ports).toBeUndefined();
+    for (const name of ['postgres', 'judge', 'n8n-import', 'searxng', 'browser']) {
+      expect(services[name].ports, name).toBeUndefined();
+    }
     expect(services.n8n.healthcheck!.test.join(' ')).toContain('/healthz/readiness');
   });
 
@@ -101,5 +104,37 @@ describe('docker-compose.yml', () => {
     expect(services.judge.build!.dockerfile_inline).toContain('judge/dist/cli/main.js');
     const judgePackage = JSON.parse(readFileSync(path.join(REPO_ROOT, 'judge', 'package.json'), 'utf8'));
     expect(judgePackage.bin['systemone-judge']).toBe('dist/cli/main.js');
+  });
+
+  it('gives n8n the web tools: SearXNG (pinned, JSON on) and the browser service with its key, both healthy first', () => {
+    const searxng = services.searxng;
+    expect(searxng.image).toMatch(/^docker\.io\/searxng\/searxng:\d{4}\.\d+\.\d+-[0-9a-f]{7,}$/);
+    expect(searxng.volumes).toContain('./scripts/runtime/searxng/settings.yml:/etc/searxng/settings.yml:ro');
+    const settings = load(readFileSync(path.join(REPO_ROOT, 'scripts', 'runtime', 'searxng', 'settings.yml'), 'utf8'));
+    expect(settings).toMatchObject({ search: { formats: ['html', 'json'] }, server: { limiter: false } });
+    const browser = services.browser;
+    expect(browser.build!.dockerfile_inline).toContain('chromium');
+    expect(browser.build!.dockerfile_inline).toContain('assistant/dist/browser/main.js');
+    expect(browser.environment).toMatchObject({
+      ASSISTANT_BROWSER_HOST: '0.0.0.0',
+      ASSISTANT_BROWSER_PROFILES_DIR: '/data/profiles',
+      N8N_HOST: 'n8n',
+    });
+    expect(browser.volumes).toEqual(['browser_profiles:/data/profiles']);
+    for (const name of ['searxng', 'browser']) {
+      expect(services[name].healthcheck, name).toBeDefined();
+      expect(services[name].mem_limit, name).toMatch(/^\d+[mg]$/);
+    }
+    const env = services.n8n.environment!;
+    expect(env).toMatchObject({
+      ASSISTANT_SEARCH_BACKEND: 'searxng',
+      ASSISTANT_SEARXNG_URL: 'http://searxng:8080',
+      ASSISTANT_BROWSER_URL: 'http://browser:8790',
+    });
+    expect(env.ASSISTANT_BROWSER_KEY).toBe(browser.environment!.ASSISTANT_BROWSER_KEY);
+    expect(services.n8n.depends_on).toMatchObject({
+      searxng: { condition: 'service_healthy' },
+      browser: { condition: 'service_healthy' },
+    });
   });
 });
