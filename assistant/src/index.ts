@@ -19,3 +19,4 @@ export * from './delivery';
 export * from './scheduler';
 export * from './failures';
 export * from './checks';
+export * from './providers';

@@ -65,6 +65,11 @@ export interface OpenAiChatFakeOptions {
   /** When set, requests must carry `Authorization: Bearer <apiKey>` or get OpenAI's 401. */
   apiKey?: string;
   models?: string[];
+  /**
+   * The API's path as a provider serves it (e.g. `/v1beta/openai` for Gemini, `/api/v1` for OpenRouter); `/v1` by
+   * default, which may also be left out.
+   */
+  pathPrefix?: string;
 }
 
 export interface OpenAiChatFake {
@@ -109,8 +114,16 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
   let nextScriptId = 1;
   let nextCallId = 1;
 
+  // OpenAI's Bearer header, or Anthropic's x-api-key (its model list takes that).
   const authorised = (req: IncomingMessage): boolean =>
-    options.apiKey === undefined || req.headers.authorization === `Bearer ${options.apiKey}`;
+    options.apiKey === undefined ||
+    req.headers.authorization === `Bearer ${options.apiKey}` ||
+    req.headers['x-api-key'] === options.apiKey;
+  const prefix = (options.pathPrefix ?? '/v1').replace(/\/+$/, '');
+  const apiPath = (pathname: string): string | undefined => {
+    if (pathname.startsWith(`${prefix}/`)) return pathname.slice(prefix.length);
+    return options.pathPrefix === undefined ? pathname : undefined;
+  };
 
   async function chatCompletion(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let body: ChatRequestBody;
@@ -294,7 +307,8 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
   const running = await listenOnLoopback(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
     if (url.pathname.startsWith('/__')) return control(req, res, url);
-    const path = url.pathname.replace(/^\/v1(?=\/)/, '');
+    const path = apiPath(url.pathname);
+    if (path === undefined) return openAiError(res, 404, `Unknown request URL: ${req.method} ${url.pathname}`);
     if (!authorised(req)) return openAiError(res, 401, 'Incorrect API key provided.', 'invalid_request_error');
     if (path === '/chat/completions' && req.method === 'POST') return chatCompletion(req, res);
     if (path === '/embeddings' && req.method === 'POST') return embeddings(req, res);
