@@ -20,3 +20,4 @@ export * from './scheduler';
 export * from './failures';
 export * from './checks';
 export * from './providers';
+export * from './voice';

@@ -1,7 +1,8 @@
 // A loopback OpenAI-compatible server that plays scripted conversations.
 //
 // Protocol served (as the OpenAI API does): POST /v1/chat/completions (JSON or `stream: true` SSE, tool calls),
-// GET /v1/models, POST /v1/embeddings. Errors use OpenAI's `{error: {message, type, code}}` envelope.
+// GET /v1/models, POST /v1/embeddings, POST /v1/audio/transcriptions (multipart; the fake "hears" the uploaded bytes
+// as UTF-8 text, so a test's audio file holds the words it stands for). Errors use OpenAI's `{error: {message, type, code}}` envelope.
 //
 // Scripts are programmed over HTTP, because the e2e harness starts this fake in vitest's main process while the
 // tests run in workers:
@@ -124,6 +125,27 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     if (pathname.startsWith(`${prefix}/`)) return pathname.slice(prefix.length);
     return options.pathPrefix === undefined ? pathname : undefined;
   };
+
+  async function transcription(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let form: FormData;
+    try {
+      form = await new Response(Buffer.concat(chunks), {
+        headers: { 'content-type': req.headers['content-type'] ?? '' },
+      }).formData();
+    } catch {
+      return openAiError(res, 400, 'Could not parse multipart form');
+    }
+    const file = form.get('file');
+    if (!file || typeof file === 'string') return openAiError(res, 400, "you must provide a 'file'");
+    if (typeof form.get('model') !== 'string') return openAiError(res, 400, "you must provide a 'model'");
+    sendJson(res, 200, {
+      text: Buffer.from(await file.arrayBuffer())
+        .toString('utf8')
+        .trim(),
+    });
+  }
 
   async function chatCompletion(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let body: ChatRequestBody;
@@ -312,6 +334,7 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     if (!authorised(req)) return openAiError(res, 401, 'Incorrect API key provided.', 'invalid_request_error');
     if (path === '/chat/completions' && req.method === 'POST') return chatCompletion(req, res);
     if (path === '/embeddings' && req.method === 'POST') return embeddings(req, res);
+    if (path === '/audio/transcriptions' && req.method === 'POST') return transcription(req, res);
     if (path === '/models' && req.method === 'GET') {
       return sendJson(res, 200, {
         object: 'list',

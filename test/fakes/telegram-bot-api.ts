@@ -4,7 +4,8 @@
 // JSON or form bodies), answers `{ok: true, result}` or `{ok: false, error_code, description}`. Methods: getMe,
 // setWebhook (remembers url, secret_token, allowed_updates), deleteWebhook, getWebhookInfo, getUpdates,
 // sendMessage (4,096-character limit, HTML parse_mode checked like Telegram's parser), sendPhoto (a multipart upload,
-// checked to be a PNG or JPEG, or a file_id/URL string), sendChatAction.
+// checked to be a PNG or JPEG, or a file_id/URL string), sendChatAction, getFile and the file download
+// (/file/bot<token>/<file_path>) of files a test registered.
 //
 // Control routes for tests:
 //   POST   /__deliver {update} or {message: {chat_id, text, from?, reply_to?}}  → posts an Update to the registered webhook
@@ -13,6 +14,7 @@
 //   GET    /__actions?chat_id=… chat actions the bot sent
 //   GET    /__webhook           the registered webhook (url, secret_token, allowed_updates)
 //   DELETE /__sent              forget sent messages and actions
+//   POST   /__files {file_id, base64, file_path}  a file users "sent" (a voice note), for getFile and its download
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback, readBody, sendJson } from './http-util';
 
@@ -197,6 +199,7 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
   const pendingUpdates: Array<Record<string, unknown>> = [];
   let nextMessageId = 1;
   let nextUpdateId = 100000;
+  const files = new Map<string, { bytes: Buffer; filePath: string }>();
 
   const required = (params: Record<string, unknown>, name: string): string => {
     const value = params[name];
@@ -317,6 +320,12 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
         ...(caption ? { caption } : {}),
       };
     },
+    getfile: (params) => {
+      const fileId = required(params, 'file_id');
+      const file = files.get(fileId);
+      if (!file) throw new TelegramError(400, 'Bad Request: invalid file_id');
+      return { file_id: fileId, file_unique_id: `u-${fileId}`, file_size: file.bytes.length, file_path: file.filePath };
+    },
     sendchataction: (params) => {
       const chatId = required(params, 'chat_id');
       const action = required(params, 'action');
@@ -386,6 +395,11 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
         actions.filter((a) => chatId === null || a.chat_id === chatId),
       );
     if (url.pathname === '/__webhook' && req.method === 'GET') return sendJson(res, 200, webhook);
+    if (url.pathname === '/__files' && req.method === 'POST') {
+      const body = JSON.parse(await readBody(req)) as { file_id: string; base64: string; file_path: string };
+      files.set(body.file_id, { bytes: Buffer.from(body.base64, 'base64'), filePath: body.file_path });
+      return sendJson(res, 201, { ok: true });
+    }
     if (url.pathname === '/__sent' && req.method === 'DELETE') {
       sent.length = 0;
       actions.length = 0;
@@ -397,6 +411,15 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
   const running = await listenOnLoopback(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
     if (url.pathname.startsWith('/__')) return control(req, res, url);
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
+    if (download) {
+      if (download[1] !== options.token)
+        return sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+      const file = [...files.values()].find((entry) => entry.filePath === download[2]);
+      if (!file) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.bytes.length });
+      return void res.end(file.bytes);
+    }
     const route = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     if (!route) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     if (route[1] !== options.token)
@@ -432,6 +455,38 @@ export class TelegramBotApiFakeControl {
       body: JSON.stringify({ message: { chat_id: chatId, text, from, reply_to: replyTo } }),
     });
     return (await response.json()) as { status: number | null; body: string | null };
+  }
+
+  /** A voice note from a user: the file registered (its bytes), then the update delivered to the webhook. */
+  async deliverVoice(chatId: number, audio: Buffer, mimeType = 'audio/ogg'): Promise<{ status: number | null }> {
+    const fileId = `voice-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    await fetch(`${this.baseUrl}/__files`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ file_id: fileId, base64: audio.toString('base64'), file_path: `voice/${fileId}.oga` }),
+    });
+    const from = { id: chatId, is_bot: false, first_name: 'Test', language_code: 'en' };
+    const update = {
+      message: {
+        message_id: Math.floor(Math.random() * 1e6) + 1e6,
+        from,
+        chat: { id: chatId, type: 'private', first_name: 'Test' },
+        date: Math.floor(Date.now() / 1000),
+        voice: {
+          file_id: fileId,
+          file_unique_id: `u-${fileId}`,
+          duration: 3,
+          mime_type: mimeType,
+          file_size: audio.length,
+        },
+      },
+    };
+    const response = await fetch(`${this.baseUrl}/__deliver`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ update }),
+    });
+    return (await response.json()) as { status: number | null };
   }
 
   async sent(chatId?: number | string): Promise<SentMessage[]> {

@@ -1,4 +1,4 @@
-// Telegram updates: text messages normalised, others marked unsupported or ignored.
+// Telegram updates: text messages normalised, voice notes passed on to transcribe, others unsupported or ignored.
 import { describe, expect, it } from 'vitest';
 import { normaliseTelegramUpdate } from '../../src/channel';
 
@@ -26,5 +26,17 @@ describe('Telegram updates', () => {
     expect(normaliseTelegramUpdate(update({ text: 'x', from: { id: 1, is_bot: true } }))).toMatchObject({
       kind: 'ignored',
     });
+  });
+
+  it('passes a voice note on with an empty message, for the workflow to transcribe', () => {
+    const voice = { file_id: 'AwAC-1', duration: 4, mime_type: 'audio/ogg', file_size: 8000 };
+    expect(normaliseTelegramUpdate(update({ voice }))).toEqual({
+      kind: 'message',
+      request: expect.objectContaining({
+        message: '',
+        voice: { fileId: 'AwAC-1', mimeType: 'audio/ogg', fileSize: 8000, durationSeconds: 4 },
+      }),
+    });
+    expect(normaliseTelegramUpdate(update({ voice: { duration: 1 } }))).toMatchObject({ kind: 'unsupported' });
   });
 });

@@ -47,7 +47,7 @@ describe('Check Telegram Update', () => {
     expect(accepted.map((item) => [item.json.chatId, item.pairedItem])).toEqual([['1', { item: 0 }]]);
     expect(refused).toEqual([
       {
-        json: { chatId: '2', text: 'Sorry, only text messages are supported.', parseMode: 'HTML' },
+        json: { chatId: '2', text: 'Sorry, only text and voice messages are supported.', parseMode: 'HTML' },
         pairedItem: { item: 1 },
       },
     ]);

@@ -27,6 +27,7 @@ describe('Assistant Channel v1 router', () => {
       'checkWebhookRequest',
       'describeFailure',
       'formatReply',
+      'voiceToText',
     ]);
     expect(Object.keys(operations)).toEqual(values);
 

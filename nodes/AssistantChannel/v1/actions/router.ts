@@ -7,6 +7,7 @@ import * as checkTelegramUpdate from './checkTelegramUpdate.operation';
 import * as checkWebhookRequest from './checkWebhookRequest.operation';
 import * as describeFailure from './describeFailure.operation';
 import * as formatReply from './formatReply.operation';
+import * as voiceToText from './voiceToText.operation';
 
 export const operations: Record<string, NodeOperation> = {
   answerTurn,
@@ -14,6 +15,7 @@ export const operations: Record<string, NodeOperation> = {
   checkWebhookRequest,
   describeFailure,
   formatReply,
+  voiceToText,
 };
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

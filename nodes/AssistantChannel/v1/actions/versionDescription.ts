@@ -9,6 +9,7 @@ import * as checkTelegramUpdate from './checkTelegramUpdate.operation';
 import * as checkWebhookRequest from './checkWebhookRequest.operation';
 import * as describeFailure from './describeFailure.operation';
 import * as formatReply from './formatReply.operation';
+import * as voiceToText from './voiceToText.operation';
 
 const ownerCheck = { show: { operation: ['checkTelegramUpdate'], allowedChats: ['owner'] } };
 
@@ -24,6 +25,16 @@ export const versionDescription: VersionDescription = {
       displayOptions: { show: { operation: ['checkWebhookRequest'] } },
     },
     { name: POSTGRES_CREDENTIAL, required: true, displayOptions: ownerCheck },
+    {
+      name: voiceToText.TELEGRAM_CREDENTIAL,
+      required: true,
+      displayOptions: { show: { operation: ['voiceToText'] } },
+    },
+    {
+      name: voiceToText.TRANSCRIPTION_CREDENTIAL,
+      required: false,
+      displayOptions: { show: { operation: ['voiceToText'] } },
+    },
   ],
   properties: [
     {
@@ -65,6 +76,12 @@ export const versionDescription: VersionDescription = {
           description:
             'Build the webhook JSON {reply, user_id, session_id}, or Telegram messages split under 4,096 characters',
         },
+        {
+          name: 'Voice to Text',
+          value: 'voiceToText',
+          action: 'Transcribe a voice message',
+          description: 'A Telegram voice note becomes its transcript; text messages pass as they are',
+        },
       ],
       default: 'checkWebhookRequest',
     },
@@ -73,5 +90,6 @@ export const versionDescription: VersionDescription = {
     ...checkTelegramUpdate.description,
     ...formatReply.description,
     ...describeFailure.description,
+    ...voiceToText.description,
   ],
 };

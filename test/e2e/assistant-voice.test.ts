@@ -1,0 +1,81 @@
+// Voice messages on the real n8n + Postgres 17: a Telegram voice note (served by the fake Bot API's getFile and file
+// download) is transcribed through the OpenAI-compatible transcription endpoint (the fake "hears" the uploaded bytes
+// as the words), stored as the user's turn, and answered like text; without a transcription service the bot answers
+// in one sentence how to set it up, and nothing is stored.
+import { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveIdentity, runMigrations, updateInstanceSettings } from 'assistant-core';
+import { E2E_LLM_API_KEY } from '../fakes/assistant-e2e-fakes';
+import { OpenAiChatFakeControl } from '../fakes/openai-chat';
+import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
+import { e2eStack, type E2EStack } from './setup/harness';
+import { postgresCredentialData } from './setup/postgres-credential';
+
+const run = Math.random().toString(36).slice(2, 8);
+const OWNER_CHAT = 4242001;
+
+let stack: E2EStack;
+let llm: OpenAiChatFakeControl;
+let telegram: TelegramBotApiFakeControl;
+let db: Pool;
+
+const setTranscription = (baseUrl: string) =>
+  stack.api('/credentials/asstTranscribe01', {
+    method: 'PATCH',
+    body: { data: { baseUrl, apiKey: E2E_LLM_API_KEY, model: 'whisper-1' } },
+  });
+
+beforeAll(async () => {
+  stack = e2eStack();
+  llm = new OpenAiChatFakeControl(stack.fakeUrls.E2E_OPENAI_CHAT_URL);
+  telegram = new TelegramBotApiFakeControl(stack.fakeUrls.E2E_TELEGRAM_BOT_API_URL);
+  await stack.api('/credentials/asstPostgresDb01', {
+    method: 'PATCH',
+    body: { data: postgresCredentialData(stack.postgresUrl) },
+  });
+  db = new Pool({ connectionString: stack.postgresUrl, max: 2 });
+  await runMigrations(db);
+  await updateInstanceSettings(db, { ownerTelegramChatId: String(OWNER_CHAT), failureReportMinutes: 0 });
+});
+
+afterAll(async () => {
+  await setTranscription('').catch(() => undefined);
+  await db?.end();
+});
+
+describe('voice messages on Telegram', () => {
+  it('transcribes a voice note, stores the transcript as the turn and answers it', async () => {
+    await setTranscription(`${stack.fakeUrls.E2E_OPENAI_CHAT_URL}/v1`);
+    const marker = `[voice-${run}]`;
+    await llm.addScript(marker, [{ content: 'Heard you: {{last_tool_result}}' }]);
+    const spoken = `what is on my list today ${marker}`;
+    const before = (await telegram.sent(OWNER_CHAT)).length;
+    const delivered = await telegram.deliverVoice(OWNER_CHAT, Buffer.from(spoken));
+    expect(delivered.status).toBe(200);
+    const sent = await telegram.waitForSent(OWNER_CHAT, before + 1, 60_000);
+    expect(sent.at(-1)?.text).toContain('Heard you');
+    // The model got the transcript as the user's message; the turn stores it.
+    const requests = await llm.requests(marker);
+    expect(JSON.stringify(requests[0]?.body.messages ?? [])).toContain(spoken);
+    const user = (await resolveIdentity(db, 'telegram', String(OWNER_CHAT))).userId;
+    const stored = await db.query(`SELECT content FROM assistant.turns WHERE user_id = $1 AND content = $2`, [
+      user,
+      spoken,
+    ]);
+    expect(stored.rows).toHaveLength(1);
+  });
+
+  it('without a transcription service, answers in one sentence how to enable it, and stores nothing', async () => {
+    await setTranscription('');
+    const user = (await resolveIdentity(db, 'telegram', String(OWNER_CHAT))).userId;
+    const turnsBefore = await db.query(`SELECT count(*) FROM assistant.turns WHERE user_id = $1`, [user]);
+    const before = (await telegram.sent(OWNER_CHAT)).length;
+    await telegram.deliverVoice(OWNER_CHAT, Buffer.from(`please transcribe me ${run}`));
+    const sent = await telegram.waitForSent(OWNER_CHAT, before + 1, 60_000);
+    expect(sent.at(-1)?.text).toBe(
+      'I can only read text for now: to send voice messages, set up the Assistant Transcription credential (docs/VOICE.md).',
+    );
+    const turnsAfter = await db.query(`SELECT count(*) FROM assistant.turns WHERE user_id = $1`, [user]);
+    expect(turnsAfter.rows[0].count).toBe(turnsBefore.rows[0].count);
+  });
+});

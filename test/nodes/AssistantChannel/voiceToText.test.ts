@@ -1,0 +1,99 @@
+// Voice to Text through the fake IExecuteFunctions, against loopback fakes of the Telegram Bot API and an
+// OpenAI-compatible transcription endpoint: text passes as it is; a voice note goes on as its transcript; without
+// the transcription credential the user gets one sentence (output 1), paired to the item.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { AssistantChannel } from '../../../nodes/AssistantChannel/AssistantChannel.node';
+import { runNode } from '../helpers/executeFunctions';
+import { startOpenAiChatFake, type OpenAiChatFake } from '../../fakes/openai-chat';
+import { startTelegramBotApiFake, type TelegramBotApiFake } from '../../fakes/telegram-bot-api';
+
+const TOKEN = '7000000010:voice-node-token';
+const KEY = 'sk-voice-node-key';
+let telegram: TelegramBotApiFake;
+let speech: OpenAiChatFake;
+
+beforeAll(async () => {
+  telegram = await startTelegramBotApiFake({ token: TOKEN });
+  speech = await startOpenAiChatFake({ apiKey: KEY });
+  await fetch(`${telegram.url}/__files`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      file_id: 'n1',
+      base64: Buffer.from('buy oat milk').toString('base64'),
+      file_path: 'v/n1.oga',
+    }),
+  });
+});
+afterAll(async () => {
+  await telegram?.close();
+  await speech?.close();
+});
+
+const request = (extra: Record<string, unknown>) => ({
+  json: {
+    channel: 'telegram',
+    externalId: '7',
+    chatId: '7',
+    message: '',
+    sessionId: 'telegram:7',
+    metadata: {},
+    ...extra,
+  },
+});
+const voice = { fileId: 'n1', mimeType: 'audio/ogg', fileSize: 12, durationSeconds: 2 };
+
+async function run(items: Array<{ json: Record<string, unknown> }>, transcription: boolean) {
+  return runNode(new AssistantChannel(), {
+    parameters: items.map((item) => ({ operation: 'voiceToText', request: item.json })),
+    items: items as never,
+    credentials: {
+      telegramApi: { accessToken: TOKEN, baseUrl: telegram.url },
+      assistantTranscriptionApi: { baseUrl: `${speech.url}/v1`, apiKey: KEY, model: 'whisper-1' },
+    },
+    nodeCredentials: transcription
+      ? {
+          telegramApi: { id: 'asstTelegramBot1', name: 'Assistant Telegram Bot' },
+          assistantTranscriptionApi: { id: 'asstTranscribe01', name: 'Assistant Transcription' },
+        }
+      : { telegramApi: { id: 'asstTelegramBot1', name: 'Assistant Telegram Bot' } },
+  });
+}
+
+describe('Voice to Text', () => {
+  it('passes text on, and a voice note as its transcript (the note itself left out)', async () => {
+    const [texts, replies] = await run([request({ message: 'hello' }), request({ voice })], true);
+    expect(replies).toEqual([]);
+    expect(texts.map((item) => [item.json.message, item.pairedItem])).toEqual([
+      ['hello', { item: 0 }],
+      ['buy oat milk', { item: 1 }],
+    ]);
+    expect(texts[1].json).not.toHaveProperty('voice');
+    expect(texts[1].json.metadata).toEqual({ voice: { durationSeconds: 2 } });
+  });
+
+  it('without the transcription credential, answers how to set it up on output 1', async () => {
+    const [texts, replies] = await run([request({ voice })], false);
+    expect(texts).toEqual([]);
+    expect(replies).toEqual([
+      {
+        json: {
+          chatId: '7',
+          text: 'I can only read text for now: to send voice messages, set up the Assistant Transcription credential (docs/VOICE.md).',
+          parseMode: 'HTML',
+        },
+        pairedItem: { item: 0 },
+      },
+    ]);
+  });
+
+  it('names the request when it is not a checked message', async () => {
+    const [texts] = await runNode(new AssistantChannel(), {
+      parameters: [{ operation: 'voiceToText', request: 'not json' }],
+      items: [{ json: {} }],
+      continueOnFail: true,
+    });
+    expect(texts[0].json).toEqual({ error: 'request: is not JSON', field: 'request' });
+  });
+});
