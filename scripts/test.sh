@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 export npm_config_loglevel=${npm_config_loglevel:-error}
 
 bash scripts/install.sh
+bash scripts/install-test-tools.sh
 
 # Static checks first: strict TypeScript everywhere, the one lint setup (incl. n8n's community-node rules), and the
 # formatter (prettier; `npm run format` fixes what it reports).

@@ -1,6 +1,6 @@
-// Voice messages on the real n8n + Postgres 17: a Telegram voice note (served by the fake Bot API's getFile and file
-// download) is transcribed through the OpenAI-compatible transcription endpoint (the fake "hears" the uploaded bytes
-// as the words), stored as the user's turn, and answered like text; without a transcription service the bot answers
+// Voice messages on the real n8n + Postgres 17: a real OGG/Opus voice note (espeak-ng + opusenc), served by the fake
+// Bot API's getFile and file download, is transcribed through the OpenAI-compatible transcription endpoint (the fake
+// answers the transcript the test registered for that audio), stored as the user's turn, and answered like text; without a transcription service the bot answers
 // in one sentence how to set it up, and nothing is stored.
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { resolveIdentity, runMigrations, updateInstanceSettings } from 'assistan
 import { E2E_LLM_API_KEY } from '../fakes/assistant-e2e-fakes';
 import { OpenAiChatFakeControl } from '../fakes/openai-chat';
 import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
+import { speak } from '../fakes/speech';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { postgresCredentialData } from './setup/postgres-credential';
 
@@ -49,8 +50,10 @@ describe('voice messages on Telegram', () => {
     const marker = `[voice-${run}]`;
     await llm.addScript(marker, [{ content: 'Heard you: {{last_tool_result}}' }]);
     const spoken = `what is on my list today ${marker}`;
+    const audio = speak('what is on my list today');
+    await llm.addTranscript(audio, spoken);
     const before = (await telegram.sent(OWNER_CHAT)).length;
-    const delivered = await telegram.deliverVoice(OWNER_CHAT, Buffer.from(spoken));
+    const delivered = await telegram.deliverVoice(OWNER_CHAT, audio);
     expect(delivered.status).toBe(200);
     const sent = await telegram.waitForSent(OWNER_CHAT, before + 1, 60_000);
     expect(sent.at(-1)?.text).toContain('Heard you');
@@ -70,7 +73,7 @@ describe('voice messages on Telegram', () => {
     const user = (await resolveIdentity(db, 'telegram', String(OWNER_CHAT))).userId;
     const turnsBefore = await db.query(`SELECT count(*) FROM assistant.turns WHERE user_id = $1`, [user]);
     const before = (await telegram.sent(OWNER_CHAT)).length;
-    await telegram.deliverVoice(OWNER_CHAT, Buffer.from(`please transcribe me ${run}`));
+    await telegram.deliverVoice(OWNER_CHAT, speak('please transcribe me'));
     const sent = await telegram.waitForSent(OWNER_CHAT, before + 1, 60_000);
     expect(sent.at(-1)?.text).toBe(
       'I can only read text for now: to send voice messages, set up the Assistant Transcription credential (docs/VOICE.md).',

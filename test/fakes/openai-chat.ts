@@ -1,8 +1,8 @@
 // A loopback OpenAI-compatible server that plays scripted conversations.
 //
 // Protocol served (as the OpenAI API does): POST /v1/chat/completions (JSON or `stream: true` SSE, tool calls),
-// GET /v1/models, POST /v1/embeddings, POST /v1/audio/transcriptions (multipart; the fake "hears" the uploaded bytes
-// as UTF-8 text, so a test's audio file holds the words it stands for). Errors use OpenAI's `{error: {message, type, code}}` envelope.
+// GET /v1/models, POST /v1/embeddings, POST /v1/audio/transcriptions (multipart; OGG/Opus only, like a voice note;
+// the text is what a test registered for that audio, by its SHA-256: the fake cannot hear). Errors use OpenAI's `{error: {message, type, code}}` envelope.
 //
 // Scripts are programmed over HTTP, because the e2e harness starts this fake in vitest's main process while the
 // tests run in workers:
@@ -10,6 +10,7 @@
 //   DELETE /__scripts                              forget every script
 //   GET    /__requests?match=…                     recorded chat requests (latest user message contains `match`)
 //   DELETE /__requests
+//   POST   /__transcripts {sha256, text}            what the transcription endpoint answers for that audio
 // Which step answers a request is derived from the request itself — the number of assistant tool-call rounds
 // after the latest user message — so concurrent conversations never disturb each other and an agent's retries
 // see the same step again. A request no script matches gets an echo of the user's message.
@@ -19,6 +20,7 @@
 // In content and string arguments, {{last_tool_result}} becomes the latest tool message's content.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
+import { isOggOpus } from './speech';
 import { listenOnLoopback, readBody, sendJson } from './http-util';
 
 export interface ScriptedToolCall {
@@ -110,6 +112,7 @@ function fakeEmbedding(text: string, dimensions: number): number[] {
 
 export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): Promise<OpenAiChatFake> {
   const scripts: Script[] = [];
+  const transcripts = new Map<string, string>();
   const recorded: RecordedChatRequest[] = [];
   const models = options.models ?? ['gpt-4o-mini', 'gpt-4.1-mini'];
   let nextScriptId = 1;
@@ -140,11 +143,9 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     const file = form.get('file');
     if (!file || typeof file === 'string') return openAiError(res, 400, "you must provide a 'file'");
     if (typeof form.get('model') !== 'string') return openAiError(res, 400, "you must provide a 'model'");
-    sendJson(res, 200, {
-      text: Buffer.from(await file.arrayBuffer())
-        .toString('utf8')
-        .trim(),
-    });
+    const audio = Buffer.from(await file.arrayBuffer());
+    if (!isOggOpus(audio)) return openAiError(res, 400, 'Invalid file format. Supported formats: ogg, oga, mp3, wav');
+    sendJson(res, 200, { text: transcripts.get(createHash('sha256').update(audio).digest('hex')) ?? '' });
   }
 
   async function chatCompletion(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -307,6 +308,14 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
       scripts.push(script);
       return sendJson(res, 201, { id: script.id });
     }
+    if (url.pathname === '/__transcripts' && req.method === 'POST') {
+      const body = JSON.parse(await readBody(req)) as { sha256?: unknown; text?: unknown };
+      if (typeof body.sha256 !== 'string' || typeof body.text !== 'string') {
+        return sendJson(res, 400, { error: 'give {sha256, text}' });
+      }
+      transcripts.set(body.sha256, body.text);
+      return sendJson(res, 201, { ok: true });
+    }
     if (url.pathname === '/__scripts' && req.method === 'DELETE') {
       scripts.length = 0;
       return sendJson(res, 200, { ok: true });
@@ -358,6 +367,17 @@ export class OpenAiChatFakeControl {
     });
     if (response.status !== 201) throw new Error(`fake openai: adding a script failed: ${await response.text()}`);
     return ((await response.json()) as { id: string }).id;
+  }
+
+  /** What the transcription endpoint answers for this audio. */
+  async addTranscript(audio: Buffer, text: string): Promise<void> {
+    const sha256 = createHash('sha256').update(audio).digest('hex');
+    const response = await fetch(`${this.baseUrl}/__transcripts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ sha256, text }),
+    });
+    if (response.status !== 201) throw new Error(`fake openai: adding a transcript failed: ${await response.text()}`);
   }
 
   async requests(match = ''): Promise<RecordedChatRequest[]> {

@@ -1,9 +1,11 @@
 // A voice note to text against loopback fakes of the Telegram Bot API (getFile and the download) and an
-// OpenAI-compatible transcription endpoint: the transcript; voice not set up; too large (as Telegram says, and as the
-// download finds); a refused key; a file Telegram does not have. Nothing here names the bot token or the key.
+// OpenAI-compatible transcription endpoint, with real OGG/Opus speech made by espeak-ng and opusenc: the transcript;
+// voice not set up; too large (as Telegram says, and as the download finds); a refused key; a file Telegram does not
+// have; audio that is not OGG/Opus; silence. Nothing here names the bot token or the key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_VOICE_BYTES, VOICE_NOT_SET_UP, transcriptionSettings, voiceNoteText } from '../../src/voice';
-import { startOpenAiChatFake, type OpenAiChatFake } from '../../../test/fakes/openai-chat';
+import { OpenAiChatFakeControl, startOpenAiChatFake, type OpenAiChatFake } from '../../../test/fakes/openai-chat';
+import { speak } from '../../../test/fakes/speech';
 import { startTelegramBotApiFake, type TelegramBotApiFake } from '../../../test/fakes/telegram-bot-api';
 
 const TOKEN = '7000000009:voice-test-token';
@@ -33,9 +35,15 @@ const settings = (apiKey = KEY) => transcriptionSettings({ baseUrl: `${speech.ur
 
 describe('voice notes', () => {
   it('downloads the note and returns its transcript', async () => {
-    await addFile('v1', Buffer.from('remind me to water the plants at six'));
-    const result = await voiceNoteText({ fileId: 'v1', mimeType: 'audio/ogg', fileSize: 36 }, api(), settings());
-    expect(result).toEqual({ ok: true, text: 'remind me to water the plants at six' });
+    const audio = speak('remind me to water the plants at six');
+    await new OpenAiChatFakeControl(speech.url).addTranscript(audio, 'Remind me to water the plants at six.');
+    await addFile('v1', audio);
+    const result = await voiceNoteText(
+      { fileId: 'v1', mimeType: 'audio/ogg', fileSize: audio.length },
+      api(),
+      settings(),
+    );
+    expect(result).toEqual({ ok: true, text: 'Remind me to water the plants at six.' });
   });
 
   it('without a transcription service, says in one sentence how to set it up', async () => {
@@ -64,9 +72,12 @@ describe('voice notes', () => {
     expect(refused).toEqual({ ok: false, reply: expect.stringMatching(/refused the key \(HTTP 401\)/) });
     const missing = await voiceNoteText({ fileId: 'nope', mimeType: 'audio/ogg' }, api(), settings());
     expect(missing).toEqual({ ok: false, reply: expect.stringMatching(/Telegram could not give the voice note/) });
-    await addFile('v3', Buffer.from('   '));
+    await addFile('v3', speak(' '));
     const silent = await voiceNoteText({ fileId: 'v3', mimeType: 'audio/ogg' }, api(), settings());
     expect(silent).toEqual({ ok: false, reply: 'I could not make out any words in that voice message.' });
+    await addFile('v4', Buffer.from('not audio at all'));
+    const garbage = await voiceNoteText({ fileId: 'v4', mimeType: 'audio/ogg' }, api(), settings());
+    expect(garbage).toEqual({ ok: false, reply: expect.stringMatching(/HTTP 400: Invalid file format/) });
     for (const result of [refused, missing]) {
       expect(JSON.stringify(result)).not.toContain(TOKEN);
       expect(JSON.stringify(result)).not.toContain('sk-wrong');

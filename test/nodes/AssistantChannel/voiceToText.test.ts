@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { AssistantChannel } from '../../../nodes/AssistantChannel/AssistantChannel.node';
 import { runNode } from '../helpers/executeFunctions';
-import { startOpenAiChatFake, type OpenAiChatFake } from '../../fakes/openai-chat';
+import { OpenAiChatFakeControl, startOpenAiChatFake, type OpenAiChatFake } from '../../fakes/openai-chat';
+import { speak } from '../../fakes/speech';
 import { startTelegramBotApiFake, type TelegramBotApiFake } from '../../fakes/telegram-bot-api';
 
 const TOKEN = '7000000010:voice-node-token';
@@ -16,12 +17,14 @@ let speech: OpenAiChatFake;
 beforeAll(async () => {
   telegram = await startTelegramBotApiFake({ token: TOKEN });
   speech = await startOpenAiChatFake({ apiKey: KEY });
+  const audio = speak('buy oat milk');
+  await new OpenAiChatFakeControl(speech.url).addTranscript(audio, 'buy oat milk');
   await fetch(`${telegram.url}/__files`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
       file_id: 'n1',
-      base64: Buffer.from('buy oat milk').toString('base64'),
+      base64: audio.toString('base64'),
       file_path: 'v/n1.oga',
     }),
   });

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Debian tools the tests use to make real audio (a voice note: espeak-ng speaks, opusenc makes OGG/Opus). Installed
+# with apt when missing and running as root; otherwise a note says what to install (the voice tests then fail,
+# naming it).
+set -euo pipefail
+missing=()
+command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
+command -v opusenc >/dev/null 2>&1 || missing+=(opus-tools)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "[test tools] installing ${missing[*]} (apt)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "[test tools] missing: ${missing[*]} (sudo apt-get install ${missing[*]}); the voice tests need them"
+fi
