@@ -46,7 +46,7 @@ describe('migrations', () => {
     await createDatabase(db.server.url, 'concurrent_migrations');
     const url = db.server.url.replace(/\/assistant_test$/, '/concurrent_migrations');
     const results = await Promise.all([1, 2, 3, 4].map(() => assistant.runMigrations(url)));
-    const applied = results.flatMap((r) => r.applied).sort();
+    const applied = results.flatMap((r) => r.applied).sort((a, b) => a - b);
     expect(applied).toEqual(assistant.migrations.map((m) => m.version));
     expect(results.every((r) => r.current === assistant.migrations.at(-1)!.version)).toBe(true);
   });
