@@ -705,7 +705,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       workflows,
       imports: sync,
       env,
-      pids: () => [...stackPids(options, n8n, postgres, cleanups)(), ...(browser ? [browser.stack.pid()] : [])],
+      // The browser service first, so that the stack's own Postgres stays last (the e2e checks read it there).
+      pids: () => [...(browser ? [browser.stack.pid()] : []), ...stackPids(options, n8n, postgres, cleanups)()],
       browser: browser?.stack,
       n8n: {
         pid: () => n8n.child.pid!,

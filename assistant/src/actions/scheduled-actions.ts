@@ -168,10 +168,13 @@ export async function claimDueActions(
   for (const row of due.rows) {
     const policy = catchUp(row.schedule as Schedule, row.anchor_at as Date, now, row.time_zone as string);
     const scheduledFor = policy.scheduledFor ?? now;
-    await db.query(
-      `UPDATE assistant.scheduled_actions SET anchor_at = $2, next_run_at = $3, last_run_at = $4 WHERE id = $1`,
+    // Claimed only if still due (see claimDueChecks: outside a transaction a concurrent tick may have claimed it).
+    const claimed = await db.query(
+      `UPDATE assistant.scheduled_actions SET anchor_at = $2, next_run_at = $3, last_run_at = $4
+        WHERE id = $1 AND status = 'active' AND next_run_at <= $4`,
       [row.id, scheduledFor, policy.nextRun, now],
     );
+    if (claimed.rowCount === 0) continue;
     const run = await db.query(
       `INSERT INTO assistant.action_runs (action_id, user_id, tick_id, scheduled_for, late, note)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,

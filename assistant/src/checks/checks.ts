@@ -315,12 +315,14 @@ export async function claimDueChecks(
   const runs: DueCheckRun[] = [];
   for (const row of due.rows) {
     const anchor = floorToMinute(now);
-    await db.query(`UPDATE assistant.checks SET anchor_at = $2, next_run_at = $3, last_run_at = $4 WHERE id = $1`, [
-      row.id,
-      anchor,
-      nextRun(row.schedule as Schedule, anchor, row.time_zone as string),
-      now,
-    ]);
+    // Claimed only if still due: outside a transaction the row lock above ends with its statement, and a concurrent
+    // tick may have claimed the check meanwhile (its update moved next_run_at on).
+    const claimed = await db.query(
+      `UPDATE assistant.checks SET anchor_at = $2, next_run_at = $3, last_run_at = $4
+        WHERE id = $1 AND status = 'active' AND next_run_at <= $4`,
+      [row.id, anchor, nextRun(row.schedule as Schedule, anchor, row.time_zone as string), now],
+    );
+    if (claimed.rowCount === 0) continue;
     const run = await db.query(
       `INSERT INTO assistant.check_runs (check_id, user_id, tick_id, started_at) VALUES ($1, $2, $3, $4) RETURNING id`,
       [row.id, row.user_id, options.tickId ?? null, now],

@@ -124,8 +124,8 @@ describe('Assistant Questions operations', () => {
     const [asked] = await run([{ operation: 'ask', userId, kind: 'one_time_code', question: 'Code?' }]);
     await answer(asked.id as string, '481 516');
     const [waited] = await run([{ operation: 'waitForAnswer', userId, questionId: asked.id, takeAnswer: false }]);
+    // toEqual: nothing else in the item, so the code is not in it.
     expect(waited).toEqual({ questionId: asked.id, status: 'answered', result: 'The user answered.' });
-    expect(JSON.stringify(waited)).not.toContain('481');
     expect(await storedAnswer(asked.id as string)).toBe('481 516');
     const [taken] = await run([{ operation: 'waitForAnswer', userId, questionId: asked.id }]);
     expect(taken).toMatchObject({ status: 'answered', answer: '481 516' });
