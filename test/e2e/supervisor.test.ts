@@ -34,6 +34,9 @@ beforeAll(async () => {
     // Nothing answers here: the stack starts without a model (a hint is printed).
     ASSISTANT_LLM_BASE_URL: 'http://127.0.0.1:9/v1',
     JUDGE_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    // No Telegram: this stack must not take the shared fake Bot API's webhook from the e2e stack's entry (later
+    // Telegram tests would then deliver to this stopped n8n).
+    ASSISTANT_TELEGRAM_BOT_TOKEN: '',
   };
   child = spawn('node_modules/.bin/tsx', ['scripts/runtime/local.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
