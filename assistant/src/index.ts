@@ -21,3 +21,4 @@ export * from './failures';
 export * from './checks';
 export * from './providers';
 export * from './voice';
+export * from './experts';

@@ -475,4 +475,20 @@ ALTER TABLE assistant.instance_settings
   ADD COLUMN searxng_url text CHECK (searxng_url ~ '^https?://');
 `,
   },
+  {
+    version: 11,
+    name: 'experts: the shipped ones and those installed from the catalogue, with a model each',
+    sql: `
+-- Every expert the main agent can delegate to: the three shipped ones, and catalogue entries the operator installed
+-- (their n8n workflow). model: this expert's model name, or null for the chatModel setting.
+CREATE TABLE assistant.experts (
+  id text PRIMARY KEY CHECK (id ~ '^[a-z][a-z0-9-]{1,39}$'),
+  source text NOT NULL CHECK (source IN ('shipped', 'catalogue')),
+  workflow_id text,
+  model text CHECK (model ~ '^[^[:space:][:cntrl:]]{1,200}$'),
+  installed_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+INSERT INTO assistant.experts (id, source) VALUES ('researcher', 'shipped'), ('planner', 'shipped'), ('analyst', 'shipped');
+`,
+  },
 ];

@@ -1,0 +1,3 @@
+// The experts: the three shipped ones and their models (registry), and the catalogue of installable ones.
+export * from './registry';
+export * from './catalogue';
