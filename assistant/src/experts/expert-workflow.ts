@@ -1,0 +1,201 @@
+// Renders a catalogue expert into its n8n workflow, the same shape as the shipped experts': a trigger taking the task,
+// Expert Settings (its model), its own AI Agent with the entry's system prompt, a Chat Model and its tools. The Chat
+// Model and the tool nodes are copied from the main agent's workflow as it is in n8n (the operator's edits included),
+// so an expert's tools are exactly the main agent's, bound to the expert's trigger instead of the turn.
+import { createHash } from 'node:crypto';
+import { AssistantInputError } from '../errors';
+import type { CatalogueExpert } from './catalogue';
+
+/** The main agent's workflow, whose Chat Model and tool nodes an installed expert reuses. */
+export const MAIN_AGENT_WORKFLOW_ID = 'assistantAgent01';
+/** The tags every expert workflow carries (created by the workflow import). */
+export const EXPERT_TAG_IDS: readonly string[] = ['tagAssistant0001', 'tagExpert0000001'];
+/** An expert's run stops after 5 minutes (and a half, for the answer to come back); the agent after 8 tool calls. */
+export const EXPERT_RUN_SECONDS = 330;
+export const EXPERT_MAX_TOOL_CALLS = 8;
+
+const TRIGGER = 'Task for the Expert';
+const SETTINGS = 'Expert Settings';
+const MODEL = 'Expert Model';
+/** The node of the main agent's workflow its tools read the run's user, turn and channel from. */
+const MAIN_TRIGGER = 'Turn to Run';
+const CHAT_MODEL = 'Chat Model';
+const TOOL_TYPE = '@n8n/n8n-nodes-langchain.toolWorkflow';
+const AGENT_TYPE = '@n8n/n8n-nodes-langchain.agent';
+const NODES_PACKAGE = 'n8n-nodes-judge-assistant';
+
+export interface WorkflowNode {
+  id: string;
+  name: string;
+  type: string;
+  typeVersion: number;
+  position: [number, number];
+  parameters: Record<string, unknown>;
+  credentials?: Record<string, { id: string; name: string }>;
+  [key: string]: unknown;
+}
+
+export interface WorkflowJson {
+  id?: string;
+  name: string;
+  nodes: WorkflowNode[];
+  connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }>>>>;
+  settings?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** A stable node id (UUID-shaped) from the expert and the node's name, so a render is reproducible. */
+function nodeId(expertId: string, name: string): string {
+  const hex = createHash('sha1').update(`expert:${expertId}:${name}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** Rebinds a copied node's expressions from the main agent's trigger to the expert's. */
+function rebind<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value).split(`$('${MAIN_TRIGGER}')`).join(`$('${TRIGGER}')`)) as T;
+}
+
+function findNode(agent: WorkflowJson, name: string, type?: string): WorkflowNode | undefined {
+  return agent.nodes.find((node) => node.name === name && (type === undefined || node.type === type));
+}
+
+/** The Postgres credential the main agent's own nodes use. */
+function postgresCredential(agent: WorkflowJson): { id: string; name: string } {
+  const node = agent.nodes.find(
+    (candidate) => candidate.type.startsWith(NODES_PACKAGE) && candidate.credentials?.postgres,
+  );
+  if (!node?.credentials?.postgres) {
+    throw new AssistantInputError('agentWorkflow', 'the main agent workflow has no node with the Postgres credential');
+  }
+  return node.credentials.postgres;
+}
+
+/** The expert's Chat Model: the main agent's node (provider and credential), asking for the expert's model. */
+function expertModel(agent: WorkflowJson, expertId: string): WorkflowNode {
+  const chatModel = findNode(agent, CHAT_MODEL);
+  if (!chatModel) throw new AssistantInputError('agentWorkflow', `the main agent workflow has no "${CHAT_MODEL}" node`);
+  const node = copy(chatModel);
+  const model = `={{ $('${SETTINGS}').first().json.model }}`;
+  const current = node.parameters.model;
+  node.parameters.model =
+    typeof current === 'object' && current !== null ? { ...(current as object), value: model } : model;
+  return { ...node, id: nodeId(expertId, MODEL), name: MODEL, position: [580, 560] };
+}
+
+/** The workflow of a catalogue expert, ready for n8n's public API (no id: n8n gives one). */
+export function renderExpertWorkflow(entry: CatalogueExpert, agent: WorkflowJson): WorkflowJson {
+  const agentNode = findNode(agent, 'Assistant Agent', AGENT_TYPE);
+  const agentName = `${entry.name} Agent`;
+  const tools = entry.tools.map((tool, index) => {
+    const found = findNode(agent, tool, TOOL_TYPE);
+    if (!found) {
+      throw new AssistantInputError('tools', `"${tool}" is not a tool of the main agent workflow (${agent.name})`);
+    }
+    const node = rebind(copy(found));
+    return {
+      ...node,
+      id: nodeId(entry.id, tool),
+      position: [760 + (index % 4) * 170, 560 + Math.floor(index / 4) * 180] as [number, number],
+    };
+  });
+  const width = Math.max(700, 280 + Math.min(tools.length, 4) * 170);
+  const nodes: WorkflowNode[] = [
+    {
+      id: nodeId(entry.id, 'Note: The Task'),
+      name: 'Note: The Task',
+      type: 'n8n-nodes-base.stickyNote',
+      typeVersion: 1,
+      position: [-60, -120],
+      parameters: {
+        content:
+          `### 1 · The task\n**${TRIGGER}** gets the task the main agent delegates (ask_expert) and the run's user, turn ` +
+          `and channel. **${SETTINGS}** gives the model this expert runs with: its own (Assistant Experts → Set Expert ` +
+          'Model), or the chat model setting.',
+        height: 560,
+        width: 560,
+        color: 5,
+      },
+    },
+    {
+      id: nodeId(entry.id, 'Note: The Expert'),
+      name: 'Note: The Expert',
+      type: 'n8n-nodes-base.stickyNote',
+      typeVersion: 1,
+      position: [520, -120],
+      parameters: {
+        content:
+          `### 2 · ${entry.name}\nInstalled from the catalogue (\`${entry.id}\`). **${agentName}** works with its own ` +
+          `system prompt, its **${MODEL}** and its tools: at most ${EXPERT_MAX_TOOL_CALLS} tool calls, and the run ` +
+          'stops after 5 minutes. Its answer goes back to the main agent; a failure goes to failure awareness.',
+        height: 820 + Math.floor((tools.length - 1) / 4) * 180,
+        width,
+        color: 4,
+      },
+    },
+    {
+      id: nodeId(entry.id, TRIGGER),
+      name: TRIGGER,
+      type: 'n8n-nodes-base.executeWorkflowTrigger',
+      typeVersion: 1.1,
+      position: [0, 300],
+      parameters: {
+        inputSource: 'workflowInputs',
+        workflowInputs: {
+          values: [
+            { name: 'user_id', type: 'string' },
+            { name: 'turn_id', type: 'number' },
+            { name: 'channel', type: 'string' },
+            { name: 'chat_id', type: 'string' },
+            { name: 'task', type: 'string' },
+          ],
+        },
+      },
+    },
+    {
+      id: nodeId(entry.id, SETTINGS),
+      name: SETTINGS,
+      type: `${NODES_PACKAGE}.assistantExperts`,
+      typeVersion: 1,
+      position: [260, 300],
+      parameters: { operation: 'expertSettings', expertId: entry.id },
+      credentials: { postgres: postgresCredential(agent) },
+    },
+    {
+      id: nodeId(entry.id, agentName),
+      name: agentName,
+      type: AGENT_TYPE,
+      typeVersion: agentNode?.typeVersion ?? 2.2,
+      position: [640, 300],
+      parameters: {
+        promptType: 'define',
+        text: `={{ $('${TRIGGER}').first().json.task }}`,
+        options: { systemMessage: entry.systemPrompt, maxIterations: EXPERT_MAX_TOOL_CALLS },
+      },
+    },
+    expertModel(agent, entry.id),
+    ...tools,
+  ];
+  const link = (node: string, type: string) => ({ [type]: [[{ node, type, index: 0 }]] });
+  const connections: WorkflowJson['connections'] = {
+    [TRIGGER]: link(SETTINGS, 'main'),
+    [SETTINGS]: link(agentName, 'main'),
+    [MODEL]: link(agentName, 'ai_languageModel'),
+  };
+  for (const tool of tools) connections[tool.name] = link(agentName, 'ai_tool');
+  return {
+    name: `Assistant expert: ${entry.name.toLowerCase()} (catalogue)`,
+    nodes,
+    connections,
+    settings: {
+      executionOrder: 'v1',
+      callerPolicy: 'workflowsFromSameOwner',
+      executionTimeout: EXPERT_RUN_SECONDS,
+      saveDataSuccessExecution: 'none',
+      saveDataErrorExecution: 'all',
+      saveManualExecutions: true,
+      ...(typeof agent.settings?.errorWorkflow === 'string' ? { errorWorkflow: agent.settings.errorWorkflow } : {}),
+    },
+  };
+}
