@@ -5,6 +5,7 @@
 import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { getInstanceSettings } from '../settings/settings';
+import { requireUserId } from '../validate';
 import { loadCatalogue, type CatalogueExpert } from './catalogue';
 import { EXPERT_TAG_IDS, MAIN_AGENT_WORKFLOW_ID, renderExpertWorkflow, type WorkflowJson } from './expert-workflow';
 import { SHIPPED_EXPERTS } from './registry';
@@ -71,11 +72,11 @@ function catalogueEntry(expertIdInput: unknown): CatalogueExpert {
 
 /** True for the operator: the user holding the owner's Telegram chat, or the API identity "owner". */
 export async function isOperator(db: Queryable, userId: unknown): Promise<boolean> {
-  if (typeof userId !== 'string' || userId.trim() === '') throw new AssistantInputError('userId', 'is missing');
+  const id = requireUserId(userId);
   const owner = (await getInstanceSettings(db)).ownerTelegramChatId;
   const identities = [`api:${OPERATOR_API_USER_ID}`, ...(owner ? [`telegram:${owner}`] : [])];
   const found = await db.query('SELECT 1 FROM assistant.identities WHERE user_id = $1 AND identity = ANY($2::text[])', [
-    userId.trim(),
+    id,
     identities,
   ]);
   return (found.rowCount ?? 0) > 0;

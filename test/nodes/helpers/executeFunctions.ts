@@ -58,10 +58,18 @@ export async function httpRequest(options: IHttpRequestOptions): Promise<unknown
   } catch {
     // not JSON: keep the text
   }
-  if (!options.ignoreHttpStatusErrors && !response.ok) throw new Error(`HTTP ${response.status}`);
+  if (!options.ignoreHttpStatusErrors && !response.ok) {
+    // n8n's errors carry the status as httpCode.
+    throw Object.assign(new Error(`HTTP ${response.status}`), { httpCode: String(response.status) });
+  }
   const headers = Object.fromEntries(response.headers);
   return options.returnFullResponse ? { statusCode: response.status, body, headers } : body;
 }
+
+/** How n8n's credential types authenticate a request (their `authenticate` headers), for the types the nodes use. */
+const AUTHENTICATE_HEADERS: Record<string, (credential: Record<string, unknown>) => Record<string, string>> = {
+  n8nApi: (credential) => ({ 'X-N8N-API-KEY': String(credential.apiKey) }),
+};
 
 /** The node type n8n would run: the default version of a versioned node. */
 export function nodeVersion(nodeType: INodeType | IVersionedNodeType): INodeType {
@@ -110,7 +118,15 @@ export function executeFunctions(nodeType: INodeType, options: ExecuteOptions = 
       return await readCredential(type, itemIndex);
     },
     continueOnFail: () => options.continueOnFail ?? false,
-    helpers: { httpRequest },
+    helpers: {
+      httpRequest,
+      httpRequestWithAuthentication: async (type: string, request: IHttpRequestOptions) => {
+        const authenticate = AUTHENTICATE_HEADERS[type];
+        if (!authenticate) throw new Error(`the fake context cannot authenticate "${type}"`);
+        const credential = (await readCredential(type)) as Record<string, unknown>;
+        return await httpRequest({ ...request, headers: { ...request.headers, ...authenticate(credential) } });
+      },
+    },
   };
   return context as unknown as FakeExecuteFunctions;
 }

@@ -9,3 +9,12 @@ export const expertId: INodeProperties = {
   default: '',
   placeholder: 'e.g. researcher',
 };
+
+export const userId: INodeProperties = {
+  displayName: 'User ID',
+  name: 'userId',
+  type: 'string',
+  required: true,
+  default: '',
+  description: 'The user asking; only the operator may install or remove experts',
+};

@@ -1,0 +1,62 @@
+// n8n's own public API through n8n's built-in "n8n API" credential (API key + base URL): what installing and removing
+// an expert needs (read the main agent's workflow, create, tag, publish and delete a workflow).
+import type { IExecuteFunctions, IHttpRequestMethods } from 'n8n-workflow';
+import type { WorkflowApi, WorkflowJson } from 'assistant-core';
+
+export const N8N_API_CREDENTIAL = 'n8nApi';
+
+function statusOf(error: unknown): number | undefined {
+  const candidate = error as {
+    httpCode?: string | number;
+    cause?: { status?: number };
+    response?: { status?: number };
+  };
+  const code = Number(candidate.httpCode ?? candidate.response?.status ?? candidate.cause?.status);
+  return Number.isFinite(code) ? code : undefined;
+}
+
+export function workflowApi(context: IExecuteFunctions): WorkflowApi {
+  async function call(method: IHttpRequestMethods, path: string, body?: unknown, allow404 = false): Promise<unknown> {
+    let baseUrl: string;
+    try {
+      ({ baseUrl } = await context.getCredentials<{ baseUrl: string }>(N8N_API_CREDENTIAL));
+    } catch {
+      throw new Error('no "n8n API" credential is set on this node: experts are installed through n8n\'s public API');
+    }
+    try {
+      return await context.helpers.httpRequestWithAuthentication.call(context, N8N_API_CREDENTIAL, {
+        method,
+        url: `${String(baseUrl).replace(/\/+$/, '')}${path}`,
+        body: body as object | undefined,
+        json: true,
+      });
+    } catch (error) {
+      const status = statusOf(error);
+      if (allow404 && status === 404) return null;
+      const hint = status === 401 ? ' (the API key of the "n8n API" credential is wrong or revoked)' : '';
+      throw new Error(
+        `${method} /api/v1${path}: n8n answered ${status ?? 'nothing'}${hint}: ${(error as Error).message}`,
+      );
+    }
+  }
+  return {
+    getWorkflow: async (id) => (await call('GET', `/workflows/${encodeURIComponent(id)}`)) as WorkflowJson,
+    createWorkflow: async (workflow) => {
+      const created = (await call('POST', '/workflows', workflow)) as { id?: string } | null;
+      if (!created?.id) throw new Error('POST /api/v1/workflows: n8n answered without a workflow id');
+      return { id: created.id };
+    },
+    setWorkflowTags: async (id, tagIds) => {
+      await call(
+        'PUT',
+        `/workflows/${encodeURIComponent(id)}/tags`,
+        tagIds.map((tagId) => ({ id: tagId })),
+      );
+    },
+    publishWorkflow: async (id) => {
+      await call('POST', `/workflows/${encodeURIComponent(id)}/publish`, {});
+    },
+    deleteWorkflow: async (id) =>
+      (await call('DELETE', `/workflows/${encodeURIComponent(id)}`, undefined, true)) !== null,
+  };
+}
