@@ -42,8 +42,10 @@ export const ASSISTANT_TOOLS: readonly string[] = [
   'delete_task',
   'forget_everything',
   'forget_memory',
+  'install_expert',
   'list_actions',
   'list_checks',
+  'list_experts',
   'list_failures',
   'list_reminders',
   'list_tasks',
@@ -53,6 +55,7 @@ export const ASSISTANT_TOOLS: readonly string[] = [
   'recall_memories',
   'relate_entities',
   'remember_memory',
+  'remove_expert',
   'schedule_action',
   'set_reminder',
   'update_memory',
@@ -62,8 +65,11 @@ export const ASSISTANT_TOOLS: readonly string[] = [
   'web_search',
 ];
 
-/** Tools no expert may have, even though the main agent does: wiping everything stays with the user's own turn. */
-export const FORBIDDEN_EXPERT_TOOLS: readonly string[] = ['forget_everything'];
+/**
+ * Tools no expert may have, even though the main agent does: wiping everything, and installing or removing experts,
+ * stay with the user's own turn.
+ */
+export const FORBIDDEN_EXPERT_TOOLS: readonly string[] = ['forget_everything', 'install_expert', 'remove_expert'];
 
 /** The ids of the shipped experts, which a catalogue entry may not take. */
 export const RESERVED_EXPERT_IDS: readonly string[] = SHIPPED_EXPERTS.map((expert) => expert.id);
