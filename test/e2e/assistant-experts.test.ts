@@ -2,9 +2,22 @@
 // agent delegates (ask_<expert>), the expert's own agent uses its tools, and its answer comes back into the reply.
 // The Researcher searches and reads the loopback site; the Planner creates a task; the Analyst ranks a list with the
 // Judge (the e2e judge server). An expert's own model reaches the fake provider, checked by the model name asked for.
+// Catalogue experts: every entry's workflow is accepted and published by the real n8n; install_expert asks the
+// operator (needs_input on the webhook) and a no installs nothing, a yes installs; the installed expert then runs
+// through ask_expert on its own model, and remove_expert deletes it.
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listTasks, resolveIdentity, runMigrations, setExpertModel } from 'assistant-core';
+import {
+  listTasks,
+  loadCatalogue,
+  MAIN_AGENT_WORKFLOW_ID,
+  OPERATOR_API_USER_ID,
+  renderExpertWorkflow,
+  resolveIdentity,
+  runMigrations,
+  setExpertModel,
+  type WorkflowJson,
+} from 'assistant-core';
 import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { ZOO_FACT } from '../fakes/web-site';
 import { e2eStack, type E2EStack } from './setup/harness';
@@ -110,5 +123,123 @@ describe('shipped experts', () => {
     expect(probabilities).toEqual([...probabilities].sort((a, b) => b - a));
     expect(reply).toContain('Analyst:');
     expect(reply).toContain('ranked');
+  });
+});
+
+interface AgentAnswer {
+  reply?: string;
+  turn_id?: number;
+  needs_input?: { id: string; question: string; expires_at: string };
+}
+
+async function post(body: Record<string, unknown>): Promise<AgentAnswer> {
+  const response = await stack.webhook('agent', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': E2E_ASSISTANT_API_KEY },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as AgentAnswer;
+  expect(response.status, JSON.stringify(answer)).toBe(200);
+  return answer;
+}
+
+describe('catalogue experts', () => {
+  const EXPERT = 'gift-ideas';
+  const registered = async () =>
+    (await db.query(`SELECT workflow_id FROM assistant.experts WHERE id = $1`, [EXPERT])).rows as Array<{
+      workflow_id: string;
+    }>;
+  const giftWorkflows = async () =>
+    (
+      await stack.api<{ data: Array<{ id: string; name: string; active: boolean }> }>('/workflows?limit=250')
+    ).data.filter((workflow) => workflow.name === 'Assistant expert: gift ideas (catalogue)');
+
+  it("every entry's workflow is accepted and published by the real n8n", async () => {
+    const agent = await stack.api<WorkflowJson>(`/workflows/${MAIN_AGENT_WORKFLOW_ID}`);
+    for (const entry of loadCatalogue()) {
+      const workflow = renderExpertWorkflow(entry, agent);
+      const created = await stack.api<{ id: string }>('/workflows', { method: 'POST', body: workflow });
+      try {
+        await stack.api(`/workflows/${created.id}/publish`, { method: 'POST', body: {} });
+        const stored = await stack.api<WorkflowJson & { active: boolean }>(`/workflows/${created.id}`);
+        expect(stored.active, entry.id).toBe(true);
+        expect(stored.nodes.map((node) => node.name).sort()).toEqual(workflow.nodes.map((node) => node.name).sort());
+      } finally {
+        await stack.api(`/workflows/${created.id}`, { method: 'DELETE' });
+      }
+    }
+  });
+
+  it("installs only on the operator's yes, runs the installed expert on its own model, and removes it", async () => {
+    await db.query(`DELETE FROM assistant.experts WHERE id = $1`, [EXPERT]);
+    // A no: the question comes back as needs_input, the answer finishes the run, and nothing is installed.
+    await llm.addScript(`[install-no-${run}]`, [
+      call('install_expert', { expert_id: EXPERT }),
+      { content: 'Main: {{last_tool_result}}' },
+    ]);
+    const asked = await post({ message: `Install gift ideas [install-no-${run}]`, user_id: OPERATOR_API_USER_ID });
+    expect(asked.needs_input?.question).toMatch(/^Install the expert "Gift Ideas" \(gift-ideas\) from the catalogue\?/);
+    const refused = await post({ message: 'No', user_id: OPERATOR_API_USER_ID, reply_to: asked.needs_input!.id });
+    expect(refused.reply).toContain('Not installed: the operator did not approve');
+    expect(await registered()).toEqual([]);
+    expect(await giftWorkflows()).toEqual([]);
+
+    // Someone else than the operator is refused before anyone is asked.
+    await llm.addScript(`[install-other-${run}]`, [
+      call('install_expert', { expert_id: EXPERT }),
+      { content: 'Main: {{last_tool_result}}' },
+    ]);
+    const other = await post({ message: `Install gift ideas [install-other-${run}]`, user_id: USER });
+    expect(other.needs_input).toBeUndefined();
+    expect(other.reply).toContain('only the operator can install experts');
+    expect(await giftWorkflows()).toEqual([]);
+
+    // A yes: the workflow is created, published and registered.
+    await llm.addScript(`[install-yes-${run}]`, [
+      call('install_expert', { expert_id: EXPERT }),
+      { content: 'Main: {{last_tool_result}}' },
+    ]);
+    const askedAgain = await post({
+      message: `Install gift ideas [install-yes-${run}]`,
+      user_id: OPERATOR_API_USER_ID,
+    });
+    const approved = await post({
+      message: 'Yes, install it',
+      user_id: OPERATOR_API_USER_ID,
+      reply_to: askedAgain.needs_input!.id,
+    });
+    expect(approved.reply).toContain('Installed the expert');
+    expect(approved.reply).toContain('(gift-ideas): ask it with ask_expert');
+    const [row] = await registered();
+    expect(await giftWorkflows()).toEqual([{ id: row.workflow_id, name: expect.any(String), active: true }]);
+
+    // The installed expert runs through ask_expert, with its own tools and its own model.
+    await setExpertModel(db, EXPERT, 'e2e-gift-model');
+    const inner = `[gift-${run}]`;
+    await llm.addScript(inner, [
+      call('remember_memory', { content: `Anna loves gardening ${run}`, people: 'Anna' }),
+      { content: 'Gifts: {{last_tool_result}} A pruning saw.' },
+    ]);
+    await llm.addScript(`[ask-gift-${run}]`, [
+      call('ask_expert', { expert_id: EXPERT, task: `Gift ideas for Anna, who gardens ${inner}` }),
+      { content: 'Main: {{last_tool_result}}' },
+    ]);
+    const answered = await post({ message: `Gift for Anna? [ask-gift-${run}]`, user_id: OPERATOR_API_USER_ID });
+    expect(answered.reply).toContain('Gifts:');
+    expect(answered.reply).toContain('A pruning saw.');
+    const expertRequests = await llm.requests(inner);
+    expect(new Set(expertRequests.map((request) => request.body.model))).toEqual(new Set(['e2e-gift-model']));
+    const giftTools = loadCatalogue().find((entry) => entry.id === EXPERT)!.tools;
+    expect(expertRequests[0].body.tools?.map((tool) => tool.function.name).sort()).toEqual([...giftTools].sort());
+
+    // Removed: its workflow is gone from n8n, and ask_expert says it is not installed.
+    await llm.addScript(`[remove-gift-${run}]`, [
+      call('remove_expert', { expert_id: EXPERT }),
+      { content: 'Main: {{last_tool_result}}' },
+    ]);
+    const removed = await post({ message: `Remove gift ideas [remove-gift-${run}]`, user_id: OPERATOR_API_USER_ID });
+    expect(removed.reply).toMatch(/Removed the expert .+gift-ideas.+ and its workflow\./);
+    expect(await giftWorkflows()).toEqual([]);
+    expect(await registered()).toEqual([]);
   });
 });

@@ -47,7 +47,7 @@ describe('scripts/experts.ts', () => {
   });
 
   it('names a bad command, a missing id, an unknown expert and a wrong key', async () => {
-    const unknownCommand = await run(['upgrade']).catch(failure);
+    const unknownCommand = (await run(['upgrade']).catch(failure)) as { stderr: string; code: number };
     expect(unknownCommand.code).toBe(1);
     expect(unknownCommand.stderr).toMatch(/^experts: unknown command "upgrade". usage: experts.ts list/);
     expect((await run(['install']).catch(failure)).stderr).toMatch(/^experts: install: give the expert id/);
