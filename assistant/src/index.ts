@@ -22,3 +22,5 @@ export * from './checks';
 export * from './providers';
 export * from './voice';
 export * from './experts';
+export * from './n8n';
+export * from './built-tools';

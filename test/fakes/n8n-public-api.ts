@@ -1,6 +1,7 @@
-// A loopback stand-in for the part of n8n's public API (/api/v1) that installing an expert uses, speaking its real
-// shapes: workflows by id (GET, POST, DELETE), PUT …/tags with [{id}], POST …/publish; every call needs the
-// X-N8N-API-KEY header. It also keeps the main agent's workflow. The e2e tests use the real n8n instead.
+// A loopback stand-in for the part of n8n's public API (/api/v1) that installing experts and building tools use,
+// speaking its real shapes: workflows by id (GET, POST, DELETE), PUT …/tags with [{id}], POST …/publish and
+// …/unpublish, GET /credentials (names and types, no secrets); every call needs the X-N8N-API-KEY header. It also
+// keeps the main agent's workflow. The e2e tests use the real n8n instead.
 import { randomBytes } from 'node:crypto';
 import { listenOnLoopback, readBody, sendJson, type RunningServer } from './http-util';
 
@@ -24,7 +25,17 @@ export interface N8nPublicApiFake extends RunningServer {
   failNextPublish(status: number): void;
 }
 
-export async function startN8nPublicApiFake(apiKey: string, seed: StoredWorkflow[] = []): Promise<N8nPublicApiFake> {
+export interface StoredCredential {
+  id: string;
+  name: string;
+  type: string;
+}
+
+export async function startN8nPublicApiFake(
+  apiKey: string,
+  seed: StoredWorkflow[] = [],
+  credentials: StoredCredential[] = [],
+): Promise<N8nPublicApiFake> {
   const workflows = new Map(seed.map((workflow) => [workflow.id, workflow]));
   const calls: string[] = [];
   let publishFailure: number | null = null;
@@ -37,6 +48,11 @@ export async function startN8nPublicApiFake(apiKey: string, seed: StoredWorkflow
     const route = url.pathname.replace(/^\/api\/v1/, '');
     const body = req.method === 'GET' || req.method === 'DELETE' ? '' : await readBody(req);
     const [, , id, action] = route.split('/');
+    if (req.method === 'GET' && route === '/credentials') {
+      calls.push('GET /credentials');
+      sendJson(res, 200, { data: credentials, nextCursor: null });
+      return;
+    }
     calls.push(`${req.method} /workflows${id ? '/:id' : ''}${action ? `/${action}` : ''}`);
     if (!route.startsWith('/workflows')) {
       sendJson(res, 404, { message: 'not found' });
@@ -74,6 +90,9 @@ export async function startN8nPublicApiFake(apiKey: string, seed: StoredWorkflow
         return;
       }
       workflow.active = true;
+      sendJson(res, 200, workflow);
+    } else if (req.method === 'POST' && action === 'unpublish') {
+      workflow.active = false;
       sendJson(res, 200, workflow);
     } else sendJson(res, 405, { message: 'method not allowed' });
   });

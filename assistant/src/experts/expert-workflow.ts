@@ -4,6 +4,7 @@
 // so an expert's tools are exactly the main agent's, bound to the expert's trigger instead of the turn.
 import { createHash } from 'node:crypto';
 import { AssistantInputError } from '../errors';
+import type { WorkflowJson, WorkflowNode } from '../n8n/workflow-api';
 import type { CatalogueExpert } from './catalogue';
 
 /** The main agent's workflow, whose Chat Model and tool nodes an installed expert reuses. */
@@ -23,26 +24,6 @@ const CHAT_MODEL = 'Chat Model';
 const TOOL_TYPE = '@n8n/n8n-nodes-langchain.toolWorkflow';
 const AGENT_TYPE = '@n8n/n8n-nodes-langchain.agent';
 const NODES_PACKAGE = 'n8n-nodes-judge-assistant';
-
-export interface WorkflowNode {
-  id: string;
-  name: string;
-  type: string;
-  typeVersion: number;
-  position: [number, number];
-  parameters: Record<string, unknown>;
-  credentials?: Record<string, { id: string; name: string }>;
-  [key: string]: unknown;
-}
-
-export interface WorkflowJson {
-  id?: string;
-  name: string;
-  nodes: WorkflowNode[];
-  connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }>>>>;
-  settings?: Record<string, unknown>;
-  [key: string]: unknown;
-}
 
 /** A stable node id (UUID-shaped) from the expert and the node's name, so a render is reproducible. */
 function nodeId(expertId: string, name: string): string {

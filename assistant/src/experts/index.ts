@@ -4,4 +4,3 @@ export * from './registry';
 export * from './catalogue';
 export * from './expert-workflow';
 export * from './install';
-export * from './n8n-public-api';

@@ -4,53 +4,11 @@
 // The CLI is the operator at the shell, so it installs without asking.
 import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
-import { getInstanceSettings } from '../settings/settings';
-import { requireUserId } from '../validate';
+import { isApproval, requireApprovalQuestion, requireOperator } from '../pending/approvals';
 import { loadCatalogue, type CatalogueExpert } from './catalogue';
-import { EXPERT_TAG_IDS, MAIN_AGENT_WORKFLOW_ID, renderExpertWorkflow, type WorkflowJson } from './expert-workflow';
+import type { WorkflowApi } from '../n8n/workflow-api';
+import { EXPERT_TAG_IDS, MAIN_AGENT_WORKFLOW_ID, renderExpertWorkflow } from './expert-workflow';
 import { SHIPPED_EXPERTS } from './registry';
-
-/** What installing needs of n8n's public API (the node's transport and the CLI each provide one). */
-export interface WorkflowApi {
-  getWorkflow(id: string): Promise<WorkflowJson>;
-  createWorkflow(workflow: WorkflowJson): Promise<{ id: string }>;
-  setWorkflowTags(id: string, tagIds: readonly string[]): Promise<void>;
-  publishWorkflow(id: string): Promise<void>;
-  /** Deletes the workflow; false when n8n has no such workflow (already gone). */
-  deleteWorkflow(id: string): Promise<boolean>;
-}
-
-/** The API user_id the installer links to the owner's Telegram chat; without a Telegram owner it is the operator. */
-export const OPERATOR_API_USER_ID = 'owner';
-
-const YES = new Set([
-  'yes',
-  'y',
-  'yeah',
-  'yep',
-  'ok',
-  'okay',
-  'sure',
-  'approve',
-  'approved',
-  'install',
-  'ja',
-  'oui',
-  'si',
-  'sí',
-]);
-
-const NEGATIONS = new Set(['no', 'not', "don't", 'dont', 'never', 'nein', 'non']);
-
-/** A yes approves ("yes", "OK, install it", "Yes please"): the first word says yes and no word says no. */
-export function isApproval(answer: unknown): boolean {
-  if (typeof answer !== 'string') return false;
-  const words = answer
-    .toLowerCase()
-    .split(/[\s,.!;:]+/u)
-    .filter((word) => word !== '');
-  return words.length > 0 && YES.has(words[0]) && !words.some((word) => NEGATIONS.has(word));
-}
 
 function requireCatalogueId(value: unknown): string {
   const id = typeof value === 'string' ? value.trim().toLowerCase() : '';
@@ -68,24 +26,6 @@ function catalogueEntry(expertIdInput: unknown): CatalogueExpert {
     throw new AssistantNotFoundError('expertId', `no expert "${id}" in the catalogue (list_experts shows them)`);
   }
   return entry;
-}
-
-/** True for the operator: the user holding the owner's Telegram chat, or the API identity "owner". */
-export async function isOperator(db: Queryable, userId: unknown): Promise<boolean> {
-  const id = requireUserId(userId);
-  const owner = (await getInstanceSettings(db)).ownerTelegramChatId;
-  const identities = [`api:${OPERATOR_API_USER_ID}`, ...(owner ? [`telegram:${owner}`] : [])];
-  const found = await db.query('SELECT 1 FROM assistant.identities WHERE user_id = $1 AND identity = ANY($2::text[])', [
-    id,
-    identities,
-  ]);
-  return (found.rowCount ?? 0) > 0;
-}
-
-async function requireOperator(db: Queryable, userId: unknown, what: string): Promise<void> {
-  if (!(await isOperator(db, userId))) {
-    throw new AssistantInputError('userId', `only the operator can ${what}; ask them to do it`);
-  }
 }
 
 async function installedRow(db: Queryable, id: string) {
@@ -118,25 +58,6 @@ export interface InstallResult {
   installed: boolean;
   workflowId?: string;
   result: string;
-}
-
-/** Checks that questionId is the operator's answered approval question about this expert. */
-async function requireApprovalQuestion(db: Queryable, questionIdInput: unknown, expertId: string): Promise<void> {
-  const questionId = typeof questionIdInput === 'string' ? questionIdInput.trim() : '';
-  if (!/^[0-9a-f-]{36}$/i.test(questionId)) throw new AssistantInputError('questionId', 'must be a question id');
-  const found = await db.query<{ user_id: string; kind: string; question: string; answered_at: Date | null }>(
-    'SELECT user_id, kind, question, answered_at FROM assistant.pending_questions WHERE id = $1',
-    [questionId],
-  );
-  const question = found.rows[0];
-  if (!question) throw new AssistantNotFoundError('questionId', 'no such question');
-  if (question.kind !== 'approval' || !question.question.includes(`(${expertId})`)) {
-    throw new AssistantInputError('questionId', `is not the approval question for "${expertId}"`);
-  }
-  if (!(await isOperator(db, question.user_id))) {
-    throw new AssistantInputError('questionId', 'was not asked to the operator');
-  }
-  if (!question.answered_at) throw new AssistantInputError('questionId', 'has not been answered');
 }
 
 async function createAndRegister(db: Queryable, api: WorkflowApi, entry: CatalogueExpert): Promise<InstallResult> {
@@ -183,7 +104,7 @@ export async function installApprovedExpert(
       result: `Not installed: the operator did not answer in time. Nothing was changed.`,
     };
   }
-  await requireApprovalQuestion(db, input.questionId, entry.id);
+  await requireApprovalQuestion(db, input.questionId, { marker: `(${entry.id})`, what: `"${entry.id}"` });
   if (!isApproval(input.answer)) {
     return {
       expertId: entry.id,

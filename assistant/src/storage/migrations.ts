@@ -491,4 +491,24 @@ CREATE TABLE assistant.experts (
 INSERT INTO assistant.experts (id, source) VALUES ('researcher', 'shipped'), ('planner', 'shipped'), ('analyst', 'shipped');
 `,
   },
+  {
+    version: 12,
+    name: 'built tools: the workflows the assistant built, from draft to approved, disabled or deleted',
+    sql: `
+-- A tool the assistant built from a spec: its n8n workflow (created inactive), the spec, the test execution's output,
+-- and whether the operator approved it (active), it waits for them (draft) or was switched off (disabled).
+-- requested_by: who asked for it (the operator); kept when that user is forgotten, as null.
+CREATE TABLE assistant.built_tools (
+  name text PRIMARY KEY CHECK (name ~ '^[a-z][a-z0-9_]{2,39}$'),
+  workflow_id text NOT NULL,
+  purpose text NOT NULL,
+  spec jsonb NOT NULL,
+  status text NOT NULL DEFAULT 'draft' CHECK (status IN ('draft', 'active', 'disabled')),
+  test_output jsonb,
+  requested_by uuid REFERENCES assistant.users(id) ON DELETE SET NULL,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  approved_at timestamptz
+);
+`,
+  },
 ];

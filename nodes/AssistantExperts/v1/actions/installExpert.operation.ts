@@ -7,7 +7,7 @@ import type { Pool } from 'pg';
 import { installApprovedExpert } from 'assistant-core';
 
 import { asData, parameter } from '../../../shared/helpers/parameters';
-import { workflowApi } from '../transport/workflowApi';
+import { workflowApi } from '../../../shared/transport/workflowApi';
 import { expertId } from './common.descriptions';
 
 const properties: INodeProperties[] = [

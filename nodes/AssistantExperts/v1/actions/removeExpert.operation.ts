@@ -6,7 +6,7 @@ import type { Pool } from 'pg';
 import { removeExpert } from 'assistant-core';
 
 import { asData, parameter } from '../../../shared/helpers/parameters';
-import { workflowApi } from '../transport/workflowApi';
+import { workflowApi } from '../../../shared/transport/workflowApi';
 import { expertId, userId } from './common.descriptions';
 
 const properties: INodeProperties[] = [userId, expertId];

@@ -7,10 +7,11 @@ import { failAllItems } from '../../../shared/helpers/errors';
 import { runItems } from '../../../shared/helpers/runItems';
 import { webTools } from '../../../shared/transport/webTools';
 import type { WebOperation } from './operation';
+import * as checkUrl from './checkUrl.operation';
 import * as readPage from './readPage.operation';
 import * as search from './search.operation';
 
-export const operations: Record<string, WebOperation> = { readPage, search };
+export const operations: Record<string, WebOperation> = { checkUrl, readPage, search };
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
   const operation = this.getNodeParameter('operation', 0) as string;

@@ -5,6 +5,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { POSTGRES_CREDENTIAL } from '../../../shared/transport/postgres';
+import * as checkUrl from './checkUrl.operation';
 import * as readPage from './readPage.operation';
 import * as search from './search.operation';
 
@@ -23,6 +24,12 @@ export const versionDescription: VersionDescription = {
       noDataExpression: true,
       options: [
         {
+          name: 'Check URL',
+          value: 'checkUrl',
+          action: 'Check a URL against the outbound guard',
+          description: 'Whether the URL may be called: the allow list, private addresses, the n8n API and the judge',
+        },
+        {
           name: 'Read Page',
           value: 'readPage',
           action: 'Read a web page',
@@ -37,6 +44,7 @@ export const versionDescription: VersionDescription = {
       ],
       default: 'search',
     },
+    ...checkUrl.description,
     ...readPage.description,
     ...search.description,
   ],

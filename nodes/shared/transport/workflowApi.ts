@@ -1,5 +1,5 @@
-// n8n's own public API through n8n's built-in "n8n API" credential (API key + base URL): what installing and removing
-// an expert needs (read the main agent's workflow, create, tag, publish and delete a workflow).
+// n8n's own public API through n8n's built-in "n8n API" credential (API key + base URL): what installing experts and
+// building tools need (read, create, tag, publish, unpublish and delete workflows; find a credential by name).
 import type { IExecuteFunctions, IHttpRequestMethods } from 'n8n-workflow';
 import type { WorkflowApi, WorkflowJson } from 'assistant-core';
 
@@ -21,7 +21,7 @@ export function workflowApi(context: IExecuteFunctions): WorkflowApi {
     try {
       ({ baseUrl } = await context.getCredentials<{ baseUrl: string }>(N8N_API_CREDENTIAL));
     } catch {
-      throw new Error('no "n8n API" credential is set on this node: experts are installed through n8n\'s public API');
+      throw new Error('no "n8n API" credential is set on this node: it works through n8n\'s public API');
     }
     try {
       return await context.helpers.httpRequestWithAuthentication.call(context, N8N_API_CREDENTIAL, {
@@ -55,6 +55,23 @@ export function workflowApi(context: IExecuteFunctions): WorkflowApi {
     },
     publishWorkflow: async (id) => {
       await call('POST', `/workflows/${encodeURIComponent(id)}/publish`, {});
+    },
+    unpublishWorkflow: async (id) => {
+      await call('POST', `/workflows/${encodeURIComponent(id)}/unpublish`, {});
+    },
+    findCredential: async (name) => {
+      let cursor: string | undefined;
+      do {
+        const query = `limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const page = (await call('GET', `/credentials?${query}`)) as {
+          data?: Array<{ id: string; name: string; type: string }>;
+          nextCursor?: string | null;
+        } | null;
+        const found = page?.data?.find((credential) => credential.name === name);
+        if (found) return { id: found.id, name: found.name, type: found.type };
+        cursor = page?.nextCursor ?? undefined;
+      } while (cursor);
+      return undefined;
     },
     deleteWorkflow: async (id) =>
       (await call('DELETE', `/workflows/${encodeURIComponent(id)}`, undefined, true)) !== null,
