@@ -33,6 +33,7 @@ export const ASSISTANT_TOOLS: readonly string[] = [
   'browser_screenshot',
   'browser_select',
   'browser_snapshot',
+  'build_tool',
   'cancel_reminder',
   'change_action',
   'check_history',
@@ -40,6 +41,8 @@ export const ASSISTANT_TOOLS: readonly string[] = [
   'create_task',
   'delete_check',
   'delete_task',
+  'delete_tool',
+  'disable_tool',
   'forget_everything',
   'forget_memory',
   'install_expert',
@@ -49,6 +52,7 @@ export const ASSISTANT_TOOLS: readonly string[] = [
   'list_failures',
   'list_reminders',
   'list_tasks',
+  'list_tools',
   'pause_check',
   'query_graph',
   'read_page',
@@ -56,6 +60,7 @@ export const ASSISTANT_TOOLS: readonly string[] = [
   'relate_entities',
   'remember_memory',
   'remove_expert',
+  'run_tool',
   'schedule_action',
   'set_reminder',
   'update_memory',
@@ -66,10 +71,17 @@ export const ASSISTANT_TOOLS: readonly string[] = [
 ];
 
 /**
- * Tools no expert may have, even though the main agent does: wiping everything, and installing or removing experts,
- * stay with the user's own turn.
+ * Tools no expert may have, even though the main agent does: wiping everything, installing or removing experts and
+ * building, disabling or deleting tools stay with the user's own turn.
  */
-export const FORBIDDEN_EXPERT_TOOLS: readonly string[] = ['forget_everything', 'install_expert', 'remove_expert'];
+export const FORBIDDEN_EXPERT_TOOLS: readonly string[] = [
+  'build_tool',
+  'delete_tool',
+  'disable_tool',
+  'forget_everything',
+  'install_expert',
+  'remove_expert',
+];
 
 /** The ids of the shipped experts, which a catalogue entry may not take. */
 export const RESERVED_EXPERT_IDS: readonly string[] = SHIPPED_EXPERTS.map((expert) => expert.id);
