@@ -5,6 +5,7 @@
 import { startCallbackReceiver } from './callback-receiver';
 import { startOpenAiChatFake } from './openai-chat';
 import { startTelegramBotApiFake } from './telegram-bot-api';
+import { startWeatherApi } from './weather-api';
 import { startWebSite } from './web-site';
 import { startLoginSite } from '../../assistant/test/browser/login-site';
 
@@ -16,6 +17,8 @@ export const E2E_CALLBACK_SECRET = 'e2e-callback-signing-secret-7f3a9c2e';
 export const E2E_SITE_USERNAME = 'ada';
 export const E2E_SITE_PASSWORD = 'e2e-site-password-Zq81xv';
 export const E2E_SITE_TOTP_SECRET = Buffer.from('e2e-totp-secret-0123456789', 'utf8');
+/** The weather API's key, kept in an n8n credential (Query Auth) that the built tool names. */
+export const E2E_WEATHER_API_KEY = 'e2e-weather-key-4c1d9a7b2e';
 
 /** Adds a loopback `host:port` to the outbound guard's allow list n8n gets (ASSISTANT_OUTBOUND_ALLOW). */
 function allowOutbound(hostPort: string): void {
@@ -73,6 +76,15 @@ export const assistantFakes = [
         totpSecret: E2E_SITE_TOTP_SECRET,
       });
       allowOutbound(fake.hostPort);
+      return fake;
+    },
+  },
+  {
+    name: 'weather-api',
+    async start() {
+      // The REST API a built tool calls (tool building), reachable through the outbound guard.
+      const fake = await startWeatherApi(E2E_WEATHER_API_KEY);
+      allowOutbound(new URL(fake.url).host);
       return fake;
     },
   },

@@ -4,6 +4,7 @@ import {
   E2E_LLM_API_KEY,
   E2E_SITE_PASSWORD,
   E2E_TELEGRAM_BOT_TOKEN,
+  E2E_WEATHER_API_KEY,
 } from '../../fakes/assistant-e2e-fakes';
 
 /** The assistant's X-API-Key the tests set on its credential. */
@@ -15,4 +16,5 @@ export const E2E_SECRETS_AT_REST: Record<string, string> = {
   'LLM provider key': E2E_LLM_API_KEY,
   'callback signing secret': E2E_CALLBACK_SECRET,
   'site login password': E2E_SITE_PASSWORD,
+  'weather API key': E2E_WEATHER_API_KEY,
 };

@@ -1,0 +1,220 @@
+// Tool building on the real n8n + Postgres 17, through the scripted fake model, against a loopback weather API
+// (OpenWeatherMap's format, its key in an n8n Query Auth credential the spec names): "build a tool that gets the
+// weather for a city" → the workflow created inactive → its test output shown to the owner on the fake Telegram →
+// "yes" → the agent answers a weather question through run_tool. A "no" leaves nothing; a private address, a loopback
+// port off the allow list and a literal key are refused with the reason; a failing test returns n8n's message; the
+// workflow holds no secret; disabling switches it off and deleting removes the workflow.
+import { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMigrations, updateInstanceSettings } from 'assistant-core';
+import { E2E_WEATHER_API_KEY } from '../fakes/assistant-e2e-fakes';
+import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
+import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
+import { e2eStack, type E2EStack } from './setup/harness';
+import { postgresCredentialData } from './setup/postgres-credential';
+import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
+
+const run = Math.random().toString(36).slice(2, 8);
+const OWNER_CHAT = 4242007;
+const CREDENTIAL = `E2E Weather ${run}`;
+
+let stack: E2EStack;
+let llm: OpenAiChatFakeControl;
+let telegram: TelegramBotApiFakeControl;
+let db: Pool;
+let weather: string;
+
+const call = (name: string, args: Record<string, string>): ScriptStep => ({ tool_calls: [{ name, arguments: args }] });
+
+function weatherSpec(name: string, overrides: Record<string, unknown> = {}) {
+  return {
+    name,
+    purpose: 'Gets the current weather for a city.',
+    inputs: [{ name: 'city', type: 'string', description: 'The city, e.g. Paris', sample: 'Paris' }],
+    method: 'GET',
+    url: `${weather}/data/2.5/weather?q={city}&units=metric`,
+    credential: CREDENTIAL,
+    responseFields: [
+      { name: 'temperature', path: 'main.temp' },
+      { name: 'summary', path: 'weather.0.description' },
+    ],
+    ...overrides,
+  };
+}
+
+interface AgentAnswer {
+  reply?: string;
+  needs_input?: { id: string; question: string };
+}
+
+async function post(body: Record<string, unknown>): Promise<AgentAnswer> {
+  const response = await stack.webhook('agent', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': E2E_ASSISTANT_API_KEY },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as AgentAnswer;
+  expect(response.status, JSON.stringify(answer)).toBe(200);
+  return answer;
+}
+
+/** The model builds the tool from `spec` over the webhook, as the operator ("owner"). */
+async function build(spec: unknown, marker: string): Promise<AgentAnswer> {
+  await llm.addScript(marker, [
+    call('build_tool', { spec: JSON.stringify(spec) }),
+    { content: 'Build: {{last_tool_result}}' },
+  ]);
+  return await post({ message: `Build me a tool ${marker}`, user_id: 'owner' });
+}
+
+const workflowsNamed = async (name: string) =>
+  (await stack.api<{ data: Array<{ id: string; name: string; active: boolean }> }>('/workflows?limit=250')).data.filter(
+    (workflow) => workflow.name === `Assistant built tool: ${name}`,
+  );
+const registered = async (name: string) =>
+  (await db.query(`SELECT status, spec, test_output FROM assistant.built_tools WHERE name = $1`, [name])).rows;
+
+beforeAll(async () => {
+  stack = e2eStack();
+  llm = new OpenAiChatFakeControl(stack.fakeUrls.E2E_OPENAI_CHAT_URL);
+  telegram = new TelegramBotApiFakeControl(stack.fakeUrls.E2E_TELEGRAM_BOT_API_URL);
+  weather = stack.fakeUrls.E2E_WEATHER_API_URL;
+  await stack.api('/credentials/asstApiKeyHdr001', {
+    method: 'PATCH',
+    body: { data: { name: 'X-API-Key', value: E2E_ASSISTANT_API_KEY } },
+  });
+  await stack.api('/credentials/asstPostgresDb01', {
+    method: 'PATCH',
+    body: { data: postgresCredentialData(stack.postgresUrl) },
+  });
+  // What the operator does first: the weather API's key in an n8n credential, which the spec names.
+  await stack.api('/credentials', {
+    method: 'POST',
+    body: { name: CREDENTIAL, type: 'httpQueryAuth', data: { name: 'appid', value: E2E_WEATHER_API_KEY } },
+  });
+  db = new Pool({ connectionString: stack.postgresUrl, max: 2 });
+  await runMigrations(db);
+  await updateInstanceSettings(db, { ownerTelegramChatId: String(OWNER_CHAT), failureReportMinutes: 0 });
+});
+
+afterAll(async () => {
+  await db?.end();
+});
+
+describe('tool building', () => {
+  const NAME = `city_weather_${run}`;
+
+  it('builds on Telegram: the test output goes to the owner, a yes makes it live, and the agent uses it', async () => {
+    const marker = `[tg-build-${run}]`;
+    await llm.addScript(marker, [
+      call('build_tool', { spec: JSON.stringify(weatherSpec(NAME)) }),
+      { content: 'Build: {{last_tool_result}}' },
+    ]);
+    const before = (await telegram.sent(OWNER_CHAT)).length;
+    await telegram.deliverText(OWNER_CHAT, `Build a tool that gets the weather for a city ${marker}`);
+    const [question] = (await telegram.waitForSent(OWNER_CHAT, before + 1, 120_000)).slice(before);
+    expect(question.text).toMatch(
+      new RegExp(`^Activate the built tool "${NAME}"\\? Gets the current weather for a city\\.`),
+    );
+    expect(question.text).toContain(`with the credential "${CREDENTIAL}"`);
+    expect(question.text).toMatch(/Test with city="Paris" gave: \[\{"temperature":"18\.5","summary":"light rain"\}\]/);
+    // While the owner decides, the workflow exists and is not active.
+    expect(await workflowsNamed(NAME)).toEqual([
+      { id: expect.any(String), name: `Assistant built tool: ${NAME}`, active: false },
+    ]);
+
+    await telegram.deliverText(OWNER_CHAT, 'yes', undefined, question.message_id);
+    const rest = (await telegram.waitForSent(OWNER_CHAT, before + 3, 120_000)).slice(before + 1);
+    const reply = rest.find((message) => message.text.startsWith('Build:'));
+    expect(reply?.text).toContain('is live: call it with run_tool');
+    const [live] = await workflowsNamed(NAME);
+    expect(live.active).toBe(true);
+    expect(await registered(NAME)).toMatchObject([{ status: 'active' }]);
+
+    // Any user's agent answers a weather question through the new tool.
+    await llm.addScript(`[weather-${run}]`, [
+      call('run_tool', { name: NAME, input: '{"city": "Oslo"}' }),
+      { content: 'Weather: {{last_tool_result}}' },
+    ]);
+    const answered = await post({ message: `Weather in Oslo? [weather-${run}]`, user_id: `weather-${run}` });
+    expect(answered.reply).toContain('-3.25');
+    expect(answered.reply).toContain('snow');
+
+    // No secret anywhere in what was generated: the workflow names the credential, the key stays in it.
+    const workflow = JSON.stringify(await stack.api(`/workflows/${live.id}`));
+    expect(workflow).not.toContain(E2E_WEATHER_API_KEY);
+    expect(workflow).toContain(`"name":"${CREDENTIAL}"`);
+    expect(JSON.stringify(await registered(NAME))).not.toContain(E2E_WEATHER_API_KEY);
+  });
+
+  it('disables and deletes the tool: run_tool no longer reaches it, and the workflow is gone', async () => {
+    const [live] = await workflowsNamed(NAME);
+    await llm.addScript(`[disable-${run}]`, [
+      call('disable_tool', { name: NAME }),
+      { content: 'Done: {{last_tool_result}}' },
+    ]);
+    expect((await post({ message: `Switch it off [disable-${run}]`, user_id: 'owner' })).reply).toContain(
+      'switched off',
+    );
+    expect((await workflowsNamed(NAME))[0].active).toBe(false);
+    await llm.addScript(`[weather-off-${run}]`, [
+      call('run_tool', { name: NAME, input: '{"city": "Oslo"}' }),
+      { content: 'Weather: {{last_tool_result}}' },
+    ]);
+    const off = await post({ message: `Weather? [weather-off-${run}]`, user_id: `weather-${run}` });
+    expect(off.reply).toContain(`no live tool`);
+
+    await llm.addScript(`[delete-${run}]`, [
+      call('delete_tool', { name: NAME }),
+      { content: 'Done: {{last_tool_result}}' },
+    ]);
+    expect((await post({ message: `Delete it [delete-${run}]`, user_id: 'owner' })).reply).toContain(
+      'Deleted the tool',
+    );
+    expect(await workflowsNamed(NAME)).toEqual([]);
+    expect(await registered(NAME)).toEqual([]);
+    await expect(stack.api(`/workflows/${live.id}`)).rejects.toThrow(/404/);
+  });
+
+  it('a no leaves nothing, over the webhook', async () => {
+    const name = `weather_no_${run}`;
+    const asked = await build(weatherSpec(name), `[build-no-${run}]`);
+    expect(asked.needs_input?.question).toContain(`Activate the built tool "${name}"?`);
+    const refused = await post({ message: 'No', user_id: 'owner', reply_to: asked.needs_input!.id });
+    expect(refused.reply).toContain('Not activated: the operator did not approve it');
+    expect(await workflowsNamed(name)).toEqual([]);
+    expect(await registered(name)).toEqual([]);
+  });
+
+  it('refuses a private address, a loopback port off the allow list and a literal key, with the reason', async () => {
+    const name = `weather_bad_${run}`;
+    const privateAddress = await build(
+      weatherSpec(name, { url: 'http://10.20.30.40/data/2.5/weather?q={city}' }),
+      `[build-private-${run}]`,
+    );
+    expect(privateAddress.reply).toContain('refused by the outbound guard');
+    const offList = await build(
+      weatherSpec(name, { url: 'http://127.0.0.1:9/data/2.5/weather?q={city}' }),
+      `[build-loopback-${run}]`,
+    );
+    expect(offList.reply).toContain('refused by the outbound guard');
+    const literal = await build(
+      weatherSpec(name, { url: `${weather}/data/2.5/weather?q={city}&api_key=${E2E_WEATHER_API_KEY}` }),
+      `[build-secret-${run}]`,
+    );
+    expect(literal.reply).toContain('holds a literal secret');
+    expect(await workflowsNamed(name)).toEqual([]);
+  });
+
+  it("a failing test execution returns n8n's message to the model and keeps nothing", async () => {
+    const name = `weather_fail_${run}`;
+    const failed = await build(
+      weatherSpec(name, { inputs: [{ name: 'city', type: 'string', description: 'The city', sample: 'Atlantis' }] }),
+      `[build-fail-${run}]`,
+    );
+    expect(failed.reply).toContain(`The test execution of`);
+    expect(failed.reply).toMatch(/failed, so nothing was kept: .*(could not be found|city not found|404)/);
+    expect(await workflowsNamed(name)).toEqual([]);
+    expect(await registered(name)).toEqual([]);
+  });
+});
