@@ -53,6 +53,8 @@ function defaultSettings(): Record<string, string> {
     ASSISTANT_API_KEY: secret(),
     // Proactive messages POSTed to a webhook user's callback_url are signed with it (X-Signature: sha256=<HMAC>).
     ASSISTANT_CALLBACK_SECRET: secret(32),
+    // The bearer token outside agents use for the MCP server of exposed tools (POST /mcp/assistant-tools).
+    ASSISTANT_MCP_TOKEN: secret(32),
     ASSISTANT_LLM_BASE_URL: 'http://127.0.0.1:11434/v1',
     ASSISTANT_LLM_API_KEY: 'ollama',
     ASSISTANT_LLM_MODEL: 'qwen2.5:7b-instruct',

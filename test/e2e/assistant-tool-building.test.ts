@@ -3,7 +3,10 @@
 // weather for a city" → the workflow created inactive → its test output shown to the owner on the fake Telegram →
 // "yes" → the agent answers a weather question through run_tool. A "no" leaves nothing; a private address, a loopback
 // port off the allow list and a literal key are refused with the reason; a failing test returns n8n's message; the
-// workflow holds no secret; disabling switches it off and deleting removes the workflow.
+// workflow holds no secret; disabling switches it off and deleting removes the workflow. An MCP client lists and calls
+// the exposed tools (the live one through run_tool) with the bearer token, and is refused without it.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrations, updateInstanceSettings } from 'assistant-core';
@@ -12,7 +15,7 @@ import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { postgresCredentialData } from './setup/postgres-credential';
-import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
+import { E2E_ASSISTANT_API_KEY, E2E_MCP_TOKEN } from './setup/secrets';
 
 const run = Math.random().toString(36).slice(2, 8);
 const OWNER_CHAT = 4242007;
@@ -92,6 +95,7 @@ beforeAll(async () => {
     method: 'POST',
     body: { name: CREDENTIAL, type: 'httpQueryAuth', data: { name: 'appid', value: E2E_WEATHER_API_KEY } },
   });
+  await stack.api('/credentials/asstMcpBearer001', { method: 'PATCH', body: { data: { token: E2E_MCP_TOKEN } } });
   db = new Pool({ connectionString: stack.postgresUrl, max: 2 });
   await runMigrations(db);
   await updateInstanceSettings(db, { ownerTelegramChatId: String(OWNER_CHAT), failureReportMinutes: 0 });
@@ -145,6 +149,41 @@ describe('tool building', () => {
     expect(workflow).not.toContain(E2E_WEATHER_API_KEY);
     expect(workflow).toContain(`"name":"${CREDENTIAL}"`);
     expect(JSON.stringify(await registered(NAME))).not.toContain(E2E_WEATHER_API_KEY);
+  });
+
+  it('exposes tools over MCP: listed and called with the bearer token, refused without it', async () => {
+    const url = new URL(`${stack.n8nUrl}/mcp/assistant-tools`);
+    const client = new Client({ name: 'e2e-outside-agent', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { Authorization: `Bearer ${E2E_MCP_TOKEN}` } },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['list_tools', 'read_page', 'run_tool']);
+      const result = await client.callTool({ name: 'run_tool', arguments: { name: NAME, input: '{"city": "Paris"}' } });
+      expect(JSON.stringify(result.content)).toContain('light rain');
+    } finally {
+      await client.close();
+    }
+    const initialize = (token?: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'stranger', version: '1' } },
+        }),
+      });
+    expect([401, 403]).toContain((await initialize()).status);
+    expect([401, 403]).toContain((await initialize('not-the-token')).status);
   });
 
   it('disables and deletes the tool: run_tool no longer reaches it, and the workflow is gone', async () => {

@@ -7,6 +7,9 @@ import {
   E2E_WEATHER_API_KEY,
 } from '../../fakes/assistant-e2e-fakes';
 
+/** The bearer token of the MCP server of exposed tools the tests set on its credential. */
+export const E2E_MCP_TOKEN = 'e2e-mcp-bearer-token-93c1f0a2';
+
 /** The assistant's X-API-Key the tests set on its credential. */
 export const E2E_ASSISTANT_API_KEY = 'e2e-assistant-api-key-5b1d0c';
 
@@ -17,4 +20,5 @@ export const E2E_SECRETS_AT_REST: Record<string, string> = {
   'callback signing secret': E2E_CALLBACK_SECRET,
   'site login password': E2E_SITE_PASSWORD,
   'weather API key': E2E_WEATHER_API_KEY,
+  'MCP bearer token': E2E_MCP_TOKEN,
 };
