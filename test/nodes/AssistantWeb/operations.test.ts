@@ -168,6 +168,25 @@ describe('Assistant Web operations', () => {
     expect(n8n.requests).toEqual([]);
   });
 
+  it('Check URL passes an allowed URL on with the item, and refuses the rest naming the reason', async () => {
+    useEnv();
+    const fetched = site.requests.length;
+    const output = await runNode(new AssistantWeb(), {
+      parameters: [
+        { operation: 'checkUrl', url: `${site.url}/article?q=a b` },
+        { operation: 'checkUrl', url: 'http://10.1.2.3/weather' },
+        { operation: 'checkUrl', url: `http://localhost:${n8n.port}/rest/workflows` },
+      ],
+      items: [{ json: { city: 'Paris' } }, { json: {} }, { json: {} }],
+      continueOnFail: true,
+    });
+    expect(output[0][0].json).toEqual({ city: 'Paris', url: `${site.url}/article?q=a%20b` });
+    expect(output[0][1].json).toMatchObject({ field: 'url', error: expect.stringMatching(/^url: .*10\.1\.2\.3/) });
+    expect(output[0][2].json).toMatchObject({ field: 'url', error: expect.stringMatching(/n8n instance's own API/) });
+    // Checking fetches nothing.
+    expect(site.requests.length).toBe(fetched);
+  });
+
   it('with Continue On Fail, reports bad input per item and carries on', async () => {
     useEnv();
     const output = await run(

@@ -20,7 +20,7 @@ describe('Assistant Web v1 router', () => {
   it('has a module for every operation of the selector, and nothing else', () => {
     const selector = web.description.properties.find((property) => property.name === 'operation')!;
     const values = (selector.options as { value: string }[]).map((option) => option.value);
-    expect(values).toEqual(['readPage', 'search']);
+    expect(values).toEqual(['checkUrl', 'readPage', 'search']);
     expect(Object.keys(operations).sort()).toEqual([...values].sort());
   });
 });
