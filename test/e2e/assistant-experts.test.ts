@@ -12,6 +12,8 @@ import {
   loadCatalogue,
   MAIN_AGENT_WORKFLOW_ID,
   OPERATOR_API_USER_ID,
+  publicWorkflowApi,
+  removeWorkflow,
   renderExpertWorkflow,
   resolveIdentity,
   runMigrations,
@@ -150,9 +152,9 @@ describe('catalogue experts', () => {
       workflow_id: string;
     }>;
   const giftWorkflows = async () =>
-    (
-      await stack.api<{ data: Array<{ id: string; name: string; active: boolean }> }>('/workflows?limit=250')
-    ).data.filter((workflow) => workflow.name === 'Assistant expert: gift ideas (catalogue)');
+    (await stack.api<{ data: Array<{ id: string; name: string; active: boolean }> }>('/workflows?limit=250')).data
+      .filter((workflow) => workflow.name === 'Assistant expert: gift ideas (catalogue)')
+      .map(({ id, name, active }) => ({ id, name, active }));
 
   it("every entry's workflow is accepted and published by the real n8n", async () => {
     const agent = await stack.api<WorkflowJson>(`/workflows/${MAIN_AGENT_WORKFLOW_ID}`);
@@ -165,7 +167,7 @@ describe('catalogue experts', () => {
         expect(stored.active, entry.id).toBe(true);
         expect(stored.nodes.map((node) => node.name).sort()).toEqual(workflow.nodes.map((node) => node.name).sort());
       } finally {
-        await stack.api(`/workflows/${created.id}`, { method: 'DELETE' });
+        await removeWorkflow(publicWorkflowApi(`${stack.n8nUrl}/api/v1`, stack.apiKey), created.id);
       }
     }
   });

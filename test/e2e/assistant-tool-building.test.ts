@@ -71,9 +71,9 @@ async function build(spec: unknown, marker: string): Promise<AgentAnswer> {
 }
 
 const workflowsNamed = async (name: string) =>
-  (await stack.api<{ data: Array<{ id: string; name: string; active: boolean }> }>('/workflows?limit=250')).data.filter(
-    (workflow) => workflow.name === `Assistant built tool: ${name}`,
-  );
+  (await stack.api<{ data: Array<{ id: string; name: string; active: boolean }> }>('/workflows?limit=250')).data
+    .filter((workflow) => workflow.name === `Assistant built tool: ${name}`)
+    .map(({ id, name: found, active }) => ({ id, name: found, active }));
 const registered = async (name: string) =>
   (await db.query(`SELECT status, spec, test_output FROM assistant.built_tools WHERE name = $1`, [name])).rows;
 
@@ -238,7 +238,8 @@ describe('tool building', () => {
     );
     expect(offList.reply).toContain('refused by the outbound guard');
     const literal = await build(
-      weatherSpec(name, { url: `${weather}/data/2.5/weather?q={city}&api_key=${E2E_WEATHER_API_KEY}` }),
+      // A key the user pasted into the chat: refused, never put into a workflow.
+      weatherSpec(name, { url: `${weather}/data/2.5/weather?q={city}&api_key=pasted-key-0123456789abcdef` }),
       `[build-secret-${run}]`,
     );
     expect(literal.reply).toContain('holds a literal secret');
@@ -255,5 +256,8 @@ describe('tool building', () => {
     expect(failed.reply).toMatch(/failed, so nothing was kept: .*(could not be found|city not found|404)/);
     expect(await workflowsNamed(name)).toEqual([]);
     expect(await registered(name)).toEqual([]);
+    // The failure was reported without the key (the teardown also scans n8n's tables, saved executions included).
+    const failures = await db.query(`SELECT * FROM assistant.failures ORDER BY id DESC LIMIT 20`);
+    expect(JSON.stringify(failures.rows)).not.toContain(E2E_WEATHER_API_KEY);
   });
 });

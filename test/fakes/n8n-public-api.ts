@@ -39,6 +39,8 @@ export async function startN8nPublicApiFake(
   const workflows = new Map(seed.map((workflow) => [workflow.id, workflow]));
   const calls: string[] = [];
   let publishFailure: number | null = null;
+  /** Unpublishing finishes in the background in n8n: the first delete after it is refused once. */
+  const unpublishing = new Set<string>();
   const server = await listenOnLoopback(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.headers['x-n8n-api-key'] !== apiKey) {
@@ -77,6 +79,14 @@ export async function startN8nPublicApiFake(
     }
     if (req.method === 'GET' && !action) sendJson(res, 200, workflow);
     else if (req.method === 'DELETE' && !action) {
+      if (workflow.active) {
+        sendJson(res, 409, { message: 'Cannot delete a published workflow. Unpublish it before deleting.' });
+        return;
+      }
+      if (unpublishing.delete(workflow.id)) {
+        sendJson(res, 409, { message: 'Workflow is still being unpublished. Please try again in a few moments.' });
+        return;
+      }
       workflows.delete(workflow.id);
       sendJson(res, 200, workflow);
     } else if (req.method === 'PUT' && action === 'tags') {
@@ -93,6 +103,7 @@ export async function startN8nPublicApiFake(
       sendJson(res, 200, workflow);
     } else if (req.method === 'POST' && action === 'unpublish') {
       workflow.active = false;
+      unpublishing.add(workflow.id);
       sendJson(res, 200, workflow);
     } else sendJson(res, 405, { message: 'method not allowed' });
   });

@@ -6,6 +6,7 @@ import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { ASSISTANT_TOOLS } from '../experts/catalogue';
 import type { WorkflowApi } from '../n8n/workflow-api';
+import { removeWorkflow } from '../n8n/remove-workflow';
 import { isApproval, requireApprovalQuestion, requireOperator } from '../pending/approvals';
 import { literalSecret, sampleUrl, validateToolSpec, type ToolSpec } from './spec';
 import { BUILT_TOOL_TAG_IDS, renderToolWorkflow, TOOL_CREDENTIAL_TYPES, type ToolCredential } from './tool-workflow';
@@ -106,7 +107,7 @@ export async function draftTool(
     throw new AssistantInputError('name', `a tool "${spec.name}" exists already (${existing.status}); delete it first`);
   }
   if (existing) {
-    await api.deleteWorkflow(existing.workflow_id);
+    await removeWorkflow(api, existing.workflow_id);
     await db.query(`DELETE FROM assistant.built_tools WHERE name = $1 AND status = 'draft'`, [spec.name]);
   }
   const workflow = renderToolWorkflow(spec, await resolveCredential(api, spec.credential));
@@ -121,7 +122,7 @@ export async function draftTool(
       [spec.name, workflowId, spec.purpose, JSON.stringify(spec), String(input.userId).trim().toLowerCase()],
     );
   } catch (error) {
-    await api.deleteWorkflow(workflowId).catch(() => false);
+    await removeWorkflow(api, workflowId).catch(() => false);
     throw error;
   }
   return {
@@ -150,7 +151,7 @@ export async function toolApprovalQuestion(
   if (!row || row.status !== 'draft') throw new AssistantNotFoundError('name', `no draft tool "${name}"`);
   const error = typeof input.testError === 'string' && input.testError.trim() !== '' ? input.testError.trim() : null;
   if (error) {
-    await api.deleteWorkflow(row.workflow_id);
+    await removeWorkflow(api, row.workflow_id);
     await db.query(`DELETE FROM assistant.built_tools WHERE name = $1`, [name]);
     return {
       name,
@@ -185,7 +186,7 @@ export async function decideTool(
   if (answered)
     await requireApprovalQuestion(db, input.questionId, { marker: `"${name}"`, what: `the tool "${name}"` });
   if (!answered || !isApproval(input.answer)) {
-    await api.deleteWorkflow(row.workflow_id);
+    await removeWorkflow(api, row.workflow_id);
     await db.query(`DELETE FROM assistant.built_tools WHERE name = $1`, [name]);
     const why = answered ? 'the operator did not approve it' : 'the operator did not answer in time';
     return { name, active: false, result: `Not activated: ${why}. The draft was deleted; nothing is live.` };
@@ -233,7 +234,7 @@ export async function deleteBuiltTool(db: Queryable, api: WorkflowApi, input: { 
   const name = requireToolName(input.name);
   const row = await toolRow(db, name);
   if (!row) throw new AssistantNotFoundError('name', `no tool "${name}"`);
-  await api.deleteWorkflow(row.workflow_id);
+  await removeWorkflow(api, row.workflow_id);
   await db.query(`DELETE FROM assistant.built_tools WHERE name = $1`, [name]);
   return { name, deleted: true, result: `Deleted the tool "${name}" and its workflow.` };
 }

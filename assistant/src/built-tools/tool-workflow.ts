@@ -166,8 +166,10 @@ export function renderToolWorkflow(spec: ToolSpec, credential: ToolCredential | 
       callerPolicy: 'workflowsFromSameOwner',
       executionTimeout: BUILT_TOOL_RUN_SECONDS,
       saveDataSuccessExecution: 'none',
-      saveDataErrorExecution: 'all',
-      saveManualExecutions: true,
+      // Not even failed runs are saved: n8n keeps a failed HTTP Request's request in the execution data, and with a
+      // Query Auth credential that includes the key. The error workflow still reports every failure.
+      saveDataErrorExecution: 'none',
+      saveManualExecutions: false,
       errorWorkflow: BUILT_TOOL_ERROR_WORKFLOW,
     },
   };

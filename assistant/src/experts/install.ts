@@ -7,6 +7,7 @@ import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { isApproval, requireApprovalQuestion, requireOperator } from '../pending/approvals';
 import { loadCatalogue, type CatalogueExpert } from './catalogue';
 import type { WorkflowApi } from '../n8n/workflow-api';
+import { removeWorkflow } from '../n8n/remove-workflow';
 import { EXPERT_TAG_IDS, MAIN_AGENT_WORKFLOW_ID, renderExpertWorkflow } from './expert-workflow';
 import { SHIPPED_EXPERTS } from './registry';
 
@@ -76,7 +77,7 @@ async function createAndRegister(db: Queryable, api: WorkflowApi, entry: Catalog
     if (inserted.rowCount === 0) throw new AssistantInputError('expertId', `"${entry.id}" was installed meanwhile`);
   } catch (error) {
     // Nothing half-installed stays behind: the workflow goes with the failure.
-    await api.deleteWorkflow(workflowId).catch(() => false);
+    await removeWorkflow(api, workflowId).catch(() => false);
     throw error;
   }
   return {
@@ -134,7 +135,7 @@ export async function removeExpert(
   const id = requireCatalogueId(input.expertId);
   const row = await installedRow(db, id);
   if (!row) throw new AssistantNotFoundError('expertId', `no expert "${id}" is installed`);
-  if (row.workflow_id) await api.deleteWorkflow(row.workflow_id);
+  if (row.workflow_id) await removeWorkflow(api, row.workflow_id);
   await db.query(`DELETE FROM assistant.experts WHERE id = $1 AND source = 'catalogue'`, [id]);
   return { expertId: id, removed: true, result: `Removed the expert "${id}" and its workflow.` };
 }

@@ -34,8 +34,9 @@ export function workflowApi(context: IExecuteFunctions): WorkflowApi {
       const status = statusOf(error);
       if (allow404 && status === 404) return null;
       const hint = status === 401 ? ' (the API key of the "n8n API" credential is wrong or revoked)' : '';
-      throw new Error(
-        `${method} /api/v1${path}: n8n answered ${status ?? 'nothing'}${hint}: ${(error as Error).message}`,
+      throw Object.assign(
+        new Error(`${method} /api/v1${path}: n8n answered ${status ?? 'nothing'}${hint}: ${(error as Error).message}`),
+        { status },
       );
     }
   }
