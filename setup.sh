@@ -4,28 +4,38 @@
 # local stack (Postgres 17 + n8n + the judge server, scripts/runtime/local.ts) with its state and generated secrets in
 # /var/lib/judge-assistant (local.env, mode 600). Every port listens on 127.0.0.1 only: put a TLS proxy in front.
 #
-#   sudo ./setup.sh [--dry-run] [--prefix /opt/judge-assistant] [--user judge-assistant] [--state /var/lib/judge-assistant]
+#   sudo ./setup.sh [--dry-run] [--non-interactive] [--answers FILE] [--prefix /opt/judge-assistant]
+#                   [--user judge-assistant] [--state /var/lib/judge-assistant]
 #
-# --dry-run prints what would be done and changes nothing. Re-running upgrades the code and keeps the state.
+# It asks (scripts/installer): the AI provider and its key (checked with one call to its model list), the Telegram bot
+# token (checked with getMe) and your chat (found from a message you send the bot), your API user_id, the domain, the
+# time zone and the personality; --non-interactive reads the same answers from --answers FILE (NAME=value lines) and
+# the environment. --dry-run prints what would be done and changes nothing. Re-running upgrades the code and keeps
+# the state and answers (a credential is rewritten only when its answer changed).
 set -euo pipefail
 
 prefix=/opt/judge-assistant
 service_user=judge-assistant
 state_dir=/var/lib/judge-assistant
 dry_run=0
+interactive=1
+answers=
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) dry_run=1 ;;
+    --non-interactive) interactive=0 ;;
+    --answers) answers=${2:?--answers needs a file}; shift ;;
     --prefix) prefix=${2:?--prefix needs a folder}; shift ;;
     --user) service_user=${2:?--user needs a name}; shift ;;
     --state) state_dir=${2:?--state needs a folder}; shift ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option \"$1\" (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 case "$prefix$state_dir" in *[!A-Za-z0-9/._-]*) echo "setup.sh: --prefix/--state: use plain paths" >&2; exit 2 ;; esac
 case "$service_user" in *[!a-z0-9_-]*|'') echo "setup.sh: --user: lower-case letters, digits, - and _ only" >&2; exit 2 ;; esac
+if [ -n "$answers" ] && [ ! -r "$answers" ]; then echo "setup.sh: --answers: cannot read $answers" >&2; exit 2; fi
 
 source_dir=$(cd "$(dirname "$0")" && pwd)
 unit=/etc/systemd/system/judge-assistant.service
@@ -61,6 +71,16 @@ run chown -R "$service_user:$service_user" "$prefix"
 echo "== Node 24 from npm, then everything else with it (scripts/install.sh → scripts/runtime/install.sh)"
 run runuser -u "$service_user" -- env HOME="$state_dir" npm install --prefix "$prefix/scripts/runtime/node24" --ignore-scripts --no-audit --no-fund
 as_user bash "$prefix/scripts/install.sh"
+
+echo "== the questions (scripts/installer), answers kept in $state_dir/local.env"
+question_args=(--env "$state_dir/local.env")
+[ "$interactive" = 1 ] || question_args+=(--non-interactive)
+if [ -n "$answers" ]; then
+  run install -m 0600 -o "$service_user" "$answers" "$state_dir/answers.env"
+  question_args+=(--answers "$state_dir/answers.env")
+fi
+as_user "$prefix/node_modules/.bin/tsx" "$prefix/scripts/installer/main.ts" "${question_args[@]}"
+[ -z "$answers" ] || run rm -f "$state_dir/answers.env"
 
 echo "== systemd unit $unit"
 unit_text="[Unit]

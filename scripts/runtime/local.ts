@@ -67,6 +67,15 @@ function defaultSettings(): Record<string, string> {
     // share memories, graph and tasks. Empty: not linked (or link later: tsx scripts/link-owner.ts --user-id …).
     ASSISTANT_OWNER_USER_ID: '',
     N8N_PUBLIC_URL: '',
+    // Asked by setup.sh (scripts/installer): the provider, the domain for HTTPS, the time zone and personality
+    // (stored as the assistant's settings; empty leaves them as they are), and an n8n API key to use.
+    ASSISTANT_PROVIDER: '',
+    ASSISTANT_DOMAIN: '',
+    ASSISTANT_TIME_ZONE: '',
+    ASSISTANT_NAME: '',
+    ASSISTANT_LANGUAGE: '',
+    ASSISTANT_STYLE: '',
+    N8N_API_KEY: '',
   };
 }
 
@@ -179,6 +188,10 @@ async function prepareAssistant(
     const fromEnv: Array<[string, string]> = [
       ['ASSISTANT_LLM_MODEL', 'chatModel'],
       ['ASSISTANT_TELEGRAM_OWNER_CHAT_ID', 'ownerTelegramChatId'],
+      ['ASSISTANT_TIME_ZONE', 'timeZone'],
+      ['ASSISTANT_NAME', 'assistantName'],
+      ['ASSISTANT_LANGUAGE', 'language'],
+      ['ASSISTANT_STYLE', 'style'],
     ];
     for (const [name, field] of fromEnv) {
       const value = settings[name]?.trim();
@@ -311,7 +324,9 @@ async function main(): Promise<void> {
         ASSISTANT_JUDGE_URL: `http://127.0.0.1:${settings.JUDGE_PORT}`,
         ...(webhookBase ? { WEBHOOK_URL: webhookBase } : {}),
       },
-      apiKey: existsSync(API_KEY_FILE) ? readFileSync(API_KEY_FILE, 'utf8').trim() : undefined,
+      apiKey:
+        settings.N8N_API_KEY?.trim() ||
+        (existsSync(API_KEY_FILE) ? readFileSync(API_KEY_FILE, 'utf8').trim() : undefined),
       credentialEnv: {
         ...settings,
         SYSTEMONE_JUDGE_URL: `http://127.0.0.1:${settings.JUDGE_PORT}`,

@@ -229,6 +229,8 @@ describe('setup.sh', () => {
     ]).toString();
     expect(output).toContain('+ useradd --system --home-dir /var/lib/x');
     expect(output).toContain('bash /opt/x/scripts/install.sh');
+    // The questions run once the code is installed, answers into the state's local.env.
+    expect(output).toContain('/opt/x/scripts/installer/main.ts --env /var/lib/x/local.env');
     expect(output).toContain('ExecStart=/opt/x/node_modules/.bin/tsx /opt/x/scripts/runtime/local.ts');
     expect(output).toContain('Environment=LOCAL_STATE_DIR=/var/lib/x');
     expect(output).toContain('+ systemctl enable --now judge-assistant.service');
@@ -239,5 +241,8 @@ describe('setup.sh', () => {
     const result = spawnSync('bash', [path.join(REPO_ROOT, 'setup.sh'), '--dry-run', '--user', 'Bad User']);
     expect(result.status).toBe(2);
     expect(result.stderr.toString()).toMatch(/--user: /);
+    const answers = spawnSync('bash', [path.join(REPO_ROOT, 'setup.sh'), '--dry-run', '--answers', '/nonexistent']);
+    expect(answers.status).toBe(2);
+    expect(answers.stderr.toString()).toMatch(/--answers: cannot read \/nonexistent/);
   });
 });

@@ -1,0 +1,223 @@
+// The installer's questions (setup.sh): what each asks, its settings name in local.env, its default, and how the
+// answer is checked. Checks that need the network (the provider's key, the bot token, the chat) are given as
+// functions, so the flow is the same on a TTY, from an answers file and in tests against loopback fakes.
+import { AI_PROVIDERS, providerById, requireChatModel, requireTimeZone, type AiProvider } from 'assistant-core';
+
+/** Postgres 17's built-in text-search configurations: the assistant's language setting is one of them. */
+export const LANGUAGES = [
+  'simple',
+  'arabic',
+  'armenian',
+  'basque',
+  'catalan',
+  'danish',
+  'dutch',
+  'english',
+  'finnish',
+  'french',
+  'german',
+  'greek',
+  'hindi',
+  'hungarian',
+  'indonesian',
+  'irish',
+  'italian',
+  'lithuanian',
+  'nepali',
+  'norwegian',
+  'portuguese',
+  'romanian',
+  'russian',
+  'serbian',
+  'spanish',
+  'swedish',
+  'tamil',
+  'turkish',
+  'yiddish',
+] as const;
+
+/** The answers so far, by settings name (local.env). */
+export type Answers = Record<string, string>;
+
+/** What a check needs from outside: the provider's key check and the Telegram calls. */
+export interface InstallerChecks {
+  checkKey(provider: AiProvider, key: string): Promise<{ ok: true } | { ok: false; message: string }>;
+  /** The bot's @username, or why the token is refused. */
+  botName(token: string): Promise<{ ok: true; username: string } | { ok: false; message: string }>;
+  /** The chats that wrote to the bot, newest first. */
+  recentChats(token: string): Promise<Array<{ id: string; title: string }>>;
+}
+
+export interface Question {
+  /** Its settings name in local.env. */
+  key: string;
+  prompt: (answers: Answers) => string;
+  /** Asked only when this says so (e.g. the chat id only with a bot token). */
+  when?: (answers: Answers) => boolean;
+  /** The answer when none is given (shown in brackets); undefined: an answer is required. */
+  defaultValue?: (answers: Answers) => string | undefined;
+  secret?: boolean;
+  /** The answer as stored, or throws an Error whose message says what is wrong. */
+  check: (value: string, answers: Answers, checks: InstallerChecks) => Promise<string>;
+}
+
+const provider = (answers: Answers): AiProvider => providerById(answers.ASSISTANT_PROVIDER ?? '') ?? AI_PROVIDERS[0];
+
+const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+
+export const QUESTIONS: Question[] = [
+  {
+    key: 'ASSISTANT_PROVIDER',
+    prompt: () =>
+      `AI provider (${AI_PROVIDERS.map((entry) => `${entry.id}${entry.kind === 'local' ? ' = a local runner' : ''}`).join(', ')})`,
+    defaultValue: () => AI_PROVIDERS.find((entry) => entry.kind === 'default')?.id,
+    check: async (value) => {
+      const id = value.trim().toLowerCase();
+      if (!providerById(id))
+        throw new Error(`"${value}" is not one of ${AI_PROVIDERS.map((entry) => entry.id).join(', ')}`);
+      return id;
+    },
+  },
+  {
+    key: 'ASSISTANT_LLM_API_KEY',
+    prompt: (answers) => `${provider(answers).name} API key (${provider(answers).keyHint})`,
+    defaultValue: (answers) => (provider(answers).keyRequired ? undefined : 'local'),
+    secret: true,
+    check: async (value, answers, checks) => {
+      const key = value.trim();
+      if (/\s/.test(key)) throw new Error('a key has no spaces');
+      const result = await checks.checkKey(provider(answers), key);
+      if (!result.ok) throw new Error(result.message);
+      return key;
+    },
+  },
+  {
+    key: 'ASSISTANT_LLM_MODEL',
+    prompt: () => 'Chat model (one that supports tool calling)',
+    defaultValue: (answers) => provider(answers).exampleModel,
+    check: async (value) => requireChatModel(value.trim(), 'model'),
+  },
+  {
+    key: 'ASSISTANT_TELEGRAM_BOT_TOKEN',
+    prompt: () => 'Telegram bot token from @BotFather (empty: no Telegram)',
+    defaultValue: () => '',
+    secret: true,
+    check: async (value, _answers, checks) => {
+      const token = value.trim();
+      if (token === '') return '';
+      if (!/^\d{5,12}:[A-Za-z0-9_-]{30,}$/.test(token)) {
+        throw new Error('a bot token looks like 123456789:AA… (from @BotFather)');
+      }
+      const bot = await checks.botName(token);
+      if (!bot.ok) throw new Error(bot.message);
+      return token;
+    },
+  },
+  {
+    key: 'ASSISTANT_TELEGRAM_OWNER_CHAT_ID',
+    when: (answers) => Boolean(answers.ASSISTANT_TELEGRAM_BOT_TOKEN),
+    prompt: () => 'Your Telegram chat id: send any message to your bot now, then press Enter (or type the id)',
+    defaultValue: () => '',
+    check: async (value, answers, checks) => {
+      const typed = value.trim();
+      if (typed !== '') {
+        if (!/^-?\d{1,20}$/.test(typed)) throw new Error('a chat id is a number, e.g. 123456789');
+        return typed;
+      }
+      const chats = await checks.recentChats(answers.ASSISTANT_TELEGRAM_BOT_TOKEN);
+      if (chats.length === 0) {
+        throw new Error('the bot has no messages yet: send it any message in Telegram, then press Enter again');
+      }
+      if (chats.length > 1) {
+        const list = chats.map((chat) => `${chat.id} (${chat.title})`).join(', ');
+        throw new Error(`several chats wrote to the bot: ${list}; type the id of yours`);
+      }
+      return chats[0].id;
+    },
+  },
+  {
+    key: 'ASSISTANT_OWNER_USER_ID',
+    prompt: () => 'The user_id you will use over POST /webhook/agent (linked with your Telegram chat as one user)',
+    defaultValue: () => 'owner',
+    check: async (value) => {
+      const id = value.trim();
+      if (!/^[A-Za-z0-9._@-]{1,200}$/.test(id)) throw new Error('letters, digits and . _ @ - only, at most 200');
+      return id;
+    },
+  },
+  {
+    key: 'ASSISTANT_DOMAIN',
+    prompt: () => 'Domain name for HTTPS (empty: a self-signed certificate for the server IP)',
+    defaultValue: () => '',
+    check: async (value) => {
+      const domain = value.trim().toLowerCase().replace(/\.$/, '');
+      if (domain !== '' && !HOSTNAME.test(domain))
+        throw new Error(`"${value}" is not a domain name like bot.example.com`);
+      return domain;
+    },
+  },
+  {
+    key: 'ASSISTANT_TIME_ZONE',
+    prompt: () => 'Time zone (IANA, e.g. Europe/Berlin)',
+    defaultValue: () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
+    check: async (value) => {
+      try {
+        return requireTimeZone(value.trim());
+      } catch {
+        throw new Error(`"${value}" is not a time zone like Europe/Berlin or America/New_York`);
+      }
+    },
+  },
+  {
+    key: 'ASSISTANT_NAME',
+    prompt: () => "The assistant's name",
+    defaultValue: () => 'Assistant',
+    check: async (value) => {
+      const name = value.trim();
+      if (name.length > 100) throw new Error('at most 100 characters');
+      return name;
+    },
+  },
+  {
+    key: 'ASSISTANT_LANGUAGE',
+    prompt: () =>
+      `Language (${LANGUAGES.filter((entry) => entry !== 'simple')
+        .slice(0, 6)
+        .join(', ')}, …)`,
+    defaultValue: () => 'english',
+    check: async (value) => {
+      const language = value.trim().toLowerCase();
+      if (!(LANGUAGES as readonly string[]).includes(language)) {
+        throw new Error(`"${value}" is not one of ${LANGUAGES.join(', ')}`);
+      }
+      return language;
+    },
+  },
+  {
+    key: 'ASSISTANT_STYLE',
+    prompt: () => 'Style, in a sentence (e.g. short and friendly)',
+    defaultValue: () => 'concise and friendly',
+    check: async (value) => {
+      const style = value.trim().replace(/\s+/g, ' ');
+      if (style.length > 500) throw new Error('at most 500 characters');
+      return style;
+    },
+  },
+  {
+    key: 'N8N_API_KEY',
+    prompt: () => 'An n8n API key to use (empty: one is generated at the first start)',
+    defaultValue: () => '',
+    secret: true,
+    check: async (value) => {
+      const key = value.trim();
+      if (key !== '' && !/^[A-Za-z0-9._-]{16,}$/.test(key))
+        throw new Error('an n8n API key has no spaces and 16+ characters');
+      return key;
+    },
+  },
+];
+
+/** Where the chat model is, from the provider (a local runner on this machine). */
+export function providerSettings(answers: Answers): Answers {
+  return { ASSISTANT_LLM_BASE_URL: provider(answers).baseUrl };
+}

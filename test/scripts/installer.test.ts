@@ -1,0 +1,224 @@
+// setup.sh's questions (scripts/installer/main.ts) against loopback fakes of the provider (its model list) and the
+// Telegram Bot API (getMe, getUpdates): non-interactive from --answers, every bad answer named; the chat id found
+// from the message the operator sent to the bot; local.env written mode 600 keeping other settings; a re-run that
+// changes nothing says so, one that changes the key says which; and the same flow once through a real terminal (a
+// PTY from python3), asking again after a bad answer and not echoing the key.
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOpenAiChatFake, type OpenAiChatFake } from '../fakes/openai-chat';
+import { startTelegramBotApiFake, TelegramBotApiFakeControl, type TelegramBotApiFake } from '../fakes/telegram-bot-api';
+
+const exec = promisify(execFile);
+const KEY = 'sk-installer-test-key-0123456789';
+const TOKEN = '7000000123:installer-test-token-abcdefghijklmnop';
+const CHAT = 424299;
+
+let llm: OpenAiChatFake;
+let telegram: TelegramBotApiFake;
+let dir: string;
+
+const failure = (e: { stderr: string; stdout: string; code: number }) => e;
+
+function answers(file: string, values: Record<string, string>): string {
+  const at = path.join(dir, file);
+  writeFileSync(
+    at,
+    Object.entries(values)
+      .map(([key, value]) => `${key}=${value}`)
+      .join('\n') + '\n',
+  );
+  return at;
+}
+
+const GOOD = {
+  ASSISTANT_PROVIDER: 'openai',
+  ASSISTANT_LLM_API_KEY: KEY,
+  ASSISTANT_TELEGRAM_BOT_TOKEN: TOKEN,
+  ASSISTANT_TIME_ZONE: 'Europe/Berlin',
+  ASSISTANT_NAME: 'Ada',
+  ASSISTANT_LANGUAGE: 'german',
+  ASSISTANT_STYLE: 'short and warm',
+};
+
+/** This process's environment without any setting the installer would take as an answer. */
+function withoutSettings(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('ASSISTANT_') && key !== 'N8N_API_KEY'),
+  );
+}
+
+function run(envFile: string, extra: string[]) {
+  return exec(
+    'node_modules/.bin/tsx',
+    [
+      'scripts/installer/main.ts',
+      '--env',
+      envFile,
+      '--telegram-api',
+      telegram.url,
+      '--provider-base-url',
+      `${llm.url}/v1`,
+      ...extra,
+    ],
+    { env: withoutSettings() },
+  );
+}
+
+beforeAll(async () => {
+  llm = await startOpenAiChatFake({ apiKey: KEY });
+  telegram = await startTelegramBotApiFake({ token: TOKEN });
+  dir = mkdtempSync(path.join(tmpdir(), 'installer-'));
+  // The operator sends their bot a message before the chat id question.
+  await new TelegramBotApiFakeControl(telegram.url).deliverText(CHAT, 'hello bot');
+});
+afterAll(async () => {
+  await llm?.close();
+  await telegram?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('scripts/installer/main.ts', () => {
+  it('writes checked answers into local.env (mode 600), finding the chat id, keeping other settings', async () => {
+    const envFile = path.join(dir, 'state', 'local.env');
+    const { stdout } = await run(envFile, ['--non-interactive', '--answers', answers('good.env', GOOD)]);
+    expect(stdout).toMatch(/^settings written to .*local\.env \(mode 600\); changed: /);
+    expect(stdout).toContain('ASSISTANT_LLM_API_KEY (secret)');
+    expect(stdout).not.toContain(KEY);
+    expect(statSync(envFile).mode & 0o777).toBe(0o600);
+    const written = readFileSync(envFile, 'utf8');
+    for (const line of [
+      'ASSISTANT_PROVIDER=openai',
+      `ASSISTANT_LLM_API_KEY=${KEY}`,
+      'ASSISTANT_LLM_MODEL=gpt-4o-mini',
+      `ASSISTANT_LLM_BASE_URL=${llm.url}/v1`,
+      `ASSISTANT_TELEGRAM_OWNER_CHAT_ID=${CHAT}`,
+      'ASSISTANT_OWNER_USER_ID=owner',
+      'ASSISTANT_TIME_ZONE=Europe/Berlin',
+      'ASSISTANT_LANGUAGE=german',
+      'ASSISTANT_DOMAIN=',
+    ]) {
+      expect(written).toContain(`${line}\n`);
+    }
+    // A re-run with the same answers changes nothing; a new key is named (not shown), other settings stay.
+    writeFileSync(envFile, `${written}JUDGE_PORT=8787\n`);
+    expect((await run(envFile, ['--non-interactive', '--answers', answers('good.env', GOOD)])).stdout).toMatch(
+      /^settings unchanged/,
+    );
+    const again = await run(envFile, [
+      '--non-interactive',
+      '--answers',
+      answers('name.env', { ...GOOD, ASSISTANT_NAME: 'Bea' }),
+    ]);
+    expect(again.stdout).toMatch(/changed: ASSISTANT_NAME=Bea\n$/);
+    expect(readFileSync(envFile, 'utf8')).toContain('JUDGE_PORT=8787\n');
+  });
+
+  it('names every bad answer and writes nothing', async () => {
+    const envFile = path.join(dir, 'bad', 'local.env');
+    const bad = answers('bad.env', {
+      ...GOOD,
+      ASSISTANT_LLM_API_KEY: 'sk-wrong-key-000000000000',
+      ASSISTANT_TELEGRAM_BOT_TOKEN: '7000000999:not-the-bots-token-abcdefghijklmnopq',
+      ASSISTANT_TIME_ZONE: 'Mars/Olympus',
+      ASSISTANT_LANGUAGE: 'klingon',
+      ASSISTANT_DOMAIN: 'not a domain',
+    });
+    const result = (await run(envFile, ['--non-interactive', '--answers', bad]).catch(failure)) as {
+      code: number;
+      stderr: string;
+    };
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('ASSISTANT_LLM_API_KEY: OpenAI refused the key (HTTP 401)');
+    expect(result.stderr).toContain('ASSISTANT_TELEGRAM_BOT_TOKEN: Telegram refused the bot token');
+    expect(result.stderr).toContain('ASSISTANT_TIME_ZONE: "Mars/Olympus" is not a time zone');
+    expect(result.stderr).toContain('ASSISTANT_LANGUAGE: "klingon" is not one of simple, arabic');
+    expect(result.stderr).toContain('ASSISTANT_DOMAIN: "not a domain" is not a domain name');
+    expect(result.stderr).not.toContain('sk-wrong-key');
+    expect(() => statSync(envFile)).toThrow();
+    const missing = (await run(envFile, ['--non-interactive', '--answers', answers('none.env', {})]).catch(
+      failure,
+    )) as { stderr: string };
+    expect(missing.stderr).toContain('ASSISTANT_LLM_API_KEY: is required (OpenAI API key');
+  });
+
+  it('asks on a real terminal, again after a bad answer, without echoing the key', async () => {
+    const envFile = path.join(dir, 'tty', 'local.env');
+    const script = `
+import os, pty, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+out = b''
+def until(text, limit=60):
+    global out
+    end = time.time() + limit
+    while text.encode() not in out:
+        if time.time() > end:
+            raise SystemExit('timed out waiting for ' + repr(text) + ' in ' + repr(out[-400:]))
+        try:
+            out += os.read(fd, 4096)
+        except OSError:
+            break
+for prompt, answer in ${JSON.stringify([
+      ['AI provider', 'openai'],
+      ['API key', 'sk-wrong-key-000000000000'],
+      ['refused the key', KEY],
+      ['Chat model', ''],
+      ['bot token', TOKEN],
+      ['chat id', ''],
+      ['user_id', ''],
+      ['Domain', ''],
+      ['Time zone', 'Nowhere/Atlantis'],
+      ['is not a time zone', 'Europe/Vienna'],
+      ["assistant's name", 'Ada'],
+      ['Language', ''],
+      ['Style', ''],
+      ['n8n API key', ''],
+    ])}:
+    until(prompt)
+    os.write(fd, (answer + '\\r').encode())
+until('settings written', 60)
+try:
+    while True:
+        chunk = os.read(fd, 4096)
+        if not chunk: break
+        out += chunk
+except OSError:
+    pass
+sys.stdout.write(out.decode('utf-8', 'replace'))
+`;
+    const child = spawn(
+      'python3',
+      [
+        '-c',
+        script,
+        'node_modules/.bin/tsx',
+        'scripts/installer/main.ts',
+        '--env',
+        envFile,
+        '--telegram-api',
+        telegram.url,
+        '--provider-base-url',
+        `${llm.url}/v1`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: withoutSettings() },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr + stdout.slice(-2000)).toBe(0);
+    expect(stdout).toContain('OpenAI refused the key (HTTP 401)');
+    expect(stdout).toContain('"Nowhere/Atlantis" is not a time zone');
+    expect(stdout).not.toContain(KEY);
+    const written = readFileSync(envFile, 'utf8');
+    expect(written).toContain(`ASSISTANT_LLM_API_KEY=${KEY}\n`);
+    expect(written).toContain(`ASSISTANT_TELEGRAM_OWNER_CHAT_ID=${CHAT}\n`);
+    expect(written).toContain('ASSISTANT_TIME_ZONE=Europe/Vienna\n');
+  }, 120_000);
+});
