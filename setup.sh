@@ -6,6 +6,7 @@
 #
 #   sudo ./setup.sh [--dry-run] [--non-interactive] [--answers FILE] [--prefix /opt/judge-assistant]
 #                   [--user judge-assistant] [--state /var/lib/judge-assistant]
+#   sudo ./setup.sh --uninstall [--purge]     removes the service and the code; the data stays unless --purge
 #
 # It asks (scripts/installer): the AI provider and its key (checked with one call to its model list), the Telegram bot
 # token (checked with getMe) and your chat (found from a message you send the bot), your API user_id, the domain, the
@@ -20,21 +21,26 @@ state_dir=/var/lib/judge-assistant
 dry_run=0
 interactive=1
 answers=
+uninstall=0
+purge=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) dry_run=1 ;;
     --non-interactive) interactive=0 ;;
+    --uninstall) uninstall=1 ;;
+    --purge) purge=1 ;;
     --answers) answers=${2:?--answers needs a file}; shift ;;
     --prefix) prefix=${2:?--prefix needs a folder}; shift ;;
     --user) service_user=${2:?--user needs a name}; shift ;;
     --state) state_dir=${2:?--state needs a folder}; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option \"$1\" (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 case "$prefix$state_dir" in *[!A-Za-z0-9/._-]*) echo "setup.sh: --prefix/--state: use plain paths" >&2; exit 2 ;; esac
 case "$service_user" in *[!a-z0-9_-]*|'') echo "setup.sh: --user: lower-case letters, digits, - and _ only" >&2; exit 2 ;; esac
+if [ "$purge" = 1 ] && [ "$uninstall" = 0 ]; then echo "setup.sh: --purge goes with --uninstall" >&2; exit 2; fi
 if [ -n "$answers" ] && [ ! -r "$answers" ]; then echo "setup.sh: --answers: cannot read $answers" >&2; exit 2; fi
 
 source_dir=$(cd "$(dirname "$0")" && pwd)
@@ -48,6 +54,23 @@ as_user() { run runuser -u "$service_user" -- env HOME="$state_dir" PATH="$prefi
 if [ "$dry_run" = 0 ] && [ "$(id -u)" != 0 ]; then
   echo "setup.sh: run as root (sudo ./setup.sh), or with --dry-run to see the steps" >&2
   exit 1
+fi
+if [ "$uninstall" = 1 ]; then
+  echo "== uninstalling: the service and the code ($prefix)"
+  run systemctl disable --now judge-assistant.service || true
+  run rm -f "$unit"
+  run systemctl daemon-reload
+  run rm -rf "$prefix"
+  if [ "$purge" = 1 ]; then
+    echo "== purging the data and secrets ($state_dir), the user $service_user and the HTTPS config"
+    run rm -rf "$state_dir"
+    run rm -rf /etc/caddy/certs
+    run rm -f /etc/caddy/Caddyfile
+    if id "$service_user" >/dev/null 2>&1; then run userdel "$service_user"; fi
+  else
+    echo "Kept: the data and secrets in $state_dir (back them up with scripts/backup.sh; --uninstall --purge removes them)."
+  fi
+  exit 0
 fi
 if [ "$dry_run" = 0 ] && ! grep -qi ubuntu /etc/os-release 2>/dev/null; then
   echo "setup.sh: warning: written for Ubuntu; continuing" >&2

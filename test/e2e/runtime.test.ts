@@ -238,6 +238,37 @@ describe('setup.sh', () => {
     expect(existsSync('/opt/x')).toBe(false);
   });
 
+  it('uninstalls the service and the code, keeping the data unless --purge', () => {
+    const script = path.join(REPO_ROOT, 'setup.sh');
+    const keep = execFileSync('bash', [
+      script,
+      '--dry-run',
+      '--uninstall',
+      '--prefix',
+      '/opt/x',
+      '--state',
+      '/var/lib/x',
+    ]).toString();
+    expect(keep).toContain('+ systemctl disable --now judge-assistant.service');
+    expect(keep).toContain('+ rm -rf /opt/x');
+    expect(keep).not.toContain('+ rm -rf /var/lib/x');
+    expect(keep).toContain('Kept: the data and secrets in /var/lib/x');
+    const purge = execFileSync('bash', [
+      script,
+      '--dry-run',
+      '--uninstall',
+      '--purge',
+      '--prefix',
+      '/opt/x',
+      '--state',
+      '/var/lib/x',
+    ]).toString();
+    expect(purge).toContain('+ rm -rf /var/lib/x');
+    const alone = spawnSync('bash', [script, '--dry-run', '--purge']);
+    expect(alone.status).toBe(2);
+    expect(alone.stderr.toString()).toMatch(/--purge goes with --uninstall/);
+  });
+
   it('names a bad option', () => {
     const result = spawnSync('bash', [path.join(REPO_ROOT, 'setup.sh'), '--dry-run', '--user', 'Bad User']);
     expect(result.status).toBe(2);
