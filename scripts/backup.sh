@@ -23,21 +23,14 @@ done
 [ -f "$state_dir/local.env" ] || { echo "backup.sh: --state: no install in $state_dir (no local.env)" >&2; exit 2; }
 out=${out:-$PWD/judge-assistant-backup-$(date -u +%Y%m%dT%H%M%SZ).tar.gz}
 
-# Whether a Postgres of this state still runs (its postmaster.pid names a live process).
-running() {
-  local pid_file pid
-  while IFS= read -r -d '' pid_file; do
-    pid=$(head -n 1 "$pid_file" 2>/dev/null || true)
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then return 0; fi
-  done < <(find -L "$state_dir" -maxdepth 3 -name postmaster.pid -print0 2>/dev/null)
-  return 1
-}
+# shellcheck source=scripts/lib/stack-running.sh
+source "$(dirname "$0")/lib/stack-running.sh"
 
 if [ -n "$service" ]; then
   systemctl stop "$service"
   trap 'systemctl start "$service"' EXIT
 fi
-if running; then
+if stack_running "$state_dir"; then
   echo "backup.sh: the stack is running on $state_dir: stop it first (systemctl stop judge-assistant), or give --service" >&2
   exit 1
 fi

@@ -25,20 +25,14 @@ if ! tar -tzf "$archive" ./local.env >/dev/null 2>&1; then
   exit 2
 fi
 
-running() {
-  local pid_file pid
-  while IFS= read -r -d '' pid_file; do
-    pid=$(head -n 1 "$pid_file" 2>/dev/null || true)
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then return 0; fi
-  done < <(find -L "$state_dir" -maxdepth 3 -name postmaster.pid -print0 2>/dev/null)
-  return 1
-}
+# shellcheck source=scripts/lib/stack-running.sh
+source "$(dirname "$0")/lib/stack-running.sh"
 
 if [ -n "$service" ]; then
   systemctl stop "$service"
   trap 'systemctl start "$service"' EXIT
 fi
-if [ -d "$state_dir" ] && running; then
+if [ -d "$state_dir" ] && stack_running "$state_dir"; then
   echo "restore.sh: the stack is running on $state_dir: stop it first, or give --service" >&2
   exit 1
 fi

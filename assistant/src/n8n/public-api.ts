@@ -1,6 +1,6 @@
 // n8n's public API (/api/v1) with an API key, over fetch: what the CLIs install through. Inside n8n the nodes do the
 // same calls with the "n8n API" credential instead.
-import type { WorkflowApi, WorkflowJson } from './workflow-api';
+import { workflowApiOver, type WorkflowApi } from './workflow-api';
 
 /** A call to n8n's public API that n8n refused or could not answer. */
 export class N8nApiError extends Error {
@@ -48,43 +48,5 @@ export function publicWorkflowApi(baseUrlInput: string, apiKey: string, timeoutM
     return text === '' ? null : (JSON.parse(text) as unknown);
   }
 
-  return {
-    getWorkflow: async (id) => (await call('GET', `/workflows/${encodeURIComponent(id)}`)) as WorkflowJson,
-    createWorkflow: async (workflow) => {
-      const created = (await call('POST', '/workflows', workflow)) as { id?: string };
-      if (!created?.id) throw new N8nApiError('POST /api/v1/workflows: n8n answered without a workflow id', null);
-      return { id: created.id };
-    },
-    setWorkflowTags: async (id, tagIds) => {
-      await call(
-        'PUT',
-        `/workflows/${encodeURIComponent(id)}/tags`,
-        tagIds.map((tagId) => ({ id: tagId })),
-      );
-    },
-    publishWorkflow: async (id) => {
-      await call('POST', `/workflows/${encodeURIComponent(id)}/publish`, {});
-    },
-    unpublishWorkflow: async (id) => {
-      await call('POST', `/workflows/${encodeURIComponent(id)}/unpublish`, {});
-    },
-    findCredential: async (name) => {
-      let cursor: string | undefined;
-      do {
-        const page = (await call(
-          'GET',
-          `/credentials?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-        )) as {
-          data?: Array<{ id: string; name: string; type: string }>;
-          nextCursor?: string | null;
-        };
-        const found = page?.data?.find((credential) => credential.name === name);
-        if (found) return { id: found.id, name: found.name, type: found.type };
-        cursor = page?.nextCursor ?? undefined;
-      } while (cursor);
-      return undefined;
-    },
-    deleteWorkflow: async (id) =>
-      (await call('DELETE', `/workflows/${encodeURIComponent(id)}`, undefined, true)) !== null,
-  };
+  return workflowApiOver(call);
 }

@@ -13,3 +13,30 @@ export const userIdProperty: INodeProperties = {
   default: '={{ $json.userId }}',
   description: 'The assistant user (UUID from Resolve Identity). Set it from the workflow, never from the model.',
 };
+
+/** The operator's answer to an approval question (the ask-user workflow's output): what only a yes acts on. */
+export function approvalAnswerProperties(what: string): INodeProperties[] {
+  return [
+    {
+      displayName: 'Question ID',
+      name: 'questionId',
+      type: 'string',
+      default: '',
+      description: 'The approval question the operator was asked',
+    },
+    {
+      displayName: 'Answer Status',
+      name: 'answerStatus',
+      type: 'string',
+      default: 'answered',
+      description: 'Whether the question was answered ("answered") or expired',
+    },
+    {
+      displayName: 'Answer',
+      name: 'answer',
+      type: 'string',
+      default: '',
+      description: `The operator's answer; only a yes ${what}`,
+    },
+  ];
+}

@@ -1,7 +1,7 @@
 // n8n's own public API through n8n's built-in "n8n API" credential (API key + base URL): what installing experts and
 // building tools need (read, create, tag, publish, unpublish and delete workflows; find a credential by name).
 import type { IExecuteFunctions, IHttpRequestMethods } from 'n8n-workflow';
-import type { WorkflowApi, WorkflowJson } from 'assistant-core';
+import { workflowApiOver, type WorkflowApi } from 'assistant-core';
 
 export const N8N_API_CREDENTIAL = 'n8nApi';
 
@@ -40,41 +40,5 @@ export function workflowApi(context: IExecuteFunctions): WorkflowApi {
       );
     }
   }
-  return {
-    getWorkflow: async (id) => (await call('GET', `/workflows/${encodeURIComponent(id)}`)) as WorkflowJson,
-    createWorkflow: async (workflow) => {
-      const created = (await call('POST', '/workflows', workflow)) as { id?: string } | null;
-      if (!created?.id) throw new Error('POST /api/v1/workflows: n8n answered without a workflow id');
-      return { id: created.id };
-    },
-    setWorkflowTags: async (id, tagIds) => {
-      await call(
-        'PUT',
-        `/workflows/${encodeURIComponent(id)}/tags`,
-        tagIds.map((tagId) => ({ id: tagId })),
-      );
-    },
-    publishWorkflow: async (id) => {
-      await call('POST', `/workflows/${encodeURIComponent(id)}/publish`, {});
-    },
-    unpublishWorkflow: async (id) => {
-      await call('POST', `/workflows/${encodeURIComponent(id)}/unpublish`, {});
-    },
-    findCredential: async (name) => {
-      let cursor: string | undefined;
-      do {
-        const query = `limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const page = (await call('GET', `/credentials?${query}`)) as {
-          data?: Array<{ id: string; name: string; type: string }>;
-          nextCursor?: string | null;
-        } | null;
-        const found = page?.data?.find((credential) => credential.name === name);
-        if (found) return { id: found.id, name: found.name, type: found.type };
-        cursor = page?.nextCursor ?? undefined;
-      } while (cursor);
-      return undefined;
-    },
-    deleteWorkflow: async (id) =>
-      (await call('DELETE', `/workflows/${encodeURIComponent(id)}`, undefined, true)) !== null,
-  };
+  return workflowApiOver(call);
 }

@@ -6,35 +6,12 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
 import { installApprovedExpert } from 'assistant-core';
 
+import { approvalAnswerProperties } from '../../../shared/helpers/descriptions';
 import { asData, parameter } from '../../../shared/helpers/parameters';
 import { workflowApi } from '../../../shared/transport/workflowApi';
 import { expertId } from './common.descriptions';
 
-const properties: INodeProperties[] = [
-  expertId,
-  {
-    displayName: 'Question ID',
-    name: 'questionId',
-    type: 'string',
-    required: true,
-    default: '',
-    description: 'The approval question the operator was asked (Approval Question, then Ask the User)',
-  },
-  {
-    displayName: 'Answer Status',
-    name: 'answerStatus',
-    type: 'string',
-    default: 'answered',
-    description: 'Whether the question was answered ("answered") or expired',
-  },
-  {
-    displayName: 'Answer',
-    name: 'answer',
-    type: 'string',
-    default: '',
-    description: "The operator's answer; only a yes installs",
-  },
-];
+const properties: INodeProperties[] = [expertId, ...approvalAnswerProperties('installs')];
 
 const displayOptions = { show: { operation: ['installExpert'] } };
 

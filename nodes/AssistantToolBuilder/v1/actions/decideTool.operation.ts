@@ -5,34 +5,12 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
 import { decideTool } from 'assistant-core';
 
+import { approvalAnswerProperties } from '../../../shared/helpers/descriptions';
 import { asData, parameter } from '../../../shared/helpers/parameters';
 import { workflowApi } from '../../../shared/transport/workflowApi';
 import { toolName } from './common.descriptions';
 
-const properties: INodeProperties[] = [
-  toolName,
-  {
-    displayName: 'Question ID',
-    name: 'questionId',
-    type: 'string',
-    default: '',
-    description: 'The approval question the operator was asked',
-  },
-  {
-    displayName: 'Answer Status',
-    name: 'answerStatus',
-    type: 'string',
-    default: 'answered',
-    description: 'Whether the question was answered ("answered") or expired',
-  },
-  {
-    displayName: 'Answer',
-    name: 'answer',
-    type: 'string',
-    default: '',
-    description: "The operator's answer; only a yes activates the tool",
-  },
-];
+const properties: INodeProperties[] = [toolName, ...approvalAnswerProperties('activates the tool')];
 
 const displayOptions = { show: { operation: ['decideTool'] } };
 
