@@ -13,6 +13,11 @@ export const MAIN_AGENT_WORKFLOW_ID = 'assistantAgent01';
 export const EXPERT_TAG_IDS: readonly string[] = ['tagAssistant0001', 'tagExpert0000001'];
 /** An expert's run stops after 5 minutes (and a half, for the answer to come back); the agent after 8 tool calls. */
 export const EXPERT_RUN_SECONDS = 330;
+/**
+ * An expert that may ask the user (ask_user) gets the question's wait on top: n8n's run timeout cannot leave the wait
+ * out, so it allows the longest one (the questionTtlSeconds setting's maximum default of 5 minutes).
+ */
+export const EXPERT_QUESTION_WAIT_SECONDS = 300;
 export const EXPERT_MAX_TOOL_CALLS = 8;
 
 const TRIGGER = 'Task for the Expert';
@@ -109,7 +114,8 @@ export function renderExpertWorkflow(entry: CatalogueExpert, agent: WorkflowJson
         content:
           `### 2 · ${entry.name}\nInstalled from the catalogue (\`${entry.id}\`). **${agentName}** works with its own ` +
           `system prompt, its **${MODEL}** and its tools: at most ${EXPERT_MAX_TOOL_CALLS} tool calls, and the run ` +
-          'stops after 5 minutes. Its answer goes back to the main agent; a failure goes to failure awareness.',
+          `stops after 5 minutes${entry.tools.includes('ask_user') ? ' (plus the wait when it asks the user)' : ''}. ` +
+          'Its answer goes back to the main agent; a failure goes to failure awareness.',
         height: 820 + Math.floor((tools.length - 1) / 4) * 180,
         width,
         color: 4,
@@ -172,7 +178,9 @@ export function renderExpertWorkflow(entry: CatalogueExpert, agent: WorkflowJson
     settings: {
       executionOrder: 'v1',
       callerPolicy: 'workflowsFromSameOwner',
-      executionTimeout: EXPERT_RUN_SECONDS,
+      executionTimeout: entry.tools.includes('ask_user')
+        ? EXPERT_RUN_SECONDS + EXPERT_QUESTION_WAIT_SECONDS
+        : EXPERT_RUN_SECONDS,
       saveDataSuccessExecution: 'none',
       saveDataErrorExecution: 'all',
       saveManualExecutions: true,

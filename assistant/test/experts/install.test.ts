@@ -72,8 +72,9 @@ describe('renderExpertWorkflow', () => {
       expect(workflow.connections['Expert Model'].ai_languageModel[0][0].node).toBe(agent.name);
       expect(JSON.stringify(workflow)).not.toContain("$('Turn to Run')");
       expect(JSON.stringify(workflow)).toContain("$('Task for the Expert').first().json.user_id");
+      // 5 minutes of work, and the wait for the user's answer when the expert may ask.
       expect(workflow.settings).toMatchObject({
-        executionTimeout: 330,
+        executionTimeout: entry.tools.includes('ask_user') ? 630 : 330,
         errorWorkflow: agentWorkflow.settings?.errorWorkflow,
       });
       expect(Object.keys(workflow).sort()).toEqual(['connections', 'name', 'nodes', 'settings']);
