@@ -14,6 +14,7 @@ interface Service {
   volumes?: string[];
   ports?: string[];
   mem_limit?: string;
+  restart?: string;
   depends_on?: Record<string, { condition: string }>;
   command?: string[];
   healthcheck?: { test: string[] };
@@ -26,9 +27,28 @@ const { services } = compose;
 describe('docker-compose.yml', () => {
   it('has Postgres 17, the judge, SearXNG, the browser service, a one-shot import and n8n', () => {
     expect(Object.keys(services).sort()).toEqual(['browser', 'judge', 'n8n', 'n8n-import', 'postgres', 'searxng']);
-    expect(services.postgres.image).toBe('postgres:17');
+    expect(services.postgres.image).toMatch(/^postgres:17\.\d+-bookworm$/);
     expect(services.n8n.image).toBe(`docker.n8n.io/n8nio/n8n:${N8N_VERSION}`);
     expect(services['n8n-import'].image).toBe(services.n8n.image);
+  });
+
+  it('keeps every long-running service up and healthy, within a 4 GB host', () => {
+    const megabytes = (limit: string) => {
+      const match = /^(\d+)([mg])$/.exec(limit);
+      if (!match) throw new Error(`mem_limit "${limit}" is not like 512m or 1g`);
+      return Number(match[1]) * (match[2] === 'g' ? 1024 : 1);
+    };
+    const longRunning = Object.entries(services).filter(([name]) => name !== 'n8n-import');
+    for (const [name, service] of longRunning) {
+      expect([name, service.restart]).toEqual([name, 'unless-stopped']);
+      expect(service.healthcheck?.test, name).toBeDefined();
+      expect(service.mem_limit, name).toBeDefined();
+    }
+    const total = longRunning.reduce((sum, [, service]) => sum + megabytes(service.mem_limit!), 0);
+    // The seed's host has 4 GB; the OS and Docker keep at least half a gigabyte.
+    expect(total).toBeLessThanOrEqual(3584);
+    expect(services['n8n-import'].mem_limit).toBeDefined();
+    expect(services.n8n.depends_on?.judge).toEqual({ condition: 'service_healthy' });
   });
 
   it('gives n8n the same performance and no-phone-home settings as the test runtime', () => {
