@@ -16,12 +16,12 @@
 //   --tasks N (fresh sign-ins, default 30; as many returning ones), --parallel-rounds N (default 10, 3 tasks each)
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { readFileSync, readdirSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { startBrowserService } from '../../scripts/runtime/browser';
+import { memoryOf, type Memory } from './process-memory';
 import { createBrowserClient, type BrowserClient } from '../src/browser/client';
 import type { SessionElement, SessionPage } from '../src/browser/protocol';
 import { startLoginSite, type LoginSite } from '../test/browser/login-site';
@@ -62,62 +62,6 @@ const percentile = (samples: number[], p: number): number => {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
-
-/** PIDs of a process and all its descendants, from /proc. */
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // ended meanwhile
-    }
-  }
-  const tree: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
-    tree.push(pid);
-    queue.push(...(children.get(pid) ?? []));
-  }
-  return tree;
-}
-
-interface Memory {
-  rss: number;
-  pss: number;
-  /** Private pages (USS): mapped by one process only; what a leak grows, whoever else maps the shared files. */
-  uss: number;
-  /** The service's own Node process's private pages (the rest is Chromium). */
-  nodeUss: number;
-  processes: number;
-}
-
-/** RSS, PSS and USS of a process tree, in MB (USS of its root too), and how many processes it has. */
-function memoryOf(root: number): Memory {
-  let rss = 0;
-  let pss = 0;
-  let uss = 0;
-  let nodeUss = 0;
-  const pids = processTree(root);
-  for (const pid of pids) {
-    try {
-      rss += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-      const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0);
-      pss += kb('Pss');
-      const own = kb('Private_Clean') + kb('Private_Dirty');
-      uss += own;
-      if (pid === root) nodeUss = own;
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return { rss: rss / 1024, pss: pss / 1024, uss: uss / 1024, nodeUss: nodeUss / 1024, processes: pids.length };
-}
 
 const highest = (a: Memory, b: Memory): Memory => ({
   rss: Math.max(a.rss, b.rss),

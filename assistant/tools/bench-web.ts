@@ -7,11 +7,11 @@
 //                 idle after start, then after 100 and 200 reads (renders of both pages, alternating).
 // The cache is off, so every read_page fetches (and renders) again. Rounds alternate the order of the paths.
 //   --reads N (per path, default 30), --memory-reads N (default 200)
-import { readFileSync, readdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 
 import { startBrowserService } from '../../scripts/runtime/browser';
+import { memoryOf } from './process-memory';
 import { createBrowserClient } from '../src/browser/client';
 import { createOutboundGuard } from '../src/outbound';
 import { createPageReader } from '../src/web';
@@ -33,45 +33,6 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   const start = process.hrtime.bigint();
   await work();
   return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
-/** PIDs of a process and all its descendants, from /proc. */
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // ended meanwhile
-    }
-  }
-  const tree: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
-    tree.push(pid);
-    queue.push(...(children.get(pid) ?? []));
-  }
-  return tree;
-}
-
-/** RSS and PSS of a process tree, in MB, and how many processes it has. */
-function memoryOf(root: number): { rss: number; pss: number; processes: number } {
-  let rss = 0;
-  let pss = 0;
-  const pids = processTree(root);
-  for (const pid of pids) {
-    try {
-      rss += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-      pss += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return { rss: rss / 1024, pss: pss / 1024, processes: pids.length };
 }
 
 async function main(): Promise<void> {

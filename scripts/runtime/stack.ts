@@ -8,7 +8,6 @@ import {
   mkdtempSync,
   openSync,
   closeSync,
-  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -20,7 +19,7 @@ import path from 'node:path';
 import { CREDENTIAL_TEMPLATES_DIR, loadCredentialTemplates } from './credentials';
 import { assertRuntimeInstalled, N8N_BIN, N8N_MODULES, NODE24, REPO_ROOT, runN8nCli } from './n8n';
 import { startPostgres, type PostgresServer } from './postgres';
-import { freePort, isAlive, sleep, StartupFailed, stopProcess, waitFor } from './process';
+import { freePort, isAlive, processTree, sleep, StartupFailed, stopProcess, waitFor } from './process';
 import { startBrowserService, type BrowserServiceProcess } from './browser';
 import { syncIntoN8n, type SyncResult } from './importer';
 import { isActivatableTrigger, readWorkflowFiles, type WorkflowFile } from './workflow-files';
@@ -208,31 +207,6 @@ function installNodesPackage(userFolder: string): void {
   if (!existsSync(manifest)) {
     writeFileSync(manifest, JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2));
   }
-}
-
-/** PIDs of a process and all its descendants, from /proc. */
-function processTree(rootPid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const list = children.get(ppid) ?? [];
-      list.push(Number(entry));
-      children.set(ppid, list);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  const tree: number[] = [];
-  const queue = [rootPid];
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
-    tree.push(pid);
-    queue.push(...(children.get(pid) ?? []));
-  }
-  return tree;
 }
 
 async function readJson(response: Response, what: string): Promise<unknown> {

@@ -14,8 +14,7 @@ import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { totp } from '../../assistant/test/browser/login-site';
 import { waitFor } from '../../scripts/runtime/process';
 import { e2eStack, type E2EStack } from './setup/harness';
-import { postgresCredentialData } from './setup/postgres-credential';
-import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
+import { configureAssistantCredentials, postToAgent } from './setup/assistant';
 
 const run = Math.random().toString(36).slice(2, 8);
 const OWNER_CHAT = 4242001;
@@ -56,14 +55,7 @@ interface AgentAnswer {
   };
 }
 
-async function post(body: Record<string, unknown>): Promise<AgentAnswer> {
-  const response = await stack.webhook('agent', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': E2E_ASSISTANT_API_KEY },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as AgentAnswer['body'] };
-}
+const post = (body: Record<string, unknown>): Promise<AgentAnswer> => postToAgent<AgentAnswer['body']>(stack, body);
 
 async function script(marker: string, steps: ScriptStep[]): Promise<string> {
   await llm.addScript(marker, steps);
@@ -83,14 +75,7 @@ beforeAll(async () => {
   telegram = new TelegramBotApiFakeControl(stack.fakeUrls.E2E_TELEGRAM_BOT_API_URL);
   site = stack.fakeUrls.E2E_LOGIN_SITE_URL;
   // What an operator does after install: the API key, the database, and the site logins the assistant may type.
-  await stack.api('/credentials/asstApiKeyHdr001', {
-    method: 'PATCH',
-    body: { data: { name: 'X-API-Key', value: E2E_ASSISTANT_API_KEY } },
-  });
-  await stack.api('/credentials/asstPostgresDb01', {
-    method: 'PATCH',
-    body: { data: postgresCredentialData(stack.postgresUrl) },
-  });
+  await configureAssistantCredentials(stack);
   await stack.api('/credentials/asstSiteLogins01', {
     method: 'PATCH',
     body: {

@@ -23,7 +23,7 @@ import {
 import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { ZOO_FACT } from '../fakes/web-site';
 import { e2eStack, type E2EStack } from './setup/harness';
-import { postgresCredentialData } from './setup/postgres-credential';
+import { configureAssistantCredentials, postToAgent } from './setup/assistant';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
 
 const run = Math.random().toString(36).slice(2, 8);
@@ -59,14 +59,7 @@ beforeAll(async () => {
   stack = e2eStack();
   llm = new OpenAiChatFakeControl(stack.fakeUrls.E2E_OPENAI_CHAT_URL);
   site = stack.fakeUrls.E2E_WEB_SITE_URL;
-  await stack.api('/credentials/asstApiKeyHdr001', {
-    method: 'PATCH',
-    body: { data: { name: 'X-API-Key', value: E2E_ASSISTANT_API_KEY } },
-  });
-  await stack.api('/credentials/asstPostgresDb01', {
-    method: 'PATCH',
-    body: { data: postgresCredentialData(stack.postgresUrl) },
-  });
+  await configureAssistantCredentials(stack);
   db = new Pool({ connectionString: stack.postgresUrl, max: 2 });
   await runMigrations(db);
 });
@@ -135,14 +128,9 @@ interface AgentAnswer {
 }
 
 async function post(body: Record<string, unknown>): Promise<AgentAnswer> {
-  const response = await stack.webhook('agent', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': E2E_ASSISTANT_API_KEY },
-    body: JSON.stringify(body),
-  });
-  const answer = (await response.json()) as AgentAnswer;
-  expect(response.status, JSON.stringify(answer)).toBe(200);
-  return answer;
+  const answer = await postToAgent<AgentAnswer>(stack, body);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body;
 }
 
 describe('catalogue experts', () => {

@@ -14,8 +14,8 @@ import { E2E_WEATHER_API_KEY } from '../fakes/assistant-e2e-fakes';
 import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { e2eStack, type E2EStack } from './setup/harness';
-import { postgresCredentialData } from './setup/postgres-credential';
-import { E2E_ASSISTANT_API_KEY, E2E_MCP_TOKEN } from './setup/secrets';
+import { configureAssistantCredentials, postToAgent } from './setup/assistant';
+import { E2E_MCP_TOKEN } from './setup/secrets';
 
 const run = Math.random().toString(36).slice(2, 8);
 const OWNER_CHAT = 4242007;
@@ -51,14 +51,9 @@ interface AgentAnswer {
 }
 
 async function post(body: Record<string, unknown>): Promise<AgentAnswer> {
-  const response = await stack.webhook('agent', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': E2E_ASSISTANT_API_KEY },
-    body: JSON.stringify(body),
-  });
-  const answer = (await response.json()) as AgentAnswer;
-  expect(response.status, JSON.stringify(answer)).toBe(200);
-  return answer;
+  const answer = await postToAgent<AgentAnswer>(stack, body);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body;
 }
 
 /** The model builds the tool from `spec` over the webhook, as the operator ("owner"). */
@@ -82,14 +77,7 @@ beforeAll(async () => {
   llm = new OpenAiChatFakeControl(stack.fakeUrls.E2E_OPENAI_CHAT_URL);
   telegram = new TelegramBotApiFakeControl(stack.fakeUrls.E2E_TELEGRAM_BOT_API_URL);
   weather = stack.fakeUrls.E2E_WEATHER_API_URL;
-  await stack.api('/credentials/asstApiKeyHdr001', {
-    method: 'PATCH',
-    body: { data: { name: 'X-API-Key', value: E2E_ASSISTANT_API_KEY } },
-  });
-  await stack.api('/credentials/asstPostgresDb01', {
-    method: 'PATCH',
-    body: { data: postgresCredentialData(stack.postgresUrl) },
-  });
+  await configureAssistantCredentials(stack);
   // What the operator does first: the weather API's key in an n8n credential, which the spec names.
   await stack.api('/credentials', {
     method: 'POST',
