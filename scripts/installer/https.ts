@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
-import { readEnvFile } from './env-file';
+import { readEnvFile, writeEnvFile } from './env-file';
 
 export interface HttpsOptions {
   /** The domain (Caddy's automatic HTTPS), or null for the server IP with a self-signed certificate. */
@@ -88,7 +88,7 @@ export function makeSelfSignedCertificate(ip: string, certificateFile: string, k
 }
 
 // The command setup.sh runs (as root): writes the Caddyfile (and without a domain the certificate) for the native
-// stack, from the answers in local.env.
+// stack, from the answers in local.env, and records there the public URL and the certificate Telegram gets.
 //   tsx scripts/installer/https.ts --env /var/lib/judge-assistant/local.env --caddy-dir /etc/caddy
 if (require.main === module) {
   try {
@@ -118,6 +118,11 @@ if (require.main === module) {
       keyFile,
     });
     writeFileSync(`${caddyDir}/Caddyfile`, caddyfile);
+    // Telegram's webhook goes to this address; without a domain the certificate is uploaded with it (local.ts).
+    writeEnvFile(envFile, {
+      N8N_PUBLIC_URL: `https://${domain ?? ip}/`,
+      ASSISTANT_WEBHOOK_CERTIFICATE: domain ? '' : certificateFile,
+    });
     console.log(
       domain
         ? `HTTPS: https://${domain}/ (Caddy gets the certificate)`

@@ -6,7 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Pool, type PoolConfig } from 'pg';
-import { linkOwnerIdentities, updateInstanceSettings } from 'assistant-core';
+import {
+  linkOwnerIdentities,
+  registerTelegramWebhook,
+  telegramWebhookRegistration,
+  updateInstanceSettings,
+  type TelegramEntryWorkflow,
+} from 'assistant-core';
 import { describe as describeMigration, runMigrations } from '../migrate';
 import { REPO_ROOT } from './n8n';
 import { createDatabase, reachableDataDir, startPostgres, type PostgresServer } from './postgres';
@@ -67,6 +73,11 @@ function defaultSettings(): Record<string, string> {
     // share memories, graph and tasks. Empty: not linked (or link later: tsx scripts/link-owner.ts --user-id …).
     ASSISTANT_OWNER_USER_ID: '',
     N8N_PUBLIC_URL: '',
+    // n8n's queue mode, the scale-out path: Redis (apt-get install redis-server) and one n8n worker. true or false.
+    N8N_QUEUE_MODE: 'false',
+    // Without a domain, the self-signed certificate (PEM) of N8N_PUBLIC_URL, uploaded to Telegram with setWebhook at
+    // every start (setup.sh writes both).
+    ASSISTANT_WEBHOOK_CERTIFICATE: '',
     // Asked by setup.sh (scripts/installer): the provider, the domain for HTTPS, the time zone and personality
     // (stored as the assistant's settings; empty leaves them as they are), and an n8n API key to use.
     ASSISTANT_PROVIDER: '',
@@ -156,6 +167,14 @@ function settingError(name: string, error: unknown): Error {
   return new Error(`${name} (in ${ENV_FILE} or the shell): ${(error as Error).message.replace(/^\w+: /, '')}`);
 }
 
+function queueMode(settings: Record<string, string>): boolean {
+  const value = (settings.N8N_QUEUE_MODE ?? '').trim().toLowerCase();
+  if (value !== '' && value !== 'true' && value !== 'false') {
+    throw settingError('N8N_QUEUE_MODE', new Error(`must be true or false, not "${settings.N8N_QUEUE_MODE}"`));
+  }
+  return value === 'true';
+}
+
 /** The public base URL Telegram posts updates to (n8n's WEBHOOK_URL), when set. */
 function publicUrl(settings: Record<string, string>): string | undefined {
   const value = settings.N8N_PUBLIC_URL?.trim();
@@ -163,6 +182,30 @@ function publicUrl(settings: Record<string, string>): string | undefined {
   if (!/^https?:\/\/[^\s/]+/.test(value))
     throw settingError('N8N_PUBLIC_URL', new Error('must be a URL such as https://n8n.example.com/'));
   return value.endsWith('/') ? value : `${value}/`;
+}
+
+/**
+ * Registers the Telegram entry's webhook again with the self-signed certificate uploaded (n8n's trigger cannot upload
+ * one). Answers the status line's addition; a failure is reported there, not fatal.
+ */
+async function uploadWebhookCertificate(
+  stack: Stack,
+  settings: Record<string, string>,
+  webhookBase: string,
+  certificateFile: string,
+): Promise<string> {
+  try {
+    const workflow = await stack.api<TelegramEntryWorkflow>(`/workflows/${TELEGRAM_ENTRY_WORKFLOW_ID}`);
+    await registerTelegramWebhook({
+      apiBaseUrl: settings.ASSISTANT_TELEGRAM_API_URL || 'https://api.telegram.org',
+      botToken: settings.ASSISTANT_TELEGRAM_BOT_TOKEN.trim(),
+      registration: telegramWebhookRegistration(workflow, webhookBase),
+      certificatePem: readFileSync(certificateFile, 'utf8'),
+    });
+    return `; self-signed certificate uploaded (${certificateFile})`;
+  } catch (error) {
+    return `; certificate NOT uploaded: ${(error as Error).message.slice(0, 300)} (ASSISTANT_WEBHOOK_CERTIFICATE)`;
+  }
 }
 
 /**
@@ -319,6 +362,7 @@ async function main(): Promise<void> {
       importStateFile: path.join(LOCAL_DIR, 'imported-workflows.json'),
       privateWebhookIdsFile: PRIVATE_WEBHOOK_IDS_FILE,
       activate,
+      queue: queueMode(settings),
       // The outbound guard keeps the judge out of reach of every fetch the assistant makes.
       env: {
         ASSISTANT_JUDGE_URL: `http://127.0.0.1:${settings.JUDGE_PORT}`,
@@ -356,6 +400,10 @@ async function main(): Promise<void> {
       } catch (error) {
         telegramStatus = `NOT active: ${(error as Error).message.slice(0, 300)} (Telegram needs N8N_PUBLIC_URL, an HTTPS URL reaching this n8n)`;
       }
+    }
+    const certificateFile = settings.ASSISTANT_WEBHOOK_CERTIFICATE?.trim();
+    if (telegramBot && webhookBase && certificateFile && telegramStatus.startsWith('active')) {
+      telegramStatus += await uploadWebhookCertificate(stack, settings, webhookBase, certificateFile);
     }
   } catch (error) {
     console.error(`\nrun.sh: ${(error as Error).message}`);

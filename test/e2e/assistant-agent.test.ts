@@ -2,7 +2,9 @@
 // sub-workflows, driven over POST /webhook/agent and a loopback Telegram, with a scripted fake LLM that calls the
 // tools as a model would. Every check reads what n8n answered or what landed in Postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
 import { WORKFLOWS_DIR } from '../../scripts/runtime/stack';
@@ -12,7 +14,14 @@ import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { E2E_LLM_API_KEY, E2E_TELEGRAM_BOT_TOKEN } from '../fakes/assistant-e2e-fakes';
 import { findSecrets } from '../workflows/find-secrets';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
-import { runMigrations, storeTurn, updateInstanceSettings } from 'assistant-core';
+import {
+  registerTelegramWebhook,
+  runMigrations,
+  storeTurn,
+  telegramWebhookRegistration,
+  updateInstanceSettings,
+  type TelegramEntryWorkflow,
+} from 'assistant-core';
 import { postgresCredentialData } from './setup/postgres-credential';
 
 const API_KEY = E2E_ASSISTANT_API_KEY;
@@ -175,6 +184,43 @@ describe('assistant memory', () => {
     const sneaky = await converse('sneaky', [{ content: 'hi' }]);
     await ask(`${sneaky} hello`, `telegram:${OWNER_CHAT}`);
     expect(await userIdOf(`api:telegram:${OWNER_CHAT}`)).not.toBe(ownerUser);
+  });
+});
+
+describe('Telegram webhook with a self-signed certificate (setup.sh without a domain)', () => {
+  it("derives exactly the registration n8n's trigger made; re-registered with the certificate, updates still arrive", async () => {
+    const registered = await telegram.webhook();
+    expect(registered?.url).toMatch(/\/webhook\/[0-9a-f-]{36}\/webhook$/);
+    const base = registered!.url.replace(/webhook\/[^/]+\/webhook$/, '');
+    const workflow = await stack.api<TelegramEntryWorkflow>('/workflows/assistantTelegrm');
+    const registration = telegramWebhookRegistration(workflow, base);
+    expect(registration).toEqual({
+      url: registered!.url,
+      secretToken: registered!.secret_token,
+      allowedUpdates: registered!.allowed_updates ?? [],
+    });
+
+    const dir = mkdtempSync(path.join(tmpdir(), 'e2e-cert-'));
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
+    ], { stdio: 'ignore' }); // prettier-ignore
+    const certificatePem = readFileSync(path.join(dir, 'cert.pem'), 'utf8');
+    rmSync(dir, { recursive: true, force: true });
+    await registerTelegramWebhook({
+      apiBaseUrl: stack.fakeUrls.E2E_TELEGRAM_BOT_API_URL,
+      botToken: E2E_TELEGRAM_BOT_TOKEN,
+      registration,
+      certificatePem,
+    });
+    expect((await telegram.webhook())?.certificate).toBe(certificatePem);
+
+    const marker = await converse('after-certificate', [{ content: 'Still here.' }]);
+    const earlier = (await telegram.sent(OWNER_CHAT)).length;
+    const delivered = await telegram.deliverText(OWNER_CHAT, `${marker} are you there?`);
+    expect(delivered.status).toBe(200);
+    const sent = await telegram.waitForSent(OWNER_CHAT, earlier + 1);
+    expect(sent.at(-1)?.text).toContain('Still here.');
   });
 });
 

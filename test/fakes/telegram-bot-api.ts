@@ -2,7 +2,7 @@
 //
 // Served as Telegram does: /bot<token>/<method> (method names case-insensitive; parameters from the query string,
 // JSON or form bodies), answers `{ok: true, result}` or `{ok: false, error_code, description}`. Methods: getMe,
-// setWebhook (remembers url, secret_token, allowed_updates), deleteWebhook, getWebhookInfo, getUpdates,
+// setWebhook (remembers url, secret_token, allowed_updates and an uploaded certificate), deleteWebhook, getWebhookInfo, getUpdates,
 // sendMessage (4,096-character limit, HTML parse_mode checked like Telegram's parser), sendPhoto (a multipart upload,
 // checked to be a PNG or JPEG, or a file_id/URL string), sendChatAction, getFile and the file download
 // (/file/bot<token>/<file_path>) of files a test registered.
@@ -12,7 +12,7 @@
 //          with the X-Telegram-Bot-Api-Secret-Token header; answers {status, body} of the webhook's reply
 //   GET    /__sent?chat_id=…   messages the bot sent (sendMessage), oldest first
 //   GET    /__actions?chat_id=… chat actions the bot sent
-//   GET    /__webhook           the registered webhook (url, secret_token, allowed_updates)
+//   GET    /__webhook           the registered webhook (url, secret_token, allowed_updates, certificate)
 //   DELETE /__sent              forget sent messages and actions
 //   POST   /__files {file_id, base64, file_path}  a file users "sent" (a voice note), for getFile and its download
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -55,6 +55,8 @@ interface Webhook {
   url: string;
   secret_token?: string;
   allowed_updates?: string[];
+  /** The uploaded public certificate (PEM), for a self-signed one. */
+  certificate?: string;
 }
 
 class TelegramError extends Error {
@@ -226,7 +228,17 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
         typeof params.allowed_updates === 'string'
           ? (JSON.parse(params.allowed_updates) as string[])
           : (params.allowed_updates as string[] | undefined);
-      webhook = { url, secret_token: secret, allowed_updates: allowed };
+      // Telegram takes the certificate only as an uploaded file (InputFile), in PEM or DER; a string is refused.
+      let certificate: string | undefined;
+      if (params.certificate !== undefined) {
+        const file = params.certificate as UploadedFile;
+        if (!Buffer.isBuffer(file.bytes)) throw new TelegramError(400, 'Bad Request: certificate must be uploaded');
+        certificate = file.bytes.toString('utf8');
+        if (!/^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\s*$/.test(certificate)) {
+          throw new TelegramError(400, 'Bad Request: bad webhook: Failed to set custom certificate file');
+        }
+      }
+      webhook = { url, secret_token: secret, allowed_updates: allowed, ...(certificate ? { certificate } : {}) };
       return true;
     },
     deletewebhook: () => {
@@ -235,7 +247,7 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
     },
     getwebhookinfo: () => ({
       url: webhook?.url ?? '',
-      has_custom_certificate: false,
+      has_custom_certificate: webhook?.certificate !== undefined,
       pending_update_count: pendingUpdates.length,
       ...(webhook?.allowed_updates ? { allowed_updates: webhook.allowed_updates } : {}),
     }),

@@ -98,6 +98,12 @@ describe('scripts/installer/https.ts', () => {
     expect(output).toContain('HTTPS: https://198.51.100.4/ with a self-signed certificate');
     expect(existsSync(path.join(caddyDir, 'certs', 'server.key'))).toBe(true);
     expect(validate(readFileSync(path.join(caddyDir, 'Caddyfile'), 'utf8'))).toBeDefined();
+    // The public URL Telegram posts to, and the certificate uploaded with setWebhook; the other settings kept.
+    expect(readFileSync(envFile, 'utf8')).toContain('JUDGE_PORT=8787\n');
+    expect(readFileSync(envFile, 'utf8')).toContain('N8N_PUBLIC_URL=https://198.51.100.4/\n');
+    expect(readFileSync(envFile, 'utf8')).toContain(
+      `ASSISTANT_WEBHOOK_CERTIFICATE=${path.join(caddyDir, 'certs', 'server.pem')}\n`,
+    );
     writeFileSync(envFile, 'ASSISTANT_DOMAIN=bot.example.org\n');
     const withDomain = execFileSync('node_modules/.bin/tsx', [
       'scripts/installer/https.ts',
@@ -110,5 +116,8 @@ describe('scripts/installer/https.ts', () => {
     ]).toString();
     expect(withDomain).toContain('HTTPS: https://bot.example.org/ (Caddy gets the certificate)');
     expect(readFileSync(path.join(caddyDir, 'Caddyfile'), 'utf8')).toMatch(/^bot\.example\.org \{\n\tencode gzip/);
+    expect(readFileSync(envFile, 'utf8')).toContain(
+      'N8N_PUBLIC_URL=https://bot.example.org/\nASSISTANT_WEBHOOK_CERTIFICATE=\n',
+    );
   });
 });

@@ -6,3 +6,4 @@ export * from './telegram-text';
 export * from './telegram-update';
 export * from './webhook-request';
 export * from './turn-answer';
+export * from './telegram-webhook';
