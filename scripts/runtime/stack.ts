@@ -21,6 +21,7 @@ import { assertRuntimeInstalled, N8N_BIN, N8N_MODULES, NODE24, REPO_ROOT, runN8n
 import { startPostgres, type PostgresServer } from './postgres';
 import { freePort, isAlive, processTree, sleep, StartupFailed, stopProcess, waitFor } from './process';
 import { startBrowserService, type BrowserServiceProcess } from './browser';
+import { startRedis, type RedisServer } from './redis';
 import { syncIntoN8n, type SyncResult } from './importer';
 import { isActivatableTrigger, readWorkflowFiles, type WorkflowFile } from './workflow-files';
 import {
@@ -82,6 +83,11 @@ export interface StackOptions {
    * when Chromium is installed (ASSISTANT_CHROMIUM_PATH, or Debian's /usr/bin/chromium).
    */
   browser?: boolean;
+  /**
+   * n8n's queue mode (the scale-out path, docs/RUNTIME.md): Redis (Debian's redis-server) and one n8n worker that
+   * runs the executions the main instance puts on the queue (webhooks, schedules). Default: off (regular mode).
+   */
+  queue?: boolean;
 }
 
 export type ImportedWorkflow = WorkflowFile;
@@ -116,6 +122,14 @@ export interface Stack {
   };
   /** The browser service, when it runs. */
   browser?: StackBrowser;
+  /** In queue mode: the worker (its log names each execution it runs) and Redis. */
+  queue?: {
+    workerLogFile: string;
+    workerPid(): number;
+    /** Stops the worker if it runs and starts it again, ready. */
+    restartWorker(): Promise<void>;
+    redis: { host: string; port: number };
+  };
   /** Calls the public API (/api/v1/...) with the API key; throws on a non-2xx answer, naming it. */
   api<T = unknown>(apiPath: string, init?: { method?: string; body?: unknown }): Promise<T>;
   /** Calls a production webhook (path after /webhook/), retrying a 404 just after activation. */
@@ -427,9 +441,17 @@ interface N8nProcess {
   stop(): Promise<void>;
 }
 
-/** n8n itself, in its own process group so its task runners stop with it (by the clean-up). */
-function spawnN8n(userFolder: string, processEnv: NodeJS.ProcessEnv, cleanups: Cleanup[]): N8nProcess {
-  const logFile = path.join(userFolder, 'n8n.log');
+/**
+ * n8n itself (`n8n start`, or a queue-mode `n8n worker`), in its own process group so its task runners stop with it
+ * (by the clean-up).
+ */
+function spawnN8n(
+  userFolder: string,
+  processEnv: NodeJS.ProcessEnv,
+  cleanups: Cleanup[],
+  role: { args: string[]; logName: string } = { args: ['start'], logName: 'n8n.log' },
+): N8nProcess {
+  const logFile = path.join(userFolder, role.logName);
   const knownPids = new Set<number>();
   let exit: Promise<ProcessExit>;
   let exited = false;
@@ -437,7 +459,11 @@ function spawnN8n(userFolder: string, processEnv: NodeJS.ProcessEnv, cleanups: C
     const logFd = openSync(logFile, 'a');
     let child: ChildProcess;
     try {
-      child = spawn(NODE24, [N8N_BIN, 'start'], { env: processEnv, stdio: ['ignore', logFd, logFd], detached: true });
+      child = spawn(NODE24, [N8N_BIN, ...role.args], {
+        env: processEnv,
+        stdio: ['ignore', logFd, logFd],
+        detached: true,
+      });
     } finally {
       closeSync(logFd);
     }
@@ -643,6 +669,74 @@ async function startBrowserIfWanted(
   };
 }
 
+/** Queue mode: Redis, and the settings that make the main instance queue its executions there. */
+async function startQueueRedis(
+  userFolder: string,
+  env: Record<string, string>,
+  processEnv: NodeJS.ProcessEnv,
+  cleanups: Cleanup[],
+  log: Log,
+): Promise<RedisServer> {
+  const redis = await startRedis({ dir: userFolder });
+  cleanups.push(() => redis.stop());
+  log(`Redis on ${redis.host}:${redis.port} (queue mode)`);
+  const queueEnv = {
+    EXECUTIONS_MODE: 'queue',
+    QUEUE_BULL_REDIS_HOST: redis.host,
+    QUEUE_BULL_REDIS_PORT: String(redis.port),
+  };
+  Object.assign(env, queueEnv);
+  Object.assign(processEnv, queueEnv);
+  return redis;
+}
+
+/** One `n8n worker` beside the main instance: its own task-runner broker and health port, ready when /healthz is. */
+async function startWorker(
+  userFolder: string,
+  processEnv: NodeJS.ProcessEnv,
+  cleanups: Cleanup[],
+  log: Log,
+): Promise<{ process: N8nProcess; restart(): Promise<void> }> {
+  const healthPort = await freePort();
+  const workerEnv: NodeJS.ProcessEnv = {
+    ...processEnv,
+    N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+    QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+    QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+    N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+  };
+  const worker = spawnN8n(userFolder, workerEnv, cleanups, {
+    args: ['worker', '--concurrency=10'],
+    logName: 'n8n-worker.log',
+  });
+  const ready = async () => {
+    try {
+      await waitFor(
+        async () => {
+          if (worker.exited()) throw new StartupFailed('the n8n worker exited during start-up');
+          return (await fetch(`http://127.0.0.1:${healthPort}/healthz/readiness`)).ok;
+        },
+        { timeoutMs: 240_000, what: `the n8n worker's readiness on port ${healthPort}`, intervalMs: 500 },
+      );
+    } catch (error) {
+      const tail = existsSync(worker.logFile)
+        ? readFileSync(worker.logFile, 'utf8').split('\n').slice(-40).join('\n')
+        : '';
+      throw new Error(`${(error as Error).message}; last lines of ${worker.logFile}:\n${tail}`);
+    }
+  };
+  await ready();
+  log(`n8n worker ready (queue mode; log ${worker.logFile})`);
+  return {
+    process: worker,
+    restart: async () => {
+      await worker.stop();
+      worker.respawn();
+      await ready();
+    },
+  };
+}
+
 /**
  * Starts Postgres (unless given one), prepares n8n's user folder with the nodes package, credentials and workflows,
  * starts n8n, gets an API key and activates the workflows. A failing step stops everything started before it.
@@ -661,9 +755,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       Object.assign(env, browser.process.clientEnv);
       Object.assign(processEnv, browser.process.clientEnv);
     }
+    const redis = options.queue ? await startQueueRedis(userFolder, env, processEnv, cleanups, log) : undefined;
     const { workflows, sync } = await importIntoN8n(options, userFolder, processEnv, log);
     const n8n = spawnN8n(userFolder, processEnv, cleanups);
     await waitUntilReady(n8n, n8nUrl, log);
+    const worker = redis ? await startWorker(userFolder, processEnv, cleanups, log) : undefined;
     const apiKey = await ownerApiKey(options, n8nUrl, owner);
     await importApiCredential(options, userFolder, processEnv, { apiKey, n8nUrl }, log);
     const api = publicApi(n8nUrl, apiKey);
@@ -682,6 +778,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       // The browser service first, so that the stack's own Postgres stays last (the e2e checks read it there).
       pids: () => [...(browser ? [browser.stack.pid()] : []), ...stackPids(options, n8n, postgres, cleanups)()],
       browser: browser?.stack,
+      queue:
+        redis && worker
+          ? {
+              workerLogFile: worker.process.logFile,
+              workerPid: () => worker.process.child.pid!,
+              restartWorker: () => worker.restart(),
+              redis: { host: redis.host, port: redis.port },
+            }
+          : undefined,
       n8n: {
         pid: () => n8n.child.pid!,
         whenExited: () => n8n.whenExited(),
