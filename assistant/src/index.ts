@@ -24,3 +24,4 @@ export * from './voice';
 export * from './experts';
 export * from './n8n';
 export * from './built-tools';
+export * from './setup';

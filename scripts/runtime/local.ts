@@ -5,17 +5,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Pool, type PoolConfig } from 'pg';
+import type { PoolConfig } from 'pg';
 import {
-  linkOwnerIdentities,
+  AssistantInputError,
+  prepareAssistantDatabase,
   registerTelegramWebhook,
+  TELEGRAM_ENTRY_WORKFLOW_ID,
   telegramWebhookRegistration,
-  updateInstanceSettings,
   type TelegramEntryWorkflow,
 } from 'assistant-core';
-import { describe as describeMigration, runMigrations } from '../migrate';
+import { describe as describeMigration } from '../migrate';
 import { REPO_ROOT } from './n8n';
-import { createDatabase, reachableDataDir, startPostgres, type PostgresServer } from './postgres';
+import { reachableDataDir, startPostgres, type PostgresServer } from './postgres';
 import { StartupFailed, stopProcess, waitFor } from './process';
 import { readWorkflowFiles, startStack, WORKFLOWS_DIR, type Stack } from './stack';
 import { Supervisor, type ProcessEnd, type SupervisedService } from './supervisor';
@@ -28,7 +29,6 @@ const PRIVATE_WEBHOOK_IDS_FILE = path.join(LOCAL_DIR, 'private-webhook-ids.json'
 const SUPERVISOR_STATE_FILE = path.join(LOCAL_DIR, 'supervisor.json');
 /** The assistant's tables live in their own database of the local Postgres (schema `assistant`). */
 const ASSISTANT_DATABASE = 'assistant';
-const TELEGRAM_ENTRY_WORKFLOW_ID = 'assistantTelegrm';
 const TELEGRAM_CREDENTIAL_ID = 'asstTelegramBot1';
 const JUDGE_CLI = path.join(REPO_ROOT, 'judge', 'dist', 'cli', 'main.js');
 
@@ -216,47 +216,20 @@ async function prepareAssistant(
   postgres: PostgresServer,
   settings: Record<string, string>,
 ): Promise<{ connection: PoolConfig; ownerChatId: string | null; chatModel: string }> {
-  await createDatabase(postgres.url, ASSISTANT_DATABASE);
-  const connection: PoolConfig = {
+  const connection = {
     host: '127.0.0.1',
     port: postgres.port,
     user: postgres.user,
     password: postgres.password,
     database: ASSISTANT_DATABASE,
   };
-  console.log(describeMigration(await runMigrations(connection)));
-  const pool = new Pool({ ...connection, max: 2 });
-  pool.on('error', () => undefined);
-  try {
-    const fromEnv: Array<[string, string]> = [
-      ['ASSISTANT_LLM_MODEL', 'chatModel'],
-      ['ASSISTANT_TELEGRAM_OWNER_CHAT_ID', 'ownerTelegramChatId'],
-      ['ASSISTANT_TIME_ZONE', 'timeZone'],
-      ['ASSISTANT_NAME', 'assistantName'],
-      ['ASSISTANT_LANGUAGE', 'language'],
-      ['ASSISTANT_STYLE', 'style'],
-    ];
-    for (const [name, field] of fromEnv) {
-      const value = settings[name]?.trim();
-      if (!value) continue;
-      await updateInstanceSettings(pool, { [field]: value }).catch((error: unknown) => {
-        throw settingError(name, error);
-      });
-    }
-    const stored = await pool.query<{ owner_telegram_chat_id: string | null; chat_model: string }>(
-      'SELECT owner_telegram_chat_id, chat_model FROM assistant.instance_settings',
-    );
-    const ownerUserId = settings.ASSISTANT_OWNER_USER_ID?.trim();
-    if (ownerUserId && stored.rows[0].owner_telegram_chat_id) {
-      const linked = await linkOwnerIdentities(pool, { apiUserId: ownerUserId }).catch((error: unknown) => {
-        throw settingError('ASSISTANT_OWNER_USER_ID', error);
-      });
-      console.log(`owner: ${linked.identities.join(' and ')} are one user`);
-    }
-    return { connection, ownerChatId: stored.rows[0].owner_telegram_chat_id, chatModel: stored.rows[0].chat_model };
-  } finally {
-    await pool.end();
-  }
+  const prepared = await prepareAssistantDatabase(connection, settings).catch((error: unknown) => {
+    throw error instanceof AssistantInputError ? settingError(error.field, new Error(error.reason)) : error;
+  });
+  console.log(describeMigration(prepared.migration));
+  if (prepared.linkedIdentities.length > 0)
+    console.log(`owner: ${prepared.linkedIdentities.join(' and ')} are one user`);
+  return { connection, ownerChatId: prepared.ownerChatId, chatModel: prepared.chatModel };
 }
 
 /** Whether the chat model's server answers at all (a hint at start, never fatal). */

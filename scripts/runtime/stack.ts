@@ -22,6 +22,7 @@ import { startPostgres, type PostgresServer } from './postgres';
 import { freePort, isAlive, processTree, sleep, StartupFailed, stopProcess, waitFor } from './process';
 import { startBrowserService, type BrowserServiceProcess } from './browser';
 import { startRedis, type RedisServer } from './redis';
+import { N8N_API_CREDENTIAL_ID, ownerApiKey } from 'assistant-core';
 import { syncIntoN8n, type SyncResult } from './importer';
 import { isActivatableTrigger, readWorkflowFiles, type WorkflowFile } from './workflow-files';
 import {
@@ -229,37 +230,6 @@ async function readJson(response: Response, what: string): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-/** Logs in as the owner and creates an API key with every scope the owner may have. */
-async function createApiKey(n8nUrl: string, owner: { email: string; password: string }): Promise<string> {
-  const login = await fetch(`${n8nUrl}/rest/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }),
-  });
-  await readJson(login, 'POST /rest/login');
-  const cookie = (login.headers.getSetCookie?.() ?? [])
-    .map((c) => c.split(';')[0])
-    .filter((c) => c.startsWith('n8n-auth='))
-    .join('; ');
-  if (!cookie) throw new Error('POST /rest/login: no n8n-auth cookie in the answer');
-  const headers = { cookie, 'content-type': 'application/json' };
-  const scopes = (await readJson(
-    await fetch(`${n8nUrl}/rest/api-keys/scopes`, { headers }),
-    'GET /rest/api-keys/scopes',
-  )) as {
-    data: string[];
-  };
-  const created = (await readJson(
-    await fetch(`${n8nUrl}/rest/api-keys`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ label: `runtime-${Date.now()}`, scopes: scopes.data, expiresAt: null }),
-    }),
-    'POST /rest/api-keys',
-  )) as { data: { rawApiKey: string } };
-  return created.data.rawApiKey;
-}
-
 type Cleanup = () => Promise<void>;
 type Log = (line: string) => void;
 
@@ -390,7 +360,7 @@ async function importIntoN8n(
 }
 
 /** The id of the "n8n API" credential the assistant's forget tools use to purge a user's saved executions. */
-export const N8N_API_CREDENTIAL_ID = 'asstN8nApi000001';
+export { N8N_API_CREDENTIAL_ID };
 
 /**
  * The "n8n API" credential (the seed's workflow tool API key): known only once n8n runs and the key exists, so it is
@@ -534,18 +504,6 @@ async function waitUntilReady(n8n: N8nProcess, n8nUrl: string, log: Log): Promis
     throw new Error(`${(error as Error).message}; last lines of ${logFile}:\n${tail}`);
   }
   log(`n8n ready on ${n8nUrl}`);
-}
-
-/** The caller's API key when n8n still accepts it, else a new one made as the owner. */
-async function ownerApiKey(
-  options: StackOptions,
-  n8nUrl: string,
-  owner: { email: string; password: string },
-): Promise<string> {
-  const reusable =
-    options.apiKey &&
-    (await fetch(`${n8nUrl}/api/v1/workflows?limit=1`, { headers: { 'X-N8N-API-KEY': options.apiKey } })).ok;
-  return reusable ? options.apiKey! : await createApiKey(n8nUrl, owner);
 }
 
 /** Calls n8n's public API (/api/v1/...) with the API key; throws on a non-2xx answer, naming it. */
@@ -760,7 +718,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const n8n = spawnN8n(userFolder, processEnv, cleanups);
     await waitUntilReady(n8n, n8nUrl, log);
     const worker = redis ? await startWorker(userFolder, processEnv, cleanups, log) : undefined;
-    const apiKey = await ownerApiKey(options, n8nUrl, owner);
+    const apiKey = await ownerApiKey(n8nUrl, owner, options.apiKey);
     await importApiCredential(options, userFolder, processEnv, { apiKey, n8nUrl }, log);
     const api = publicApi(n8nUrl, apiKey);
     await activateWorkflows(options, workflows, sync, api, log);

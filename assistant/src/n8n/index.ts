@@ -2,3 +2,4 @@
 export * from './workflow-api';
 export * from './public-api';
 export * from './remove-workflow';
+export * from './owner-api-key';

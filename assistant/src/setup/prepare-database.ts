@@ -1,0 +1,87 @@
+// Readying the assistant's database at every start, natively (scripts/runtime/local.ts) and in Docker (the
+// assistant-setup one-shot service): the database created if missing, migrated, the installer's answers stored as
+// settings (an empty answer leaves the stored setting as it is), and the operator's API user_id linked with their
+// Telegram chat.
+import { Client, Pool, type PoolConfig } from 'pg';
+import { AssistantInputError } from '../errors';
+import { linkOwnerIdentities } from '../identities/link-owner';
+import { updateInstanceSettings } from '../settings/settings';
+import { runMigrations, type MigrationResult } from '../storage/migrate';
+
+const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The settings (local.env / .env names) stored in assistant.instance_settings, and their fields. */
+export const SETTINGS_FROM_ENV: ReadonlyArray<readonly [string, string]> = [
+  ['ASSISTANT_LLM_MODEL', 'chatModel'],
+  ['ASSISTANT_TELEGRAM_OWNER_CHAT_ID', 'ownerTelegramChatId'],
+  ['ASSISTANT_TIME_ZONE', 'timeZone'],
+  ['ASSISTANT_NAME', 'assistantName'],
+  ['ASSISTANT_LANGUAGE', 'language'],
+  ['ASSISTANT_STYLE', 'style'],
+];
+
+export interface PreparedAssistant {
+  migration: MigrationResult;
+  ownerChatId: string | null;
+  chatModel: string;
+  /** The identities linked as the owner (empty when no API user_id or no owner chat is set). */
+  linkedIdentities: string[];
+}
+
+/** Creates `database` on the server if it is missing, connected through its `postgres` maintenance database. */
+export async function ensureDatabase(server: PoolConfig, database: string): Promise<void> {
+  if (!DATABASE_NAME.test(database)) {
+    throw new AssistantInputError('database', `"${database}" must be lower-case letters, digits and _`);
+  }
+  const client = new Client({ ...server, database: 'postgres' });
+  await client.connect();
+  try {
+    const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    // Identifiers cannot be bound as parameters; the name is checked above.
+    if (existing.rowCount === 0) await client.query(`CREATE DATABASE "${database}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The database ready for the assistant. `settings` holds the installer's answers by their env names; an invalid one
+ * is an AssistantInputError naming that setting.
+ */
+export async function prepareAssistantDatabase(
+  connection: PoolConfig & { database: string },
+  settings: Record<string, string | undefined>,
+): Promise<PreparedAssistant> {
+  await ensureDatabase(connection, connection.database);
+  const migration = await runMigrations(connection);
+  const pool = new Pool({ ...connection, max: 2 });
+  pool.on('error', () => undefined);
+  try {
+    for (const [name, field] of SETTINGS_FROM_ENV) {
+      const value = settings[name]?.trim();
+      if (!value) continue;
+      await updateInstanceSettings(pool, { [field]: value }).catch((error: unknown) => {
+        throw new AssistantInputError(name, (error as Error).message.replace(/^\w+: /, ''));
+      });
+    }
+    const stored = await pool.query<{ owner_telegram_chat_id: string | null; chat_model: string }>(
+      'SELECT owner_telegram_chat_id, chat_model FROM assistant.instance_settings',
+    );
+    const ownerUserId = settings.ASSISTANT_OWNER_USER_ID?.trim();
+    let linkedIdentities: string[] = [];
+    if (ownerUserId && stored.rows[0].owner_telegram_chat_id) {
+      const linked = await linkOwnerIdentities(pool, { apiUserId: ownerUserId }).catch((error: unknown) => {
+        throw new AssistantInputError('ASSISTANT_OWNER_USER_ID', (error as Error).message.replace(/^\w+: /, ''));
+      });
+      linkedIdentities = linked.identities;
+    }
+    return {
+      migration,
+      ownerChatId: stored.rows[0].owner_telegram_chat_id,
+      chatModel: stored.rows[0].chat_model,
+      linkedIdentities,
+    };
+  } finally {
+    await pool.end();
+  }
+}

@@ -1,0 +1,61 @@
+// Readying the assistant's database as both installs do at start, on a real Postgres 17: created when missing,
+// migrated, the answers stored, the owner linked; a re-run changes nothing; a bad answer is named.
+import { Pool } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type PostgresServer } from '../../../scripts/runtime/postgres';
+import { ensureDatabase, prepareAssistantDatabase } from '../../src/setup';
+
+let server: PostgresServer;
+let connection: { host: string; port: number; user: string; password?: string; database: string };
+
+beforeAll(async () => {
+  server = await startPostgres({ database: 'postgres_only' });
+  connection = {
+    host: '127.0.0.1',
+    port: server.port,
+    user: server.user,
+    password: server.password,
+    database: 'assistant',
+  };
+});
+afterAll(async () => server?.stop());
+
+describe('prepareAssistantDatabase', () => {
+  it('creates and migrates the database, stores the answers and links the owner; a re-run applies nothing', async () => {
+    const answers = {
+      ASSISTANT_LLM_MODEL: 'gpt-4o-mini',
+      ASSISTANT_TELEGRAM_OWNER_CHAT_ID: '4242001',
+      ASSISTANT_OWNER_USER_ID: 'owner',
+      ASSISTANT_TIME_ZONE: 'Europe/Berlin',
+      ASSISTANT_NAME: 'Dockerbot',
+      ASSISTANT_LANGUAGE: 'german',
+      ASSISTANT_STYLE: '',
+    };
+    const first = await prepareAssistantDatabase(connection, answers);
+    expect(first.migration.applied.length).toBeGreaterThan(0);
+    expect(first).toMatchObject({ ownerChatId: '4242001', chatModel: 'gpt-4o-mini' });
+    expect(first.linkedIdentities.sort()).toEqual(['api:owner', 'telegram:4242001']);
+    const pool = new Pool({ ...connection, max: 1 });
+    try {
+      const settings = await pool.query('SELECT * FROM assistant.instance_settings');
+      expect(settings.rows[0]).toMatchObject({
+        time_zone: 'Europe/Berlin',
+        assistant_name: 'Dockerbot',
+        language: 'german',
+      });
+    } finally {
+      await pool.end();
+    }
+    const again = await prepareAssistantDatabase(connection, { ...answers, ASSISTANT_LLM_MODEL: '' });
+    expect(again.migration.applied).toEqual([]);
+    // An empty answer leaves the stored setting as it is.
+    expect(again.chatModel).toBe('gpt-4o-mini');
+  });
+
+  it('names a bad answer and a bad database name', async () => {
+    await expect(prepareAssistantDatabase(connection, { ASSISTANT_TIME_ZONE: 'Mars/Olympus' })).rejects.toThrow(
+      /^ASSISTANT_TIME_ZONE: /,
+    );
+    await expect(ensureDatabase(connection, 'Robert"); DROP')).rejects.toThrow(/database: .* must be lower-case/);
+  });
+});
