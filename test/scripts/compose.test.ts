@@ -1,5 +1,7 @@
-// docker-compose.yml cannot be run here (no Docker engine): check its structure and its consistency with the
-// runtime instead — pinned images, the performance settings, secrets only from .env, mounts that exist.
+// docker-compose.yml's structure and its consistency with the runtime — pinned images, the performance settings,
+// secrets only from the settings file, mounts that exist — and Debian's docker-compose reading it. The stack itself
+// runs on dockerd in scripts/test-docker.sh (not part of npm test: see docs/RUNTIME.md).
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { load } from 'js-yaml';
@@ -9,7 +11,8 @@ import { baseN8nEnv } from '../../scripts/runtime/stack';
 
 interface Service {
   image?: string;
-  build?: { context: string; dockerfile_inline?: string };
+  build?: { context: string; dockerfile: string };
+  profiles?: string[];
   environment?: Record<string, string>;
   volumes?: string[];
   ports?: string[];
@@ -24,30 +27,85 @@ const text = readFileSync(path.join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
 const compose = load(text) as { services: Record<string, Service>; volumes: Record<string, unknown> };
 const { services } = compose;
 
+const ONE_SHOT = ['assistant-database', 'n8n-import', 'assistant-setup'];
+const APP_SERVICES = ['judge', 'browser', 'assistant-database', 'assistant-setup'];
+
 describe('docker-compose.yml', () => {
-  it('has Postgres 17, the judge, SearXNG, the browser service, a one-shot import and n8n', () => {
-    expect(Object.keys(services).sort()).toEqual(['browser', 'judge', 'n8n', 'n8n-import', 'postgres', 'searxng']);
+  it('has Postgres 17, the judge, SearXNG, the browser service, n8n, Caddy, the one-shot steps, and queue mode', () => {
+    expect(Object.keys(services).sort()).toEqual(
+      [
+        'assistant-database',
+        'assistant-setup',
+        'browser',
+        'caddy',
+        'judge',
+        'n8n',
+        'n8n-import',
+        'n8n-worker',
+        'postgres',
+        'redis',
+        'searxng',
+      ].sort(),
+    );
     expect(services.postgres.image).toMatch(/^postgres:17\.\d+-bookworm$/);
     expect(services.n8n.image).toBe(`docker.n8n.io/n8nio/n8n:${N8N_VERSION}`);
     expect(services['n8n-import'].image).toBe(services.n8n.image);
+    expect(services['n8n-worker'].image).toBe(services.n8n.image);
+    expect(services.caddy.image).toMatch(/^docker\.io\/library\/caddy:\d+\.\d+\.\d+-alpine$/);
+    expect(services.redis.image).toMatch(/^docker\.io\/library\/redis:7\.\d+\.\d+-bookworm$/);
+    expect(services.redis.profiles).toEqual(['queue']);
+    expect(services['n8n-worker'].profiles).toEqual(['queue']);
   });
 
-  it('keeps every long-running service up and healthy, within a 4 GB host', () => {
+  it('is read by docker-compose with the settings it requires, with and without queue mode', () => {
+    const required = [...new Set([...text.matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((match) => match[1]))];
+    const env = Object.fromEntries(required.map((name) => [name, `test-${name.toLowerCase()}`]));
+    const run = (extra: Record<string, string>) =>
+      execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '--services'], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, ...env, ...extra },
+      });
+    // Debian's docker-compose 1.29 lists the queue profile's services too.
+    expect(run({}).trim().split('\n').sort()).toEqual(Object.keys(services).sort());
+    expect(run({ COMPOSE_PROFILES: 'queue' }).trim().split('\n')).toContain('n8n-worker');
+    const missing = (() => {
+      try {
+        execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], {
+          cwd: REPO_ROOT,
+          env: { PATH: process.env.PATH },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        return '';
+      } catch (error) {
+        return String((error as { stderr?: Buffer }).stderr);
+      }
+    })();
+    expect(missing).toMatch(/set [A-Z_]+ in \.env/);
+  });
+
+  it('keeps every long-running service up and healthy, the default stack within a 4 GB host', () => {
     const megabytes = (limit: string) => {
       const match = /^(\d+)([mg])$/.exec(limit);
       if (!match) throw new Error(`mem_limit "${limit}" is not like 512m or 1g`);
       return Number(match[1]) * (match[2] === 'g' ? 1024 : 1);
     };
-    const longRunning = Object.entries(services).filter(([name]) => name !== 'n8n-import');
+    const longRunning = Object.entries(services).filter(([name]) => !ONE_SHOT.includes(name));
     for (const [name, service] of longRunning) {
       expect([name, service.restart]).toEqual([name, 'unless-stopped']);
       expect(service.healthcheck?.test, name).toBeDefined();
       expect(service.mem_limit, name).toBeDefined();
     }
-    const total = longRunning.reduce((sum, [, service]) => sum + megabytes(service.mem_limit!), 0);
+    const total = (entries: typeof longRunning) =>
+      entries.reduce((sum, [, service]) => sum + megabytes(service.mem_limit!), 0);
     // The seed's host has 4 GB; the OS and Docker keep at least half a gigabyte.
-    expect(total).toBeLessThanOrEqual(3584);
-    expect(services['n8n-import'].mem_limit).toBeDefined();
+    expect(total(longRunning.filter(([, service]) => !service.profiles))).toBeLessThanOrEqual(3584);
+    // Queue mode adds Redis and a worker: documented as for a host of 6 GB or more.
+    expect(total(longRunning)).toBeLessThanOrEqual(5120);
+    for (const name of ONE_SHOT) {
+      expect(services[name].mem_limit, name).toBeDefined();
+      expect(services[name].restart, name).toBeUndefined();
+    }
     expect(services.n8n.depends_on?.judge).toEqual({ condition: 'service_healthy' });
   });
 
@@ -72,33 +130,43 @@ describe('docker-compose.yml', () => {
     expect(services.n8n.volumes).toContain('./scripts/runtime:/opt/project/runtime:ro');
     expect(existsSync(runtime.EXTERNAL_HOOK_FILES)).toBe(true);
     expect(env.DB_TYPE).toBe('postgresdb');
-    expect(services['n8n-import'].environment).toEqual(env);
+    expect(services['n8n-import'].environment).toMatchObject(env);
+    expect(services['n8n-worker'].environment).toMatchObject(env);
   });
 
   it('takes every secret from .env, required, never a literal', () => {
     for (const [name, service] of Object.entries(services)) {
       for (const [key, value] of Object.entries(service.environment ?? {})) {
         if (/PASSWORD|KEY|SECRET|TOKEN/.test(key) && !/^N8N_.*_ENABLED$/.test(key)) {
-          expect(String(value), `${name}.${key}`).toMatch(/^\$\{[A-Z0-9_]+(:\?[^}]+|:-)\}$/);
+          // Required (:?), or empty / a local runner's placeholder key when not given.
+          expect(String(value), `${name}.${key}`).toMatch(/^\$\{[A-Z0-9_]+(:\?[^}]+|:-|:-ollama)\}$/);
         }
       }
     }
     expect(services.n8n.environment!.N8N_ENCRYPTION_KEY).toMatch(/^\$\{N8N_ENCRYPTION_KEY:\?/);
     expect(services.postgres.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
+    // The credentials' secrets reach n8n only at import (it encrypts them); the running n8n never has them.
+    for (const key of ['ASSISTANT_API_KEY', 'SYSTEMONE_JUDGE_KEY', 'ASSISTANT_MCP_TOKEN', 'ASSISTANT_LLM_API_KEY']) {
+      expect(services['n8n-import'].environment, key).toHaveProperty(key);
+      expect(services.n8n.environment, key).not.toHaveProperty(key);
+      expect(services['n8n-worker'].environment, key).not.toHaveProperty(key);
+    }
   });
 
   it('mounts folders that exist in the repository, and the nodes package where n8n loads packages', () => {
-    const volumes = services.n8n.volumes!;
-    for (const volume of volumes) {
-      const [source] = volume.split(':');
-      if (source.startsWith('./')) {
-        // dist/ is built by `npm run build`; everything else is committed.
-        if (source !== './dist') expect(existsSync(path.join(REPO_ROOT, source)), source).toBe(true);
-      } else {
-        expect(compose.volumes, source).toHaveProperty(source);
+    for (const name of ['n8n', 'n8n-import', 'n8n-worker']) {
+      for (const volume of services[name].volumes!) {
+        const [source] = volume.split(':');
+        if (source.startsWith('./')) expect(existsSync(path.join(REPO_ROOT, source)), source).toBe(true);
+        else expect(compose.volumes, source).toHaveProperty(source);
       }
     }
-    expect(volumes).toContain('./dist:/home/node/.n8n/nodes/node_modules/n8n-nodes-judge-assistant/dist:ro');
+    // The app image's nodes package (assistant-database copies it there) is where n8n loads installed packages.
+    expect(services.n8n.volumes).toContain('nodes_package:/home/node/.n8n/nodes');
+    expect(services['assistant-database'].volumes).toEqual(['nodes_package:/nodes', 'assistant_state:/state']);
+    expect(services['assistant-database'].command!.join(' ')).toContain(
+      'cp -r package.json dist /nodes/node_modules/n8n-nodes-judge-assistant/',
+    );
   });
 
   it('starts n8n only after Postgres is healthy and the import succeeded; publishes only n8n, on loopback', () => {
@@ -106,8 +174,13 @@ describe('docker-compose.yml', () => {
       postgres: { condition: 'service_healthy' },
       'n8n-import': { condition: 'service_completed_successfully' },
     });
+    expect(services['n8n-import'].depends_on).toMatchObject({
+      'assistant-database': { condition: 'service_completed_successfully' },
+    });
+    expect(services['assistant-setup'].depends_on).toEqual({ n8n: { condition: 'service_healthy' } });
     expect(services.n8n.ports).toEqual(['127.0.0.1:${N8N_PORT:-5678}:5678']);
-    for (const name of ['postgres', 'judge', 'n8n-import', 'searxng', 'browser']) {
+    expect(services.caddy.ports).toEqual(['${HTTP_PORT:-80}:80', '${HTTPS_PORT:-443}:443']);
+    for (const name of Object.keys(services).filter((name) => !['n8n', 'caddy'].includes(name))) {
       expect(services[name].ports, name).toBeUndefined();
     }
     expect(services.n8n.healthcheck!.test.join(' ')).toContain('/healthz/readiness');
@@ -121,7 +194,17 @@ describe('docker-compose.yml', () => {
     for (const [, file] of source.matchAll(/require\('\.\/([\w-]+)'\)/g)) {
       expect(existsSync(path.join(REPO_ROOT, 'scripts', 'runtime', `${file}.js`)), file).toBe(true);
     }
-    expect(services.judge.build!.dockerfile_inline).toContain('judge/dist/cli/main.js');
+    // One image of the project for the judge, the browser service and the setup steps.
+    for (const name of APP_SERVICES) {
+      expect(services[name].image, name).toBe('judge-assistant/app:local');
+      expect(services[name].build, name).toEqual({ context: '.', dockerfile: 'docker/app.Dockerfile' });
+    }
+    const dockerfile = readFileSync(path.join(REPO_ROOT, 'docker', 'app.Dockerfile'), 'utf8');
+    expect(dockerfile).toContain('judge/dist/cli/main.js');
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24\.\d+\.\d+-bookworm-slim$/m);
+    for (const source of ['assistant/src/setup/main.ts', 'assistant/src/browser/main.ts']) {
+      expect(existsSync(path.join(REPO_ROOT, source)), source).toBe(true);
+    }
     const judgePackage = JSON.parse(readFileSync(path.join(REPO_ROOT, 'judge', 'package.json'), 'utf8'));
     expect(judgePackage.bin['systemone-judge']).toBe('dist/cli/main.js');
   });
@@ -133,8 +216,8 @@ describe('docker-compose.yml', () => {
     const settings = load(readFileSync(path.join(REPO_ROOT, 'scripts', 'runtime', 'searxng', 'settings.yml'), 'utf8'));
     expect(settings).toMatchObject({ search: { formats: ['html', 'json'] }, server: { limiter: false } });
     const browser = services.browser;
-    expect(browser.build!.dockerfile_inline).toContain('chromium');
-    expect(browser.build!.dockerfile_inline).toContain('assistant/dist/browser/main.js');
+    expect(readFileSync(path.join(REPO_ROOT, 'docker', 'app.Dockerfile'), 'utf8')).toContain('chromium');
+    expect(browser.command).toEqual(['node', 'assistant/dist/browser/main.js']);
     expect(browser.environment).toMatchObject({
       ASSISTANT_BROWSER_HOST: '0.0.0.0',
       ASSISTANT_BROWSER_PROFILES_DIR: '/data/profiles',

@@ -1,0 +1,18 @@
+# The project's one image (docker-compose.yml): the judge server, the browser service (Debian's Chromium) and the
+# assistant-setup steps, all built from this checkout; it also builds the n8n nodes package that assistant-setup
+# hands to n8n. NODE_IMAGE is pinned here; the Docker tests give a locally built one (docker-compose.test.yml).
+ARG NODE_IMAGE=node:24.11.1-bookworm-slim
+FROM ${NODE_IMAGE}
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends chromium fonts-dejavu-core ca-certificates \
+  && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY . .
+# No install scripts: onnxruntime-node would download binaries (the judge here uses an OpenAI-compatible server).
+RUN ONNXRUNTIME_NODE_INSTALL=skip npm install --ignore-scripts --no-audit --no-fund \
+  && npm run build \
+  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+  && install -d -o node -g node -m 0700 /data/profiles /state \
+  && install -d -o node -g node -m 0755 /nodes
+USER node
+CMD ["node", "judge/dist/cli/main.js", "serve", "--host", "0.0.0.0", "--port", "8787"]

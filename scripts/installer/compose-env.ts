@@ -1,0 +1,143 @@
+// The Docker path's settings file (docker compose --env-file …): the installer's answers from local.env, and the
+// secrets docker-compose.yml requires, generated once and kept on every re-run. Mode 600, one NAME=value per line;
+// the owner's bcrypt hash is single-quoted (it contains $). Prints which settings changed.
+//   tsx scripts/installer/compose-env.ts --env /var/lib/judge-assistant/local.env \
+//       --out /var/lib/judge-assistant/compose.env [--queue] [--caddy-dir DIR]
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import bcrypt from 'bcryptjs';
+import { parseEnv, readEnvFile } from './env-file';
+
+const secret = (bytes = 24) => randomBytes(bytes).toString('base64url');
+
+/** Generated once, then kept: what compose's ${NAME:?} asks for. */
+const GENERATED: Record<string, () => string> = {
+  POSTGRES_PASSWORD: () => secret(),
+  N8N_ENCRYPTION_KEY: () => secret(32),
+  OWNER_PASSWORD: () => secret(12),
+  JUDGE_API_KEY: () => secret(),
+  SYSTEMONE_WRAPPER_KEY: () => secret(),
+  ASSISTANT_BROWSER_KEY: () => secret(),
+  SEARXNG_SECRET: () => secret(32),
+  ASSISTANT_API_KEY: () => secret(),
+  ASSISTANT_CALLBACK_SECRET: () => secret(32),
+  ASSISTANT_MCP_TOKEN: () => secret(32),
+};
+
+/** The installer's answers (and the HTTPS step's) passed on as they are. */
+const FROM_ANSWERS = [
+  'ASSISTANT_PROVIDER',
+  'ASSISTANT_LLM_BASE_URL',
+  'ASSISTANT_LLM_API_KEY',
+  'ASSISTANT_LLM_MODEL',
+  'ASSISTANT_TELEGRAM_BOT_TOKEN',
+  'ASSISTANT_TELEGRAM_API_URL',
+  'ASSISTANT_TELEGRAM_OWNER_CHAT_ID',
+  'ASSISTANT_OWNER_USER_ID',
+  'ASSISTANT_DOMAIN',
+  'ASSISTANT_TIME_ZONE',
+  'ASSISTANT_NAME',
+  'ASSISTANT_LANGUAGE',
+  'ASSISTANT_STYLE',
+  'N8N_API_KEY',
+  'N8N_PUBLIC_URL',
+  'OWNER_EMAIL',
+  'JUDGE_BACKEND',
+  'JUDGE_OPENAI_BASE_URL',
+  'JUDGE_OPENAI_MODEL',
+  'JUDGE_OPENAI_API_KEY',
+];
+
+export interface ComposeEnvOptions {
+  /** Queue mode: Redis and one n8n worker (COMPOSE_PROFILES=queue). */
+  queue: boolean;
+  /** Where the Caddyfile and certs/ are on the host (https.ts --compose writes them). */
+  caddyDir: string;
+  /** For tests: a cheaper bcrypt cost. */
+  bcryptRounds?: number;
+}
+
+/**
+ * The compose settings from the answers and the current compose settings (secrets and the operator's own settings
+ * kept). A secret is generated only when missing; the owner's hash is made again only when the password changed.
+ */
+export function composeSettings(
+  answers: Record<string, string>,
+  current: Record<string, string>,
+  options: ComposeEnvOptions,
+): Record<string, string> {
+  // Settings the operator added (e.g. HTTPS_PORT, JUDGE_OPENAI_MODEL) are kept.
+  const next: Record<string, string> = Object.fromEntries(
+    Object.entries(current).map(([name, value]) => [name, unquote(value)]),
+  );
+  for (const [name, make] of Object.entries(GENERATED)) next[name] = current[name] || make();
+  for (const name of FROM_ANSWERS) {
+    const value = answers[name] ?? current[name];
+    if (value !== undefined && value !== '') next[name] = value;
+  }
+  next.OWNER_EMAIL ??= 'owner@example.com';
+  const hash = unquote(current.OWNER_PASSWORD_HASH ?? '');
+  next.OWNER_PASSWORD_HASH =
+    hash && current.OWNER_PASSWORD === next.OWNER_PASSWORD && bcrypt.compareSync(next.OWNER_PASSWORD, hash)
+      ? hash
+      : bcrypt.hashSync(next.OWNER_PASSWORD, options.bcryptRounds ?? 10);
+  next.COMPOSE_PROFILES = options.queue ? 'queue' : '';
+  next.N8N_EXECUTIONS_MODE = options.queue ? 'queue' : 'regular';
+  next.CADDYFILE = `${options.caddyDir}/Caddyfile`;
+  next.CADDY_CERTS_DIR = `${options.caddyDir}/certs`;
+  // As the assistant-setup service sees the certificate (mounted at /certs); only without a domain.
+  next.ASSISTANT_WEBHOOK_CERTIFICATE = answers.ASSISTANT_DOMAIN?.trim() ? '' : '/certs/server.pem';
+  for (const [name, value] of Object.entries(next)) {
+    if (/[\r\n]/.test(value)) throw new Error(`${name}: a setting is one line`);
+    // Unquoted values in an env file: compose would interpolate $, read a leading quote or " #" as syntax.
+    if (name !== 'OWNER_PASSWORD_HASH' && (/[$\\]|\s#/.test(value) || /^['"]/.test(value))) {
+      throw new Error(`${name}: $, backslashes, a leading quote and " #" cannot be written in compose settings`);
+    }
+  }
+  return next;
+}
+
+function unquote(value: string): string {
+  return value.startsWith("'") && value.endsWith("'") ? value.slice(1, -1) : value;
+}
+
+export function renderComposeEnv(settings: Record<string, string>): string {
+  const lines = Object.entries(settings).map(([name, value]) =>
+    name === 'OWNER_PASSWORD_HASH' ? `${name}='${value}'` : `${name}=${value}`,
+  );
+  return `# docker compose settings of this install (setup.sh). Secrets: keep this file private (mode 600).\n${lines.join('\n')}\n`;
+}
+
+if (require.main === module) {
+  try {
+    const argv = process.argv.slice(2);
+    const flag = (name: string) => {
+      const at = argv.indexOf(name);
+      const value = at === -1 ? undefined : argv[at + 1];
+      if (at !== -1 && (value === undefined || value.startsWith('--'))) throw new Error(`${name}: needs a value`);
+      return value;
+    };
+    const envFile = flag('--env');
+    const out = flag('--out');
+    const caddyDir = flag('--caddy-dir') ?? '/etc/judge-assistant/caddy';
+    if (!envFile || !out) throw new Error('--env (the answers, local.env) and --out (compose.env) are required');
+    const current = existsSync(out) ? parseEnv(readFileSync(out, 'utf8'), out) : {};
+    const next = composeSettings(readEnvFile(envFile), current, { queue: argv.includes('--queue'), caddyDir });
+    writeFileSync(out, renderComposeEnv(next), { mode: 0o600 });
+    chmodSync(out, 0o600);
+    const changed = Object.keys(next).filter((name) => unquote(current[name] ?? '') !== next[name]);
+    const secrets = new Set([...Object.keys(GENERATED), 'OWNER_PASSWORD_HASH', 'ASSISTANT_LLM_API_KEY', 'N8N_API_KEY']);
+    secrets.add('ASSISTANT_TELEGRAM_BOT_TOKEN');
+    secrets.add('JUDGE_OPENAI_API_KEY');
+    console.log(
+      changed.length === 0
+        ? `compose settings unchanged (${out})`
+        : `compose settings written to ${out} (mode 600); changed: ${changed
+            .map((name) => (secrets.has(name) ? `${name} (secret)` : `${name}=${next[name]}`))
+            .join(', ')}`,
+    );
+  } catch (error) {
+    console.error(`compose-env: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}

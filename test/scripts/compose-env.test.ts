@@ -1,0 +1,111 @@
+// The Docker path's settings file: answers passed on, secrets generated once and kept, the owner's hash kept while
+// the password is unchanged, queue mode, and values compose would misread refused by name.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import bcrypt from 'bcryptjs';
+import { describe, expect, it } from 'vitest';
+import { composeSettings, renderComposeEnv } from '../../scripts/installer/compose-env';
+import { parseEnv } from '../../scripts/installer/env-file';
+
+const answers = {
+  ASSISTANT_LLM_API_KEY: 'sk-answer',
+  ASSISTANT_TELEGRAM_BOT_TOKEN: '123:abc',
+  ASSISTANT_DOMAIN: '',
+  ASSISTANT_STYLE: "friendly, don't ramble",
+  N8N_PUBLIC_URL: 'https://198.51.100.4/',
+};
+const options = { queue: false, caddyDir: '/etc/judge-assistant/caddy', bcryptRounds: 4 };
+
+describe('composeSettings', () => {
+  it("passes the answers on, generates every secret compose requires, and hashes the owner's password", () => {
+    const settings = composeSettings(answers, {}, options);
+    expect(settings).toMatchObject({
+      ASSISTANT_LLM_API_KEY: 'sk-answer',
+      ASSISTANT_STYLE: "friendly, don't ramble",
+      N8N_PUBLIC_URL: 'https://198.51.100.4/',
+      OWNER_EMAIL: 'owner@example.com',
+      COMPOSE_PROFILES: '',
+      N8N_EXECUTIONS_MODE: 'regular',
+      CADDYFILE: '/etc/judge-assistant/caddy/Caddyfile',
+      CADDY_CERTS_DIR: '/etc/judge-assistant/caddy/certs',
+      ASSISTANT_WEBHOOK_CERTIFICATE: '/certs/server.pem',
+    });
+    const compose = readFileSync(path.join(__dirname, '..', '..', 'docker-compose.yml'), 'utf8');
+    const required = [...compose.matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((match) => match[1]);
+    for (const name of new Set(required)) expect(settings[name], name).toMatch(/^\S{8,}$/);
+    expect(bcrypt.compareSync(settings.OWNER_PASSWORD, settings.OWNER_PASSWORD_HASH)).toBe(true);
+    expect(composeSettings({ ...answers, ASSISTANT_DOMAIN: 'bot.example.org' }, {}, options)).toMatchObject({
+      ASSISTANT_WEBHOOK_CERTIFICATE: '',
+    });
+    expect(composeSettings(answers, {}, { ...options, queue: true })).toMatchObject({
+      COMPOSE_PROFILES: 'queue',
+      N8N_EXECUTIONS_MODE: 'queue',
+    });
+  });
+
+  it("keeps the secrets, the hash and the operator's own settings on a re-run, and takes a changed answer", () => {
+    const first = composeSettings(answers, {}, options);
+    const again = composeSettings(
+      { ...answers, ASSISTANT_LLM_API_KEY: 'sk-new' },
+      { ...first, HTTPS_PORT: '8443' },
+      options,
+    );
+    expect(again).toEqual({ ...first, ASSISTANT_LLM_API_KEY: 'sk-new', HTTPS_PORT: '8443' });
+    const newPassword = composeSettings(answers, { ...first, OWNER_PASSWORD: 'changed-password' }, options);
+    expect(newPassword.OWNER_PASSWORD_HASH).not.toBe(first.OWNER_PASSWORD_HASH);
+    expect(bcrypt.compareSync('changed-password', newPassword.OWNER_PASSWORD_HASH)).toBe(true);
+  });
+
+  it('refuses, by name, a value compose would interpolate or cut', () => {
+    expect(() => composeSettings({ ...answers, ASSISTANT_LLM_API_KEY: 'sk-$HOME' }, {}, options)).toThrow(
+      /ASSISTANT_LLM_API_KEY: \$, backslashes/,
+    );
+    expect(() => composeSettings({ ...answers, ASSISTANT_STYLE: 'short #1' }, {}, options)).toThrow(/ASSISTANT_STYLE/);
+    expect(() => composeSettings({ ...answers, ASSISTANT_NAME: '"Bob"' }, {}, options)).toThrow(/ASSISTANT_NAME/);
+  });
+});
+
+describe('scripts/installer/compose-env.ts', () => {
+  it('writes compose.env (mode 600) that docker-compose reads back, and keeps it on a re-run', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'compose-env-'));
+    writeFileSync(
+      path.join(dir, 'local.env'),
+      Object.entries(answers)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n'),
+    );
+    const run = () =>
+      execFileSync('node_modules/.bin/tsx', [
+        'scripts/installer/compose-env.ts',
+        '--env',
+        path.join(dir, 'local.env'),
+        '--out',
+        path.join(dir, 'compose.env'),
+      ]).toString();
+    expect(run()).toMatch(
+      /compose settings written to .*compose\.env \(mode 600\); changed: .*POSTGRES_PASSWORD \(secret\)/,
+    );
+    const file = path.join(dir, 'compose.env');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const written = readFileSync(file, 'utf8');
+    expect(written).toMatch(/^OWNER_PASSWORD_HASH='\$2[aby]\$10\$.{53}'$/m);
+    expect(run()).toMatch(/compose settings unchanged/);
+    expect(readFileSync(file, 'utf8')).toBe(written);
+    // docker-compose itself reads it: the hash arrives unquoted and uninterpolated.
+    const config = execFileSync('docker-compose', ['--env-file', file, '-f', 'docker-compose.yml', 'config'], {
+      encoding: 'utf8',
+    });
+    const hash = parseEnv(written, file).OWNER_PASSWORD_HASH.slice(1, -1);
+    expect(config).toContain(`N8N_INSTANCE_OWNER_PASSWORD_HASH: ${hash.replace(/\$/g, '$$$$')}`);
+  });
+});
+
+describe('renderComposeEnv', () => {
+  it('quotes only the hash', () => {
+    expect(renderComposeEnv({ A: 'x', OWNER_PASSWORD_HASH: '$2a$x' })).toBe(
+      "# docker compose settings of this install (setup.sh). Secrets: keep this file private (mode 600).\nA=x\nOWNER_PASSWORD_HASH='$2a$x'\n",
+    );
+  });
+});
