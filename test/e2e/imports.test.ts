@@ -1,7 +1,7 @@
 // Upgrades never silently discard the operator's edits, on the real n8n: a kept instance imports a workflow only when
 // it is missing or newer in the repo, keeps an edited one as a copy before replacing it, leaves a workflow the
 // operator switched off alone, and rewrites a credential only when its settings changed. The container's import
-// script (docker-compose.yml) follows the same rules through the real n8n CLI.
+// script (docker-compose.yml) follows the same rules through the real n8n CLI, and lists what to switch on.
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -126,7 +126,7 @@ describe('imports into a kept n8n', () => {
 });
 
 describe("the container's import script (docker-compose.yml)", () => {
-  it('imports and publishes through the real n8n CLI, then imports nothing on a second run', async () => {
+  it('imports through the real n8n CLI and lists what to switch on, then imports nothing on a second run', async () => {
     await stack?.stop();
     stack = undefined;
     await createDatabase(postgres.url, 'compose_import');
@@ -155,15 +155,26 @@ describe("the container's import script (docker-compose.yml)", () => {
     });
     const script = path.join(runtime, 'import-into-n8n.js');
     const state = path.join(work, 'compose-state');
-    const run = () => promisify(execFile)(process.execPath, [script, runtime, workflowsDir, state], { env });
+    // As docker-compose.yml runs it: the workflows to switch on are listed for assistant-setup (n8n's API).
+    const activateList = path.join(work, 'workflows-to-activate.json');
+    const run = () =>
+      promisify(execFile)(process.execPath, [script, runtime, workflowsDir, state], {
+        env: { ...env, IMPORT_ACTIVATE_LIST: activateList },
+      });
     const first = await run();
-    const templates = readdirSync(path.join(runtime, 'credentials')).filter((file) => file.endsWith('.json'));
+    const templates = ['credentials', 'credentials-compose'].flatMap((dir) =>
+      readdirSync(path.join(runtime, dir)).filter((file) => file.endsWith('.json')),
+    );
     expect(first.stdout).toContain(
       `import: 2 workflow(s) imported, 0 unchanged, 0 edit(s) kept as copies, ${templates.length} credential(s) written`,
     );
+    expect(first.stdout).toContain('credential "Assistant n8n API": created');
+    // Both have a trigger (a webhook, a sub-workflow trigger): listed, not published by the CLI.
+    expect(JSON.parse(readFileSync(activateList, 'utf8')).sort()).toEqual([MODELS, RECALL].sort());
     const second = await run();
     expect(second.stdout).toMatch(
       /import: 0 workflow\(s\) imported, 2 unchanged, 0 edit\(s\) kept as copies, 0 credential\(s\) written/,
     );
+    expect(JSON.parse(readFileSync(activateList, 'utf8')).sort()).toEqual([MODELS, RECALL].sort());
   });
 });
