@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 # npm's warnings (deprecations, engines, this machine's own npmrc keys) are noise on a newcomer's screen; errors
 # still show. npm_config_loglevel=warn (or notice) brings them back.
 export npm_config_loglevel=${npm_config_loglevel:-error}
+# Test mode: nothing is downloaded but from the npm registry and Debian's archive (sqlite3 is built from source).
+export JUDGE_ASSISTANT_OFFLINE=${JUDGE_ASSISTANT_OFFLINE:-1}
 
 bash scripts/install.sh
 bash scripts/install-test-tools.sh

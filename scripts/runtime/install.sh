@@ -2,7 +2,8 @@
 # Installs the runtime the tests and the local stack drive, all from npm into scripts/runtime/*/node_modules:
 #   node24/    Node 24 (n8n >= 2.36 refuses Node 20)
 #   postgres/  Postgres 17 binaries
-#   n8n/       n8n 2.41.1, its native modules (sqlite3, isolated-vm) rebuilt against Node 24
+#   n8n/       n8n 2.41.1, its native modules for Node 24: isolated-vm's prebuilt binary (inside its npm package),
+#              sqlite3 prebuilt when it can be downloaded, else built from source (JUDGE_ASSISTANT_OFFLINE=1: source)
 # and, as root on Debian/Ubuntu, Debian's chromium package when no Chromium is there (the browser service's).
 # Idempotent: a folder whose package.json and lockfile are unchanged since its last install is skipped.
 set -euo pipefail
@@ -71,14 +72,28 @@ if [ "$(cat "$n8n_home/node_modules/.runtime-stamp" 2>/dev/null)" != "$n8n_stamp
   fi
   log "installing n8n in $n8n_home (npm install --ignore-scripts; the lockfile's optional platform packages are not all on the registry, so not npm ci)"
   (cd "$n8n_home" && npm install --ignore-scripts)
-  log "building sqlite3 and isolated-vm against Node 24 (from source; minutes)"
   (
     cd "$n8n_home"
     export PATH="$node24_home/bin:$PATH"
     export npm_config_nodedir="$node24_home"
-    # No prebuilt binary can be downloaded here: build from source straight away.
-    export npm_config_build_from_source=true
-    npm rebuild sqlite3 isolated-vm
+    # isolated-vm ships prebuilt binaries inside its npm package (Node 24, glibc among them), which node-gyp-build
+    # loads: nothing to build unless none matches this machine.
+    if node -e "new (require('isolated-vm').Isolate)({ memoryLimit: 8 }).dispose()" 2>/dev/null; then
+      log "isolated-vm: its prebuilt binary for Node 24 loads"
+    else
+      log "isolated-vm: no prebuilt binary for this machine; building from source (minutes)"
+      npm_config_build_from_source=true npm rebuild isolated-vm
+    fi
+    # sqlite3: a prebuilt binary (prebuild-install, from the project's GitHub releases), and the build from source
+    # only when that fails. JUDGE_ASSISTANT_OFFLINE=1 (the tests) downloads nothing and builds from source.
+    if [ "${JUDGE_ASSISTANT_OFFLINE:-0}" = 1 ]; then
+      log "sqlite3: building from source (JUDGE_ASSISTANT_OFFLINE=1: no download; minutes)"
+      npm_config_build_from_source=true npm rebuild sqlite3
+    else
+      log "sqlite3: a prebuilt binary if one can be downloaded, else from source"
+      npm rebuild sqlite3
+    fi
+    node -e "require('sqlite3'); require('isolated-vm')"
   )
   echo "$n8n_stamp" >"$n8n_home/node_modules/.runtime-stamp"
 fi
