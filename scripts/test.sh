@@ -24,6 +24,7 @@ rm -f "$report"
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile="$report" "$@" || status=$?
 
+# shellcheck disable=SC2016 # JavaScript, not shell
 node -e '
 const fs = require("fs");
 const file = process.argv[1];

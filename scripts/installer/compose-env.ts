@@ -76,6 +76,11 @@ export function composeSettings(
     if (value !== undefined && value !== '') next[name] = value;
   }
   next.OWNER_EMAIL ??= 'owner@example.com';
+  // A model server on this host (a local runner such as Ollama): from inside the containers the host is
+  // host.docker.internal (docker-compose.yml maps it to the host's gateway), not their own loopback.
+  for (const name of ['ASSISTANT_LLM_BASE_URL', 'JUDGE_OPENAI_BASE_URL']) {
+    if (next[name]) next[name] = hostFromContainers(next[name]);
+  }
   const hash = unquote(current.OWNER_PASSWORD_HASH ?? '');
   next.OWNER_PASSWORD_HASH =
     hash && current.OWNER_PASSWORD === next.OWNER_PASSWORD && bcrypt.compareSync(next.OWNER_PASSWORD, hash)
@@ -95,6 +100,11 @@ export function composeSettings(
     }
   }
   return next;
+}
+
+/** `url` with a loopback host (127.0.0.1, localhost, [::1]) replaced by host.docker.internal. */
+export function hostFromContainers(url: string): string {
+  return url.replace(/^(https?:\/\/)(127\.0\.0\.1|localhost|\[::1\])(?=[:/]|$)/i, '$1host.docker.internal');
 }
 
 function unquote(value: string): string {

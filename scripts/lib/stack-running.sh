@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by scripts/backup.sh and restore.sh: whether a Postgres of the state folder $1 still runs (a postmaster.pid
 # under it names a live process; a data folder linked from the state counts).
 stack_running() {

@@ -228,13 +228,15 @@ describe('setup.sh', () => {
       '--state',
       '/var/lib/x',
     ]).toString();
-    expect(output).toContain('/opt/x/scripts/installer/main.ts --env /var/lib/x/local.env');
+    // One settings file: the answers, the HTTPS step's and the generated secrets.
+    expect(output).toContain('/opt/x/scripts/installer/main.ts --env /var/lib/x/compose.env');
     expect(output).toContain(
-      '/opt/x/scripts/installer/https.ts --compose --env /var/lib/x/local.env --caddy-dir /var/lib/x/caddy',
+      '/opt/x/scripts/installer/https.ts --compose --env /var/lib/x/compose.env --caddy-dir /var/lib/x/caddy',
     );
     expect(output).toContain(
-      '/opt/x/scripts/installer/compose-env.ts --env /var/lib/x/local.env --out /var/lib/x/compose.env --caddy-dir /var/lib/x/caddy --queue',
+      '/opt/x/scripts/installer/compose-env.ts --env /var/lib/x/compose.env --out /var/lib/x/compose.env --caddy-dir /var/lib/x/caddy --queue',
     );
+    expect(output).not.toContain('local.env');
     expect(output).toMatch(
       /\+ docker[- ]compose -p judge-assistant --env-file \/var\/lib\/x\/compose\.env -f \/opt\/x\/docker-compose\.yml up -d --build/,
     );

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
-import { composeSettings, renderComposeEnv } from '../../scripts/installer/compose-env';
+import { composeSettings, hostFromContainers, renderComposeEnv } from '../../scripts/installer/compose-env';
 import { parseEnv } from '../../scripts/installer/env-file';
 
 const answers = {
@@ -99,6 +99,18 @@ describe('scripts/installer/compose-env.ts', () => {
     });
     const hash = parseEnv(written, file).OWNER_PASSWORD_HASH.slice(1, -1);
     expect(config).toContain(`N8N_INSTANCE_OWNER_PASSWORD_HASH: ${hash.replace(/\$/g, '$$$$')}`);
+  });
+});
+
+describe('hostFromContainers', () => {
+  it('points a model server on this host at host.docker.internal, and leaves others alone', () => {
+    expect(hostFromContainers('http://127.0.0.1:11434/v1')).toBe('http://host.docker.internal:11434/v1');
+    expect(hostFromContainers('http://localhost/v1')).toBe('http://host.docker.internal/v1');
+    expect(hostFromContainers('https://api.openai.com/v1')).toBe('https://api.openai.com/v1');
+    expect(hostFromContainers('http://127.0.0.10:1/v1')).toBe('http://127.0.0.10:1/v1');
+    expect(
+      composeSettings({ ...answers, ASSISTANT_LLM_BASE_URL: 'http://127.0.0.1:11434/v1' }, {}, options),
+    ).toMatchObject({ ASSISTANT_LLM_BASE_URL: 'http://host.docker.internal:11434/v1' });
   });
 });
 
