@@ -103,6 +103,11 @@ if [ "$uninstall" = 1 ] && [ "$native" = 0 ]; then
   run rm -rf "$prefix"
   if [ "$purge" = 1 ]; then
     echo "== purging the data volumes, the settings and secrets ($state_dir)"
+    # Also after an earlier --uninstall removed the compose file: the project's volumes by Compose's label.
+    if command -v docker >/dev/null 2>&1; then
+      mapfile -t volumes < <(docker volume ls -q --filter label=com.docker.compose.project=judge-assistant 2>/dev/null)
+      [ ${#volumes[@]} -eq 0 ] || run docker volume rm "${volumes[@]}"
+    fi
     run rm -rf "$state_dir"
   else
     echo "Kept: the data (Docker volumes judge-assistant_*) and the settings and secrets in $state_dir" \
@@ -165,7 +170,7 @@ if [ "$native" = 0 ]; then
   # One settings file for everything: the answers, the HTTPS step's, and the generated secrets.
   settings="$state_dir/compose.env"
   echo "== the questions (scripts/installer), answers kept in $settings"
-  question_args=(--env "$settings")
+  question_args=(--env "$settings" --containers)
   [ "$interactive" = 1 ] || question_args+=(--non-interactive)
   if [ -n "$answers" ]; then
     run install -m 0600 "$answers" "$state_dir/answers.env"
@@ -184,6 +189,7 @@ if [ "$native" = 0 ]; then
   tsx "$prefix/scripts/installer/compose-env.ts" "${compose_env_args[@]}"
 
   echo "== docker compose up: the images built and started, the database migrated, workflows imported and switched on"
+  up_started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   compose up -d --build --remove-orphans
   echo "== waiting for assistant-setup (the n8n API key, the Telegram entry)"
   if [ "$dry_run" = 0 ]; then
@@ -199,7 +205,8 @@ if [ "$native" = 0 ]; then
       sleep 5
     done
     echo "credentials written by this run (only those whose settings changed):"
-    compose logs --no-log-prefix n8n-import | grep -E '^credential ' || echo "  none"
+    import_id=$("${compose_cmd[@]}" -p judge-assistant --env-file "$state_dir/compose.env" "${compose_files[@]}" ps -q n8n-import)
+    docker logs --since "$up_started" "$import_id" 2>&1 | grep -E '^credential ' || echo "  none"
     compose logs --no-log-prefix assistant-setup | tail -n 1
   fi
 

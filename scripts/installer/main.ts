@@ -2,10 +2,12 @@
 // environment), checks every answer, and writes the settings into local.env (mode 600), keeping the others. Prints
 // which settings changed: the next start rewrites only the credentials whose settings changed.
 //   tsx scripts/installer/main.ts [--non-interactive] [--answers FILE] [--env FILE]
-//                                 [--telegram-api URL] [--provider-base-url URL]
+//                                 [--telegram-api URL] [--provider-base-url URL] [--containers]
+// --containers (the Docker path): a model server on this host's loopback is written as the containers reach it.
 import path from 'node:path';
 import readline from 'node:readline';
 import { installerChecks } from './checks';
+import { hostFromContainers } from './compose-env';
 import { readEnvFile, writeEnvFile } from './env-file';
 import { changedSettings, runQuestions, type Prompt } from './flow';
 import { providerSettings, QUESTIONS } from './questions';
@@ -21,6 +23,7 @@ export interface InstallerArgs {
   envFile: string;
   telegramApiUrl?: string;
   providerBaseUrl?: string;
+  containers: boolean;
 }
 
 export function installerArgs(argv: string[]): InstallerArgs {
@@ -31,7 +34,7 @@ export function installerArgs(argv: string[]): InstallerArgs {
     if (next === undefined || next.startsWith('--')) throw new Error(`${flag}: needs a value`);
     return next;
   };
-  const known = ['--non-interactive', '--answers', '--env', '--telegram-api', '--provider-base-url'];
+  const known = ['--non-interactive', '--answers', '--env', '--telegram-api', '--provider-base-url', '--containers'];
   const unknown = argv.find(
     (arg, index) => arg.startsWith('--') && !known.includes(arg) && !argv[index - 1]?.startsWith('--'),
   );
@@ -42,6 +45,7 @@ export function installerArgs(argv: string[]): InstallerArgs {
     envFile: value('--env') ?? DEFAULT_ENV_FILE,
     telegramApiUrl: value('--telegram-api'),
     providerBaseUrl: value('--provider-base-url'),
+    containers: argv.includes('--containers'),
   };
 }
 
@@ -105,6 +109,7 @@ if (require.main === module) {
       }
       const next = { ...result.answers, ...providerSettings(result.answers) };
       if (args.providerBaseUrl) next.ASSISTANT_LLM_BASE_URL = args.providerBaseUrl;
+      if (args.containers) next.ASSISTANT_LLM_BASE_URL = hostFromContainers(next.ASSISTANT_LLM_BASE_URL);
       const changed = changedSettings(current, next);
       writeEnvFile(args.envFile, next);
       const secrets = new Set(QUESTIONS.filter((question) => question.secret).map((question) => question.key));

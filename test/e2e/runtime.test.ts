@@ -229,7 +229,7 @@ describe('setup.sh', () => {
       '/var/lib/x',
     ]).toString();
     // One settings file: the answers, the HTTPS step's and the generated secrets.
-    expect(output).toContain('/opt/x/scripts/installer/main.ts --env /var/lib/x/compose.env');
+    expect(output).toContain('/opt/x/scripts/installer/main.ts --env /var/lib/x/compose.env --containers');
     expect(output).toContain(
       '/opt/x/scripts/installer/https.ts --compose --env /var/lib/x/compose.env --caddy-dir /var/lib/x/caddy',
     );

@@ -117,6 +117,18 @@ describe('scripts/installer/main.ts', () => {
     expect(readFileSync(envFile, 'utf8')).toContain('JUDGE_PORT=8787\n');
   });
 
+  it('with --containers (the Docker path), writes a model server on the loopback as the containers reach it', async () => {
+    const envFile = path.join(dir, 'containers', 'compose.env');
+    await run(envFile, ['--non-interactive', '--answers', answers('good.env', GOOD), '--containers']);
+    const loopback = new URL(llm.url);
+    expect(readFileSync(envFile, 'utf8')).toContain(
+      `ASSISTANT_LLM_BASE_URL=http://host.docker.internal:${loopback.port}/v1\n`,
+    );
+    // The same answers again: nothing changed (setup.sh's re-run reports no settings change).
+    const again = await run(envFile, ['--non-interactive', '--answers', answers('good.env', GOOD), '--containers']);
+    expect(again.stdout).toMatch(/^settings unchanged/);
+  });
+
   it('names every bad answer and writes nothing', async () => {
     const envFile = path.join(dir, 'bad', 'local.env');
     const bad = answers('bad.env', {
