@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import bcrypt from 'bcryptjs';
 import { parseEnv, readEnvFile } from './env-file';
+import { flagValue } from './cli-flags';
 
 const secret = (bytes = 24) => randomBytes(bytes).toString('base64url');
 
@@ -121,12 +122,7 @@ export function renderComposeEnv(settings: Record<string, string>): string {
 if (require.main === module) {
   try {
     const argv = process.argv.slice(2);
-    const flag = (name: string) => {
-      const at = argv.indexOf(name);
-      const value = at === -1 ? undefined : argv[at + 1];
-      if (at !== -1 && (value === undefined || value.startsWith('--'))) throw new Error(`${name}: needs a value`);
-      return value;
-    };
+    const flag = (name: string) => flagValue(argv, name);
     const envFile = flag('--env');
     const out = flag('--out');
     const caddyDir = flag('--caddy-dir') ?? '/etc/judge-assistant/caddy';

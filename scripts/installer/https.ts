@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { readEnvFile, writeEnvFile } from './env-file';
+import { flagValue } from './cli-flags';
 
 export interface HttpsOptions {
   /** The domain (Caddy's automatic HTTPS), or null for the server IP with a self-signed certificate. */
@@ -108,12 +109,7 @@ export function makeSelfSignedCertificate(ip: string, certificateFile: string, k
 if (require.main === module) {
   try {
     const argv = process.argv.slice(2);
-    const flag = (name: string) => {
-      const at = argv.indexOf(name);
-      const value = at === -1 ? undefined : argv[at + 1];
-      if (at !== -1 && (value === undefined || value.startsWith('--'))) throw new Error(`${name}: needs a value`);
-      return value;
-    };
+    const flag = (name: string) => flagValue(argv, name);
     const envFile = flag('--env');
     const caddyDir = flag('--caddy-dir') ?? '/etc/caddy';
     const compose = argv.includes('--compose');

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import readline from 'node:readline';
 import { installerChecks } from './checks';
+import { flagValue } from './cli-flags';
 import { hostFromContainers } from './compose-env';
 import { readEnvFile, writeEnvFile } from './env-file';
 import { changedSettings, runQuestions, type Prompt } from './flow';
@@ -27,13 +28,7 @@ export interface InstallerArgs {
 }
 
 export function installerArgs(argv: string[]): InstallerArgs {
-  const value = (flag: string): string | undefined => {
-    const at = argv.indexOf(flag);
-    if (at === -1) return undefined;
-    const next = argv[at + 1];
-    if (next === undefined || next.startsWith('--')) throw new Error(`${flag}: needs a value`);
-    return next;
-  };
+  const value = (flag: string): string | undefined => flagValue(argv, flag);
   const known = ['--non-interactive', '--answers', '--env', '--telegram-api', '--provider-base-url', '--containers'];
   const unknown = argv.find(
     (arg, index) => arg.startsWith('--') && !known.includes(arg) && !argv[index - 1]?.startsWith('--'),
