@@ -10,10 +10,24 @@
 //     out = MatMul(probs[..., :P], path(prefix.v)) + MatMul(probs[..., P:], path(present.v))
 // MatMul broadcasts the [1,H,P,D] prefix over the batch, so it is never copied per row. The own attention,
 // mask, positions and present outputs are untouched: attention_mask keeps covering the row's own past + new tokens,
-// and position_ids (required) continue from P. When the LM head is a MatMul feeding `logits`, a scalar input
-// logits_to_keep (k; 0 = all) limits it to the last k positions.
-import type { Dim, Graph, Model, Node, ValueInfo } from './onnx-proto';
-import { int64Tensor } from './graph-builder';
+// and position_ids (required) continue from P. Two more inputs let several questions share a row (packing):
+// own_attention_bias [B|1, 1, T|1, own|1] (float32, added to the own scores after the export's mask; 0 = no change)
+// keeps each packed question to its own columns, and, when the LM head is a (MatMul|MatMulNBits) feeding `logits`,
+// logits_indices [N] (flat indices into batch × sequence) runs it only on the positions read: logits [1, N, V].
+import { TensorType, type Dim, type Graph, type Model, type Node, type ValueInfo } from './onnx-proto';
+import { floatTensor, int64Tensor } from './graph-builder';
+import { withLogitsIndices } from './logits-positions';
+import { opUses, quantizationNotes } from './quantization';
+
+const { FLOAT, FLOAT16 } = TensorType;
+const DOUBLE = 11;
+
+/** The element type after the Casts among `nodes` (the last one wins), starting from `from`. */
+function castType(nodes: Node[], from: number | undefined): number | undefined {
+  let type = from;
+  for (const node of nodes) if (node.opType === 'Cast') type = Number(node.attributes.find((a) => a.name === 'to')?.i);
+  return type;
+}
 
 export class ConvertError extends Error {
   constructor(message: string) {
@@ -181,15 +195,20 @@ export function convertToSharedPrefix(original: Model): ConvertResult {
   };
   const opset = source.opsetImport.find((o) => o.domain === '' || o.domain === 'ai.onnx')?.version ?? 0;
   if (opset < 13) throw new ConvertError(`the model uses opset ${opset}; the converter needs opset 13 or newer`);
+  // Contrib ops (com.microsoft, …) that only compute weights × activations, such as int4 MatMulNBits projections or
+  // GatherBlockQuantized embeddings, are kept as they are, with the model's opset imports; one that sits on the
+  // KV → attention path is refused by the path walk below, which names it. Fused attention (GroupQueryAttention,
+  // MultiHeadAttention, Attention, …) replaces the very MatMul/Softmax the rewrite works on: refused here.
   for (const node of graph.nodes) {
-    if (node.domain && node.domain !== 'ai.onnx' && node.opType === 'MatMulNBits') {
+    const contrib = Boolean(node.domain) && node.domain !== 'ai.onnx';
+    if (contrib && /Attention/.test(node.opType)) {
       throw new ConvertError(
-        `${describe(node)} is an ONNX Runtime contrib op (int4 weights) and cannot be rewritten; convert the float export (onnx/model.onnx or model_fp16.onnx) instead, or serve this one as it is (plain-past path)`,
+        `${describe(node)} is an ONNX Runtime contrib op (fused attention) and cannot be rewritten; export the model without ONNX Runtime fusions (plain MatMul/Softmax attention), e.g. optimum-cli export onnx --task text-generation-with-past without --optimize`,
       );
     }
-    if (node.domain && node.domain !== 'ai.onnx') {
+    if (!contrib && node.opType === 'Attention') {
       throw new ConvertError(
-        `${describe(node)} is an ONNX Runtime contrib op (fused attention or similar) and cannot be rewritten; export the model without ONNX Runtime fusions (plain MatMul/Softmax attention), e.g. optimum-cli export onnx --task text-generation-with-past without --optimize`,
+        `${describe(node)} is ONNX's fused Attention op (opset 23) and cannot be rewritten; export the model with plain MatMul/Softmax attention`,
       );
     }
     if (['If', 'Loop', 'Scan'].includes(node.opType)) {
@@ -198,6 +217,7 @@ export function convertToSharedPrefix(original: Model): ConvertResult {
       );
     }
   }
+  notes.push(...quantizationNotes(opUses(graph.nodes), true));
   const inputNames = new Set(graph.inputs.map((i) => i.name));
   if ([...inputNames].some((n) => n.startsWith('prefix_key_values.')))
     throw new ConvertError('the model is already in the shared-prefix layout');
@@ -308,6 +328,17 @@ export function convertToSharedPrefix(original: Model): ConvertResult {
     return current;
   };
 
+  // own_attention_bias, cast once per scores type it is added to.
+  inputs.push({ name: 'own_attention_bias', elemType: FLOAT, shape: ['bias_batch', 1, 'bias_queries', 'bias_keys'] });
+  const biasOfType = new Map<number, string>([[FLOAT, 'own_attention_bias']]);
+  const ownBias = (type: number | undefined, layer: number): string => {
+    if (type === undefined || ![FLOAT, FLOAT16, DOUBLE].includes(type))
+      throw new ConvertError(`layer ${layer}: cannot tell the attention scores' element type (${type ?? 'unknown'})`);
+    const cast = biasOfType.get(type) ?? add('Cast', ['own_attention_bias'], [{ name: 'to', i: BigInt(type) }]);
+    biasOfType.set(type, cast);
+    return cast;
+  };
+
   for (const l of layers) {
     const pastKey = `past_key_values.${l}.key`;
     const pastValue = `past_key_values.${l}.value`;
@@ -338,8 +369,10 @@ export function convertToSharedPrefix(original: Model): ConvertResult {
         `layer ${l}: the values are the first operand of ${describe(outputMatMul)}; expected MatMul(probs, v)`,
       );
 
-    // From the scores MatMul to Softmax: scaling ops are replayed on the prefix scores, mask ops are not.
+    // From the scores MatMul to Softmax: scaling ops are replayed on the prefix scores, mask ops are not. The
+    // scores' element type is the keys' after every Cast on the way (MatMul keeps its operands' type).
     const scaleChain: Node[] = [];
+    let scoresType = castType(keyPath.path, graph.inputs.find((i) => i.name === pastKey)?.elemType);
     let value = scoresMatMul.outputs[0];
     let softmax: Node | undefined;
     for (let step = 0; step < 12 && !softmax; step++) {
@@ -353,6 +386,7 @@ export function convertToSharedPrefix(original: Model): ConvertResult {
       else if (SCALE_OPS.has(node.opType) && otherInputsConstant(node, value, index)) scaleChain.push(node);
       else if (!MASK_OPS.has(node.opType))
         throw new ConvertError(`layer ${l}: unexpected ${describe(node)} between the scores MatMul and Softmax`);
+      scoresType = castType([node], scoresType);
       value = node.outputs[0];
     }
     if (!softmax) throw new ConvertError(`layer ${l}: no Softmax found after ${describe(scoresMatMul)}`);
@@ -387,7 +421,8 @@ export function convertToSharedPrefix(original: Model): ConvertResult {
       notes.push('grouped-query attention: repeat_kv (Expand/Reshape) replayed on the prefix');
     const prefixKeys = replayKvPath(keyPath.path, concatKey.outputs[0], prefixKey, `present.${l}.key`);
     const prefixScores = replay(scaleChain, add('MatMul', [scoresMatMul.inputs[0], prefixKeys]));
-    const joined = add('Concat', [prefixScores, softmax.inputs[0]], [{ name: 'axis', i: -1n }]);
+    const ownScores = add('Add', [softmax.inputs[0], ownBias(scoresType, l)]);
+    const joined = add('Concat', [prefixScores, ownScores], [{ name: 'axis', i: -1n }]);
     softmax.inputs[0] = joined;
 
     const prefixLength = add('Gather', [add('Shape', [prefixKey]), constInts([seqAxis])], [{ name: 'axis', i: 0n }]);
@@ -409,37 +444,38 @@ export function convertToSharedPrefix(original: Model): ConvertResult {
     });
   }
 
-  // Logits only where they are read: a scalar logits_to_keep (0 = all) slices the hidden states before the LM head.
-  const logitsProducer = graph.outputs.some((o) => o.name === 'logits') ? index.producer.get('logits') : undefined;
-  let lmHead = logitsProducer;
-  while (lmHead && lmHead.opType !== 'MatMul' && ['Add', 'Cast', 'Identity', 'Mul', 'Div'].includes(lmHead.opType)) {
-    const from = lmHead.inputs.find((i) => i && !index.constants.has(i));
-    lmHead = from ? index.producer.get(from) : undefined;
-  }
-  if (lmHead?.opType === 'MatMul' && !index.constants.has(lmHead.inputs[0])) {
-    inputs.push({ name: 'logits_to_keep', elemType: 7, shape: [] });
-    const start = add('Unsqueeze', [add('Neg', ['logits_to_keep']), constInts([0])]);
-    lmHead.inputs[0] = add('Slice', [lmHead.inputs[0], start, constInts([Number.MAX_SAFE_INTEGER]), constInts([1])]);
-  }
-
-  return {
-    model: {
-      ...source,
-      producerName: 'systemone-judge convert',
-      graph: {
-        ...graph,
-        nodes: topologicalSort(
-          nodes,
-          inputs,
-          initializers.map((t) => t.name),
-        ),
+  const converted: Model = {
+    ...source,
+    producerName: 'systemone-judge convert',
+    graph: {
+      ...graph,
+      nodes: topologicalSort(
+        nodes,
         inputs,
-        initializers,
-      },
+        initializers.map((t) => t.name),
+      ),
+      inputs,
+      initializers,
     },
-    layers: layers.length,
-    notes,
   };
+  // Logits only where they are read (logits-positions.ts); without them, no packing either.
+  const limited = withLogitsIndices(converted);
+  if ('model' in limited) {
+    notes.push('logits_indices: the LM head runs only on the positions read');
+    notes.push('packing: short questions share a batch row, each attending only to itself (own_attention_bias)');
+    return { model: limited.model, layers: layers.length, notes };
+  }
+  notes.push(`no logits_indices (${limited.reason}): every position gets logits, and questions are not packed`);
+  // The bias input is then of no use: fed from a constant zero instead.
+  const graphWithoutBias: Graph = {
+    ...converted.graph,
+    inputs: converted.graph.inputs.filter((i) => i.name !== 'own_attention_bias'),
+    initializers: [
+      ...converted.graph.initializers,
+      floatTensor('own_attention_bias', [1, 1, 1, 1], new Float32Array(1)),
+    ],
+  };
+  return { model: { ...converted, graph: graphWithoutBias }, layers: layers.length, notes };
 }
 
 /** Orders nodes so every input is produced before it is read (ONNX requires it). */

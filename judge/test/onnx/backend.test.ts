@@ -8,7 +8,7 @@ import type { ScoreJob } from '../../src/engine/backend';
 import type { SystemOneRequest } from '../../src/protocol/types';
 import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
 import { LocalInference } from '../../src/backends/onnx/inference';
-import { fullLogits, generate, maxAbsDiff, referenceLabelLogprobs, tempDir } from './fixtures';
+import { everyPositionFeeds, fullLogits, generate, maxAbsDiff, referenceLabelLogprobs, tempDir } from './fixtures';
 
 const STATE = {
   ticket:
@@ -113,7 +113,7 @@ describe('ONNX backend on generated models', () => {
           if (kind === 'shared') first[`prefix_key_values.${l}.${kv}`] = empty();
         }
       }
-      if (kind === 'shared') first.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(0n), []);
+      Object.assign(first, everyPositionFeeds(session, split));
       const state = await session.run(first);
       const second: Record<string, ort.Tensor> = {
         input_ids: i64(rest, [1, rest.length]),
@@ -132,7 +132,7 @@ describe('ONNX backend on generated models', () => {
           }
         }
       }
-      if (kind === 'shared') second.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(0n), []);
+      Object.assign(second, everyPositionFeeds(session, rest.length));
       second.attention_mask = i64(Array(kind === 'shared' ? rest.length : ids.length).fill(1), [
         1,
         kind === 'shared' ? rest.length : ids.length,

@@ -38,6 +38,25 @@ export function logSoftmaxAt(logits: ort.Tensor, position: number): Float64Array
 }
 
 /**
+ * The feeds that ask a graph for the logits of every position of a batch-1 run of `length` tokens, with no packing:
+ * logits_to_keep 0, or logits_indices 0…length-1 (logits [1, length, V] either way), and a zero own_attention_bias.
+ */
+export function everyPositionFeeds(session: ort.InferenceSession, length: number): Record<string, ort.Tensor> {
+  const feeds: Record<string, ort.Tensor> = {};
+  if (session.inputNames.includes('logits_to_keep'))
+    feeds.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(0n), []);
+  if (session.inputNames.includes('logits_indices'))
+    feeds.logits_indices = new ort.Tensor(
+      'int64',
+      BigInt64Array.from({ length }, (_, i) => BigInt(i)),
+      [length],
+    );
+  if (session.inputNames.includes('own_attention_bias'))
+    feeds.own_attention_bias = new ort.Tensor('float32', new Float32Array(1), [1, 1, 1, 1]);
+  return feeds;
+}
+
+/**
  * Runs a whole token sequence through a model with an empty past (any layout): the logits of every position.
  */
 export async function fullLogits(
@@ -50,8 +69,7 @@ export async function fullLogits(
   const feeds: Record<string, ort.Tensor> = { input_ids: i64(ids) };
   if (session.inputNames.includes('attention_mask')) feeds.attention_mask = i64(ids.map(() => 1));
   if (session.inputNames.includes('position_ids')) feeds.position_ids = i64(ids.map((_, i) => i));
-  if (session.inputNames.includes('logits_to_keep'))
-    feeds.logits_to_keep = new ort.Tensor('int64', BigInt64Array.of(0n), []);
+  Object.assign(feeds, everyPositionFeeds(session, ids.length));
   const empty = () => new ort.Tensor('float32', new Float32Array(0), [1, heads, 0, headDim]);
   for (let l = 0; l < layers; l++) {
     for (const kv of ['key', 'value']) {

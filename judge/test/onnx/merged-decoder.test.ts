@@ -91,7 +91,8 @@ describe('merged decoders (use_cache_branch, If)', () => {
     const converted = backends.converted.loaded('m');
     expect(converted.layout).toBe('shared-prefix');
     expect(converted.graph.inputNames).not.toContain('use_cache_branch');
-    expect(converted.path).toMatch(/logits_to_keep/);
+    expect(converted.path).toMatch(/logits_indices: the LM head runs only on the positions read/);
+    expect(converted.path).toMatch(/packing: short questions share a batch row/);
     const plain = await backends.plain.score(job());
     const result = await backends.converted.score(job());
     plain.scores.forEach((s, i) => expect(maxAbsDiff(result.scores[i].logprobs, s.logprobs)).toBeLessThanOrEqual(1e-5));

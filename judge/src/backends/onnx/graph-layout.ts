@@ -7,7 +7,15 @@
  */
 export type GraphLayout = 'shared-prefix' | 'plain-past' | 'no-past';
 
-const KNOWN_INPUTS = new Set(['input_ids', 'attention_mask', 'position_ids', 'use_cache_branch', 'logits_to_keep']);
+const KNOWN_INPUTS = new Set([
+  'input_ids',
+  'attention_mask',
+  'position_ids',
+  'use_cache_branch',
+  'logits_to_keep',
+  'logits_indices',
+  'own_attention_bias',
+]);
 
 export interface GraphShape {
   layout: GraphLayout;
@@ -48,7 +56,15 @@ export interface GraphInfo extends GraphShape {
   kvType: 'float32' | 'float16';
   logitsType: 'float32' | 'float16';
   inputNames: string[];
+  /** Several questions may share a batch row: own_attention_bias keeps each to itself, logits_indices reads them. */
+  packing: boolean;
+  /** How the loaded graph's logits were limited when it was loaded, or why they could not be. */
+  logitsNote?: string;
 }
+
+/** True when a graph can take packed rows (see GraphInfo.packing). */
+export const canPack = (inputNames: readonly string[]): boolean =>
+  inputNames.includes('own_attention_bias') && inputNames.includes('logits_indices');
 
 const PATHS: Record<GraphLayout, string> = {
   'shared-prefix':
@@ -79,5 +95,10 @@ export function explainLayout(graph: GraphInfo, config: Record<string, unknown> 
   if (graph.logitsType === 'float16') details.push('float16 logits (normalised in float32)');
   if (graph.inputNames.includes('logits_to_keep'))
     details.push('logits_to_keep: the LM head runs only on the positions read');
+  if (graph.logitsNote) details.push(graph.logitsNote);
+  else if (graph.inputNames.includes('logits_indices'))
+    details.push('logits_indices: the LM head runs only on the positions read');
+  if (graph.layout === 'shared-prefix' && graph.packing)
+    details.push('packing: short questions share a batch row, each attending only to itself (own_attention_bias)');
   return details.length ? `${PATHS[graph.layout]}; ${details.join('; ')}` : PATHS[graph.layout];
 }

@@ -1,10 +1,13 @@
 // One model as an inference worker holds it: its ONNX Runtime session, its log-softmax helper, and its graph's
 // layout read from the session's inputs (graph-layout.ts). Runs inside the worker thread (inference-worker.ts).
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { detectLayout, type GraphInfo } from './graph-layout';
+import { canPack, detectLayout, type GraphInfo } from './graph-layout';
 import { VocabLogSoftmax } from './log-softmax';
 import { positiveNumber, type JsonObject } from './model-files';
+import { withLogitsIndices } from '../../model-tools/logits-positions';
+import { decodeModel, encodeModel } from '../../model-tools/onnx-proto';
 
 /** The settings of a model a worker needs besides its graph (read from the directory by the main thread). */
 export interface ModelSettings {
@@ -23,14 +26,49 @@ export interface LoadedModel extends ModelSettings {
   logSoftmax: VocabLogSoftmax;
 }
 
-export async function loadModel(settings: ModelSettings, intraOpNumThreads: number): Promise<LoadedModel> {
-  const { dir, config } = settings;
-  const session = await ort.InferenceSession.create(join(dir, 'model.onnx'), {
+/**
+ * The session of a model directory. A graph that does not limit its logits (no logits_indices or logits_to_keep:
+ * plain exports) is given logits_indices in memory first (logits-positions.ts), so that a state pass runs the LM
+ * head on one position, not on every position of the state; its external data is still read from the directory.
+ */
+async function openSession(
+  dir: string,
+  intraOpNumThreads: number,
+): Promise<{ session: ort.InferenceSession; logitsNote?: string }> {
+  const options: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+  };
+  const file = join(dir, 'model.onnx');
+  const bytes = readFileSync(file);
+  let model;
+  try {
+    model = decodeModel(bytes);
+  } catch {
+    // Not a graph this codec reads: ONNX Runtime says what is wrong with it.
+    return { session: await ort.InferenceSession.create(file, options) };
+  }
+  if (model.graph.inputs.some((i) => i.name === 'logits_indices' || i.name === 'logits_to_keep'))
+    return { session: await ort.InferenceSession.create(file, options) };
+  const limited = withLogitsIndices(model);
+  if (!('model' in limited)) {
+    return {
+      session: await ort.InferenceSession.create(file, options),
+      logitsNote: `every position gets logits (${limited.reason})`,
+    };
+  }
+  const session = await ort.InferenceSession.create(encodeModel(limited.model), {
+    ...options,
+    extra: { session: { model_external_initializers_file_folder_path: dir } },
   });
+  return { session, logitsNote: 'logits_indices added when loaded: the LM head runs only on the positions read' };
+}
+
+export async function loadModel(settings: ModelSettings, intraOpNumThreads: number): Promise<LoadedModel> {
+  const { dir, config } = settings;
+  const { session, logitsNote } = await openSession(dir, intraOpNumThreads);
   const { layout, layers } = detectLayout(session.inputNames);
 
   let heads = positiveNumber(config.num_key_value_heads, config.n_head, config.num_attention_heads) ?? 0;
@@ -60,7 +98,9 @@ export async function loadModel(settings: ModelSettings, intraOpNumThreads: numb
   }
   const logitsType = logitsMeta.isTensor && logitsMeta.type === 'float16' ? 'float16' : 'float32';
   const logSoftmax = await VocabLogSoftmax.create(logitsType, intraOpNumThreads);
-  const graph: GraphInfo = { layout, layers, heads, headDim, kvType, logitsType, inputNames: [...session.inputNames] };
+  const inputNames = [...session.inputNames];
+  const packing = canPack(inputNames);
+  const graph: GraphInfo = { layout, layers, heads, headDim, kvType, logitsType, inputNames, packing, logitsNote };
   return { ...settings, session, graph, inputs: new Set(session.inputNames), logSoftmax };
 }
 

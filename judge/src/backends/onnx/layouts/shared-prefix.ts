@@ -1,7 +1,9 @@
 // shared-prefix layout (prefix_key_values.* inputs, made by `convert`): the state's KV once, then every question
-// in ONE batch that reads that single KV (broadcast inside attention, never copied per row).
+// in ONE batch that reads that single KV (broadcast inside attention, never copied per row). Where the graph allows,
+// short questions are packed several to a row (packing.ts), so mixed lengths pad little.
 import type { LayoutStrategy } from './strategy';
 import { combine, finishLabels, firstTokenLogprobs, hasLongLabels, noLaterTokens } from './labels';
+import { batchQuestions } from './packing';
 import { scoreOverState } from './state';
 
 export const sharedPrefix: LayoutStrategy = {
@@ -10,24 +12,33 @@ export const sharedPrefix: LayoutStrategy = {
       const { questions } = job;
       const S = state.tokens;
       const needPresent = questions.some(hasLongLabels);
-      const rows = questions.map((q) => q.suffixIds);
+      const batch = batchQuestions(
+        questions.map((q) => q.suffixIds),
+        run.model.graph.packing,
+      );
+      const ends = batch.places.map((p) => ({ row: p.row, column: p.end }));
       const out = await run.run({
-        rows,
-        startPositions: rows.map(() => S),
-        pastMasks: rows.map(() => []),
+        rows: batch.rows,
+        packed: batch.packed,
+        startPositions: batch.rows.map(() => S),
+        pastMasks: batch.rows.map(() => []),
         prefix: state.kv,
         wantPresent: needPresent,
-        keepLast: 1,
+        reads: ends,
       });
-      const first = await firstTokenLogprobs(run, out, questions);
-      const ownMasks = rows.map((r) => Array.from({ length: out.width }, (_, i) => (i < out.width - r.length ? 0 : 1)));
+      const first = await firstTokenLogprobs(run, out, questions, ends);
+      // Each question's own past: its columns of its row, nothing else packed there and no padding.
+      const ownMasks = batch.places.map((p) =>
+        Array.from({ length: batch.width }, (_, c) => (c >= p.start && c <= p.end ? 1 : 0)),
+      );
       const rest = needPresent
         ? await finishLabels(
             run,
             questions,
             out.present!,
+            batch.places.map((p) => p.row),
             ownMasks,
-            rows.map((r) => S + r.length),
+            questions.map((q) => S + q.suffixIds.length),
             state.kv,
           )
         : noLaterTokens(questions);

@@ -6,7 +6,7 @@ import type { ModelRun } from '../feeds-and-run';
 import type { PreparedJob } from '../job';
 import type { CachedState, StateKvCache } from '../kv-cache';
 import { kvBytes, sliceKv } from '../tensors';
-import { combine, finishLabels, firstTokenLogprobs, hasLongLabels, noLaterTokens } from './labels';
+import { combine, finishLabels, firstTokenLogprobs, hasLongLabels, lastColumns, noLaterTokens } from './labels';
 
 /** Bytes of a state KV of `tokens` positions (keys and values of every layer, batch 1). */
 function stateKvBytes(run: ModelRun, tokens: number): number {
@@ -21,20 +21,21 @@ async function singlePass(run: ModelRun, job: PreparedJob, cache: StateKvCache):
   const ids = [...job.stateIds, ...q.suffixIds];
   const keepState = cache.accepts(stateKvBytes(run, S));
   const needPresent = keepState || hasLongLabels(q);
+  const ends = lastColumns([ids]);
   const out = await run.run({
     rows: [ids],
     startPositions: [0],
     pastMasks: [[]],
     wantPresent: needPresent,
-    keepLast: 1,
+    reads: ends,
   });
   if (keepState) {
     const stateKv = sliceKv(out.present!, S);
     cache.set(job.stateKey, { tokens: S, kv: stateKv, bytes: kvBytes(stateKv) });
   }
-  const [first] = await firstTokenLogprobs(run, out, [q]);
+  const [first] = await firstTokenLogprobs(run, out, [q], ends);
   const rest = needPresent
-    ? await finishLabels(run, [q], out.present!, [Array<number>(ids.length).fill(1)], [ids.length])
+    ? await finishLabels(run, [q], out.present!, [0], [Array<number>(ids.length).fill(1)], [ids.length])
     : noLaterTokens([q]);
   return [combine(first, rest[0])];
 }
@@ -57,8 +58,7 @@ export async function scoreOverState(
       startPositions: [0],
       pastMasks: [[]],
       wantPresent: true,
-      wantLogits: false,
-      keepLast: 1,
+      reads: [],
     });
     state = { tokens: job.stateIds.length, kv: out.present!, bytes: kvBytes(out.present!) };
     cache.set(job.stateKey, state);
