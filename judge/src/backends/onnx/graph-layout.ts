@@ -60,6 +60,12 @@ export interface GraphInfo extends GraphShape {
   packing: boolean;
   /** How the loaded graph's logits were limited when it was loaded, or why they could not be. */
   logitsNote?: string;
+  /**
+   * The graph's fused attention op, when it has one (an ONNX Runtime contrib op, `com.microsoft.*Attention*`, e.g.
+   * onnxruntime-genai's GroupQueryAttention): such an op finds each row's keys from the mask's row sums, assuming
+   * no left padding, so the backend never feeds it a padded batch (labels.ts, unpaddedGroups).
+   */
+  fusedAttention?: string;
 }
 
 /** True when a graph can take packed rows (see GraphInfo.packing). */
@@ -98,6 +104,10 @@ export function explainLayout(graph: GraphInfo, config: Record<string, unknown> 
   if (graph.logitsNote) details.push(graph.logitsNote);
   else if (graph.inputNames.includes('logits_indices'))
     details.push('logits_indices: the LM head runs only on the positions read');
+  if (graph.fusedAttention)
+    details.push(
+      `fused ${graph.fusedAttention} (ONNX Runtime contrib op): label rows run unpadded (one-token rows together, longer ones one by one)`,
+    );
   if (graph.layout === 'shared-prefix' && graph.packing)
     details.push('packing: short questions share a batch row, each attending only to itself (own_attention_bias)');
   return details.length ? `${PATHS[graph.layout]}; ${details.join('; ')}` : PATHS[graph.layout];

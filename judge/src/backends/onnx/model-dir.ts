@@ -7,7 +7,7 @@ import { canPack, detectLayout, type GraphInfo } from './graph-layout';
 import { VocabLogSoftmax } from './log-softmax';
 import { positiveNumber, type JsonObject } from './model-files';
 import { withLogitsIndices } from '../../model-tools/logits-positions';
-import { decodeModel, encodeModel } from '../../model-tools/onnx-proto';
+import { decodeModel, encodeModel, type Graph } from '../../model-tools/onnx-proto';
 
 /** The settings of a model a worker needs besides its graph (read from the directory by the main thread). */
 export interface ModelSettings {
@@ -26,6 +26,18 @@ export interface LoadedModel extends ModelSettings {
   logSoftmax: VocabLogSoftmax;
 }
 
+/** The op type of the first ONNX Runtime fused attention node (com.microsoft, "Attention" in its name) of a graph. */
+function fusedAttentionOp(graph: Graph): string | undefined {
+  for (const node of graph.nodes) {
+    if (node.domain === 'com.microsoft' && node.opType.includes('Attention')) return node.opType;
+    for (const a of node.attributes) {
+      const inner = a.g && fusedAttentionOp(a.g);
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+}
+
 /**
  * The session of a model directory. A graph that does not limit its logits (no logits_indices or logits_to_keep:
  * plain exports) is given logits_indices in memory first (logits-positions.ts), so that a state pass runs the LM
@@ -34,7 +46,7 @@ export interface LoadedModel extends ModelSettings {
 async function openSession(
   dir: string,
   intraOpNumThreads: number,
-): Promise<{ session: ort.InferenceSession; logitsNote?: string }> {
+): Promise<{ session: ort.InferenceSession; logitsNote?: string; fusedAttention?: string }> {
   const options: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads,
     interOpNumThreads: 1,
@@ -50,25 +62,31 @@ async function openSession(
     // Not a graph this codec reads: ONNX Runtime says what is wrong with it.
     return { session: await ort.InferenceSession.create(file, options) };
   }
+  const fusedAttention = fusedAttentionOp(model.graph);
   if (model.graph.inputs.some((i) => i.name === 'logits_indices' || i.name === 'logits_to_keep'))
-    return { session: await ort.InferenceSession.create(file, options) };
+    return { session: await ort.InferenceSession.create(file, options), fusedAttention };
   const limited = withLogitsIndices(model);
   if (!('model' in limited)) {
     return {
       session: await ort.InferenceSession.create(file, options),
       logitsNote: `every position gets logits (${limited.reason})`,
+      fusedAttention,
     };
   }
   const session = await ort.InferenceSession.create(encodeModel(limited.model), {
     ...options,
     extra: { session: { model_external_initializers_file_folder_path: dir } },
   });
-  return { session, logitsNote: 'logits_indices added when loaded: the LM head runs only on the positions read' };
+  return {
+    session,
+    logitsNote: 'logits_indices added when loaded: the LM head runs only on the positions read',
+    fusedAttention,
+  };
 }
 
 export async function loadModel(settings: ModelSettings, intraOpNumThreads: number): Promise<LoadedModel> {
   const { dir, config } = settings;
-  const { session, logitsNote } = await openSession(dir, intraOpNumThreads);
+  const { session, logitsNote, fusedAttention } = await openSession(dir, intraOpNumThreads);
   const { layout, layers } = detectLayout(session.inputNames);
 
   let heads = positiveNumber(config.num_key_value_heads, config.n_head, config.num_attention_heads) ?? 0;
@@ -100,7 +118,18 @@ export async function loadModel(settings: ModelSettings, intraOpNumThreads: numb
   const logSoftmax = await VocabLogSoftmax.create(logitsType, intraOpNumThreads);
   const inputNames = [...session.inputNames];
   const packing = canPack(inputNames);
-  const graph: GraphInfo = { layout, layers, heads, headDim, kvType, logitsType, inputNames, packing, logitsNote };
+  const graph: GraphInfo = {
+    layout,
+    layers,
+    heads,
+    headDim,
+    kvType,
+    logitsType,
+    inputNames,
+    packing,
+    logitsNote,
+    ...(fusedAttention ? { fusedAttention } : {}),
+  };
   return { ...settings, session, graph, inputs: new Set(session.inputNames), logSoftmax };
 }
 
