@@ -1,5 +1,5 @@
 // Packing several questions into one batch row (layouts/packing.ts, own_attention_bias + logits_indices): the rows
-// are packed first-fit decreasing without widening the batch, and a packed question scores exactly as it does in
+// are packed first-fit decreasing at the width that needs the fewest slots, and a packed question scores exactly as in
 // its own row: over the whole JevBench-240 corpus, for labels of several tokens finished from a packed row, and in a
 // plain float16 grouped-query export made packable by `convert`, against that export served as it is.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,7 +19,18 @@ const MODEL = 'judge-packing-test';
 describe('batchQuestions', () => {
   const suffixes = [5, 2, 3, 1, 5, 4].map((n, q) => Array.from({ length: n }, (_, i) => q * 10 + i));
 
-  it('packs first-fit decreasing into rows no wider than the longest question, each question once', () => {
+  it('widens the rows when that needs fewer token slots (rows × width), up to twice the longest', () => {
+    const lengths = [10, 6, 6, 6];
+    const batch = batchQuestions(
+      lengths.map((n) => Array<number>(n).fill(1)),
+      true,
+    );
+    // 10 wide: 4 rows (40 slots); 12: 10 | 6+6 | 6 (36); 16: 10+6 | 6+6 (32, the fewest).
+    expect([batch.width, batch.rows.length]).toEqual([16, 2]);
+    expect(batchQuestions([[1, 1], [1, 1]], true).width).toBe(2); // 2 × 2 or 1 × 4: a tie keeps the narrower
+  });
+
+  it('packs first-fit decreasing, each question once, in rows of the fewest slots', () => {
     const batch = batchQuestions(suffixes, true);
     expect(batch.width).toBe(5);
     expect(batch.rows).toHaveLength(4); // 5 | 5 | 4+1 | 3+2

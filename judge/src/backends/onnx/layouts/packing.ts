@@ -1,7 +1,6 @@
 // Packing question rows: when the graph allows it (own_attention_bias + logits_indices), short questions share a
-// batch row instead of each padding its own row to the longest. First-fit decreasing into rows as wide as the
-// longest question, so packing never widens the batch; each question keeps its own positions and attends only to
-// itself and the state.
+// batch row instead of each padding its own row to the longest. First-fit decreasing into rows of the width that
+// needs the fewest token slots; each question keeps its own positions and attends only to itself and the state.
 
 /** Where one question sits in the batch: its row and its first and last column of the padded width. */
 export interface Place {
@@ -19,23 +18,42 @@ export interface QuestionBatch {
   width: number;
 }
 
-export function batchQuestions(suffixes: readonly (readonly number[])[], pack: boolean): QuestionBatch {
-  const width = Math.max(...suffixes.map((s) => s.length));
+/** First-fit decreasing of the questions into rows of `width` tokens: the questions of each row. */
+function firstFitDecreasing(suffixes: readonly (readonly number[])[], width: number): number[][] {
   const members: number[][] = [];
-  if (!pack) suffixes.forEach((_, q) => members.push([q]));
-  else {
-    const free: number[] = [];
-    const order = suffixes.map((_, q) => q).sort((a, b) => suffixes[b].length - suffixes[a].length || a - b);
-    for (const q of order) {
-      const length = suffixes[q].length;
-      const row = free.findIndex((room) => room >= length);
-      if (row >= 0) {
-        members[row].push(q);
-        free[row] -= length;
-      } else {
-        members.push([q]);
-        free.push(width - length);
-      }
+  const free: number[] = [];
+  const order = suffixes.map((_, q) => q).sort((a, b) => suffixes[b].length - suffixes[a].length || a - b);
+  for (const q of order) {
+    const length = suffixes[q].length;
+    const row = free.findIndex((room) => room >= length);
+    if (row >= 0) {
+      members[row].push(q);
+      free[row] -= length;
+    } else {
+      members.push([q]);
+      free.push(width - length);
+    }
+  }
+  return members;
+}
+
+/**
+ * The questions in batch rows. Packed: the row width, from the longest question up to twice that, that needs the
+ * fewest token slots (rows × width; the narrower on a tie), so that a few long questions do not leave every other
+ * row half empty. Not packed: one question per row.
+ */
+export function batchQuestions(suffixes: readonly (readonly number[])[], pack: boolean): QuestionBatch {
+  const longest = Math.max(...suffixes.map((s) => s.length));
+  let width = longest;
+  let members = suffixes.map((_, q) => [q]);
+  if (pack) {
+    const total = suffixes.reduce((sum, s) => sum + s.length, 0);
+    members = firstFitDecreasing(suffixes, longest);
+    for (let w = longest + 1; w <= Math.min(2 * longest, total); w++) {
+      const rows = Math.ceil(total / w);
+      if (rows * w >= members.length * width) continue; // cannot beat the best even perfectly packed
+      const candidate = firstFitDecreasing(suffixes, w);
+      if (candidate.length * w < members.length * width) [members, width] = [candidate, w];
     }
   }
   const places: Place[] = new Array(suffixes.length);
