@@ -27,7 +27,15 @@ describe('batchQuestions', () => {
     );
     // 10 wide: 4 rows (40 slots); 12: 10 | 6+6 | 6 (36); 16: 10+6 | 6+6 (32, the fewest).
     expect([batch.width, batch.rows.length]).toEqual([16, 2]);
-    expect(batchQuestions([[1, 1], [1, 1]], true).width).toBe(2); // 2 × 2 or 1 × 4: a tie keeps the narrower
+    expect(
+      batchQuestions(
+        [
+          [1, 1],
+          [1, 1],
+        ],
+        true,
+      ).width,
+    ).toBe(2); // 2 × 2 or 1 × 4: a tie keeps the narrower
   });
 
   it('packs first-fit decreasing, each question once, in rows of the fewest slots', () => {
