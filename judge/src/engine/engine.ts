@@ -42,20 +42,65 @@ export interface JudgeOutcome {
   response: SystemOneResponse;
   /** Probability mass the model put on each question's labels, where the backend knows it. */
   coveredMass: Record<string, number | undefined>;
+  /** The least of `coveredMass` over the questions where it is known (undefined when it is known for none). */
+  minCoveredMass?: number;
 }
 
 /** The plan of a backend that sends the state once and every question suffix once (the default). */
 export async function plainTokenPlan(backend: Backend, job: Omit<ScoreJob, 'signal'>): Promise<TokenPlan> {
-  const state = await backend.countTokens(job.model, job.rendered.prefix);
-  let total = state;
-  let longestSuffix = 0;
-  for (const question of job.rendered.questions) {
-    const suffix = await backend.countTokens(job.model, question.suffix);
-    total += suffix;
-    longestSuffix = Math.max(longestSuffix, suffix);
-  }
-  return { total, longest: state + longestSuffix, statePasses: 1 };
+  return plainTokenPlanNow(backend, job);
 }
+
+/**
+ * plainTokenPlan without waiting while the backend counts synchronously: a plan, or a promise of one from the
+ * first count that is a promise on (the texts are still counted one after the other, in the same order).
+ */
+function plainTokenPlanNow(backend: Backend, job: Omit<ScoreJob, 'signal'>): TokenPlan | Promise<TokenPlan> {
+  const sums = { state: 0, total: 0, longestSuffix: 0 };
+  const questions = job.rendered.questions;
+  // Text -1 is the state; 0.. are the question suffixes.
+  for (let i = -1; i < questions.length; i++) {
+    const count = backend.countTokens(job.model, i < 0 ? job.rendered.prefix : questions[i].suffix);
+    if (typeof count !== 'number') return plainTokenPlanFrom(backend, job, sums, i, count);
+    addCount(sums, i, count);
+  }
+  return { total: sums.total, longest: sums.state + sums.longestSuffix, statePasses: 1 };
+}
+
+interface PlanSums {
+  state: number;
+  total: number;
+  longestSuffix: number;
+}
+
+function addCount(sums: PlanSums, text: number, count: number): void {
+  if (text < 0) {
+    sums.state = count;
+    sums.total = count;
+  } else {
+    sums.total += count;
+    sums.longestSuffix = Math.max(sums.longestSuffix, count);
+  }
+}
+
+/** The rest of plainTokenPlanNow once a count is a promise: text `from` is being counted by `pending`. */
+async function plainTokenPlanFrom(
+  backend: Backend,
+  job: Omit<ScoreJob, 'signal'>,
+  sums: PlanSums,
+  from: number,
+  pending: Promise<number>,
+): Promise<TokenPlan> {
+  const questions = job.rendered.questions;
+  addCount(sums, from, await pending);
+  for (let i = from + 1; i < questions.length; i++) {
+    addCount(sums, i, await backend.countTokens(job.model, questions[i].suffix));
+  }
+  return { total: sums.total, longest: sums.state + sums.longestSuffix, statePasses: 1 };
+}
+
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
+  typeof (value as Promise<T> | undefined)?.then === 'function';
 
 export class JudgeEngine {
   readonly backend: Backend;
@@ -102,7 +147,7 @@ export class JudgeEngine {
 
   /** Answer one raw request body; throws ApiError (400/422) for bad input, BackendError for upstream failures. */
   async judge(body: unknown, signal?: AbortSignal): Promise<JudgeOutcome> {
-    return this.answer(await this.prepare(body), signal);
+    return this.answer(await this.prepareNow(body), signal);
   }
 
   /**
@@ -115,12 +160,43 @@ export class JudgeEngine {
 
   /** `prepare`, also returning the token plan the job was held against (what a caller's own quota can check). */
   async prepareWithPlan(body: unknown): Promise<{ job: PreparedJob; plan: TokenPlan }> {
+    const job = this.build(body);
+    const plan = await this.planOf(job);
+    this.holdToLimits(plan);
+    return { job, plan };
+  }
+
+  /**
+   * `prepare` without waiting when the backend plans its tokens synchronously (a promise otherwise). Throws
+   * ApiError (400/422) at once for a bad request; a promise, if returned, may reject with one.
+   */
+  prepareNow(body: unknown): PreparedJob | Promise<PreparedJob> {
+    const job = this.build(body);
+    const plan = this.planOf(job);
+    if (isPromise(plan)) {
+      return plan.then((ready) => {
+        this.holdToLimits(ready);
+        return job;
+      });
+    }
+    this.holdToLimits(plan);
+    return job;
+  }
+
+  /** Validate, resolve the model and render. */
+  private build(body: unknown): PreparedJob {
     const request = validateRequest(body, this.limits);
     const model = this.resolveModel(request.model);
     const rendered = renderRequest(request);
-    const job: PreparedJob = { model, state: request.state, rendered };
+    return { model, state: request.state, rendered };
+  }
 
-    const plan = await (this.backend.planTokens ? this.backend.planTokens(job) : plainTokenPlan(this.backend, job));
+  private planOf(job: PreparedJob): TokenPlan | Promise<TokenPlan> {
+    return this.backend.planTokens ? this.backend.planTokens(job) : plainTokenPlanNow(this.backend, job);
+  }
+
+  /** Throws the 400 for a plan over the limits. */
+  private holdToLimits(plan: TokenPlan): void {
     if (plan.longest > this.limits.maxSequenceTokens) {
       throw badRequest(
         `The state and the longest question need about ${plan.longest} tokens in one sequence; the limit is ` +
@@ -137,23 +213,38 @@ export class JudgeEngine {
         'max_tokens_exceeded',
       );
     }
-    return { job, plan };
   }
 
   /** Score a prepared job and read out the answers; throws BackendError for upstream failures. */
   async answer(job: PreparedJob, signal?: AbortSignal): Promise<JudgeOutcome> {
+    return this.answerJob({ ...job, signal });
+  }
+
+  /**
+   * `answer` for a job that carries its own signal. A server passes a job whose `signal` is made when the backend
+   * first reads it, so a backend that never looks at it costs no AbortSignal.
+   */
+  async answerJob(job: ScoreJob): Promise<JudgeOutcome> {
     const { model, rendered } = job;
-    const result = await this.backend.score({ ...job, signal });
-    if (result.scores.length !== rendered.questions.length) {
-      const expected = rendered.questions.length;
+    const result = await this.backend.score(job);
+    const questions = rendered.questions;
+    if (result.scores.length !== questions.length) {
+      const expected = questions.length;
       throw new Error(`backend ${this.backend.kind} returned ${result.scores.length} scores for ${expected} questions`);
     }
     const answers: SystemOneResponse['answers'] = {};
     const coveredMass: JudgeOutcome['coveredMass'] = {};
-    rendered.questions.forEach((question, i) => {
-      setOwn(answers, question.name, readOut(question, result.scores[i].logprobs, this.temperatures));
-      setOwn(coveredMass, question.name, result.scores[i].coveredMass);
-    });
+    let minCoveredMass: number | undefined;
+    for (let i = 0; i < questions.length; i++) {
+      const question = questions[i];
+      const scores = result.scores[i];
+      setOwn(answers, question.name, readOut(question, scores.logprobs, this.temperatures));
+      setOwn(coveredMass, question.name, scores.coveredMass);
+      if (scores.coveredMass !== undefined) {
+        minCoveredMass =
+          minCoveredMass === undefined ? scores.coveredMass : Math.min(minCoveredMass, scores.coveredMass);
+      }
+    }
     return {
       response: {
         model: result.model ?? model,
@@ -161,6 +252,7 @@ export class JudgeEngine {
         usage: { input_tokens: result.inputTokens, output_tokens: 0 },
       },
       coveredMass,
+      minCoveredMass,
     };
   }
 }

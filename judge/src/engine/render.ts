@@ -27,9 +27,74 @@ const PREAMBLE =
 /**
  * Stable JSON: object keys sorted by UTF-16 code units (JavaScript's default sort), two-space indent,
  * arrays in order, numbers and strings as JSON.stringify writes them. Identical values give identical bytes.
+ * Written directly (no sorted copy of the value first); a value that is not plain JSON (undefined, a function, a
+ * bigint, …) takes the reference path, JSON.stringify of a sorted copy, so the bytes are the same either way.
  */
 export function stableJson(value: JsonValue): string {
-  return JSON.stringify(sortKeys(value), null, 2);
+  const direct = writeStable(value, '');
+  return direct ?? JSON.stringify(sortKeys(value), null, 2);
+}
+
+/** The stable JSON of a plain JSON value at this indent, or undefined when it holds anything else. */
+function writeStable(value: unknown, indent: string): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (value === null) return 'null';
+  const inner = indent + '  ';
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    let out = '[\n' + inner;
+    for (let i = 0; i < value.length; i++) {
+      const item = writeStable(value[i], inner);
+      if (item === undefined) return undefined;
+      out += i === 0 ? item : ',\n' + inner + item;
+    }
+    return out + '\n' + indent + ']';
+  }
+  const keys = stableKeys(value);
+  if (keys.length === 0) return '{}';
+  let out = '{\n' + inner;
+  for (let i = 0; i < keys.length; i++) {
+    const item = writeStable((value as Record<string, unknown>)[keys[i]], inner);
+    if (item === undefined) return undefined;
+    out += (i === 0 ? '' : ',\n' + inner) + JSON.stringify(keys[i]) + ': ' + item;
+  }
+  return out + '\n' + indent + '}';
+}
+
+/**
+ * The keys of an object in the order its sorted copy is written in: JSON.stringify lists an object's array-index
+ * keys ("0", "7", "10", …) first, in numeric order, then the others in the order they were added (here: sorted).
+ */
+function stableKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  let indexes = 0;
+  for (let i = 0; i < keys.length; i++) if (isArrayIndex(keys[i])) indexes++;
+  if (indexes === 0) return keys.sort();
+  const numeric: string[] = [];
+  const named: string[] = [];
+  for (let i = 0; i < keys.length; i++) (isArrayIndex(keys[i]) ? numeric : named).push(keys[i]);
+  numeric.sort((a, b) => Number(a) - Number(b));
+  named.sort();
+  return numeric.concat(named);
+}
+
+/** Whether a property key is an array index: the canonical decimal form of an integer from 0 to 2³² − 2. */
+function isArrayIndex(key: string): boolean {
+  const first = key.charCodeAt(0);
+  if (!(first >= 48 && first <= 57)) return false;
+  const n = Number(key);
+  return n >>> 0 === n && n !== 4294967295 && String(n) === key;
 }
 
 function sortKeys(value: JsonValue): JsonValue {
@@ -54,6 +119,7 @@ export function renderState(state: SystemOneRequest['state']): string {
 
 /** "A".."Z", then "AA", "AB", … (spreadsheet columns). */
 export function letterLabel(index: number): string {
+  if (index >= 0 && index < 26) return LETTERS[index];
   let label = '';
   let n = index + 1;
   while (n > 0) {
@@ -64,30 +130,44 @@ export function letterLabel(index: number): string {
   return label;
 }
 
+const LETTERS = Array.from({ length: 26 }, (_, i) => String.fromCharCode(65 + i));
+
 function optionKeys(question: Question): string[] {
   switch (question.type) {
     case 'noul':
       return ['true', 'false'];
     case 'choice':
       return Object.keys(question.criteria);
-    case 'score':
-      return question.criteria.map((_, i) => String(i));
+    case 'score': {
+      const keys: string[] = [];
+      for (let i = 0; i < question.criteria.length; i++) keys.push(String(i));
+      return keys;
+    }
   }
 }
 
-function optionLabels(question: Question, count: number): string[] {
+function optionLabels(question: Question, options: string[]): string[] {
   switch (question.type) {
     case 'noul':
       return ['Yes', 'No'];
-    case 'choice':
-      return Array.from({ length: count }, (_, i) => letterLabel(i));
+    case 'choice': {
+      const labels: string[] = [];
+      for (let i = 0; i < options.length; i++) labels.push(letterLabel(i));
+      return labels;
+    }
     case 'score':
-      return Array.from({ length: count }, (_, i) => String(i));
+      // The labels of a score are its option keys, "0", "1", …
+      return options.slice();
   }
 }
 
 /** The text of one option as it is listed after its label. */
 export function optionText(question: Question, index: number): string {
+  return optionTextOf(question, index, question.type === 'choice' ? Object.keys(question.criteria) : undefined);
+}
+
+/** optionText, given the choice's keys (read once per question, not once per option). */
+function optionTextOf(question: Question, index: number, choiceKeys: string[] | undefined): string {
   switch (question.type) {
     case 'noul': {
       const key = index === 0 ? 'true' : 'false';
@@ -95,7 +175,7 @@ export function optionText(question: Question, index: number): string {
       return described === undefined || described === null ? (index === 0 ? 'yes' : 'no') : renderText(described);
     }
     case 'choice': {
-      const key = Object.keys(question.criteria)[index];
+      const key = choiceKeys![index];
       const description = question.criteria[key];
       return description === null || description === undefined ? key : `${key}: ${renderText(description)}`;
     }
@@ -113,18 +193,27 @@ function questionLine(question: Question): string {
   return 'Question:\nWhich option fits best?\n';
 }
 
-/** Build the suffix for a subset of the question's options, with the given labels. */
-function renderSuffix(question: Question, optionIndexes: number[], labels: string[]): string {
+/** Build the suffix for a subset of the question's options (all of them when `optionIndexes` is undefined). */
+function renderSuffix(
+  question: Question,
+  optionIndexes: number[] | undefined,
+  labels: string[],
+  choiceKeys: string[] | undefined,
+): string {
   const heading = question.type === 'score' ? 'Levels, from lowest to highest:' : 'Options:';
-  const lines = optionIndexes.map((option, i) => `(${labels[i]}) ${optionText(question, option)}`);
-  return `${questionLine(question)}${heading}\n${lines.join('\n')}\n\nReply with the label only.\n${ANSWER_CUE}`;
+  let lines = '';
+  for (let i = 0; i < labels.length; i++) {
+    const option = optionIndexes === undefined ? i : optionIndexes[i];
+    lines += `${i === 0 ? '' : '\n'}(${labels[i]}) ${optionTextOf(question, option, choiceKeys)}`;
+  }
+  return `${questionLine(question)}${heading}\n${lines}\n\nReply with the label only.\n${ANSWER_CUE}`;
 }
 
 export function renderQuestion(name: string, question: Question): RenderedQuestion {
   const options = optionKeys(question);
-  const labels = optionLabels(question, options.length);
-  const indexes = options.map((_, i) => i);
-  return { name, type: question.type, question, options, labels, suffix: renderSuffix(question, indexes, labels) };
+  const labels = optionLabels(question, options);
+  const suffix = renderSuffix(question, undefined, labels, question.type === 'choice' ? options : undefined);
+  return { name, type: question.type, question, options, labels, suffix };
 }
 
 /** A group of a question's options rendered on its own, labelled "A", "B", … from the start. */
@@ -140,13 +229,13 @@ export function renderOptionGroup(rendered: RenderedQuestion, optionIndexes: num
     rendered.type === 'choice'
       ? optionIndexes.map((_, i) => letterLabel(i))
       : optionIndexes.map((i) => rendered.labels[i]);
-  return { optionIndexes, labels, suffix: renderSuffix(rendered.question, optionIndexes, labels) };
+  const choiceKeys = rendered.question.type === 'choice' ? Object.keys(rendered.question.criteria) : undefined;
+  return { optionIndexes, labels, suffix: renderSuffix(rendered.question, optionIndexes, labels, choiceKeys) };
 }
 
 /** Render a validated request: the state prefix once, then the questions in the caller's order. */
 export function renderRequest(request: Pick<SystemOneRequest, 'state' | 'questions'>): RenderedRequest {
-  return {
-    prefix: renderState(request.state),
-    questions: Object.entries(request.questions).map(([name, question]) => renderQuestion(name, question)),
-  };
+  const questions: RenderedQuestion[] = [];
+  for (const name of Object.keys(request.questions)) questions.push(renderQuestion(name, request.questions[name]));
+  return { prefix: renderState(request.state), questions };
 }

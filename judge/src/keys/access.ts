@@ -8,7 +8,7 @@
 // - Usage (requests and input tokens per key, UTC minute and day) is buffered and written behind the response, one
 //   write at a time; what arrives meanwhile goes in the next (a key file: about once a second, as the whole file is
 //   rewritten). A failed write is kept and retried with the next. Until written, this server counts it itself.
-import { timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../protocol/errors';
 import { authenticate } from '../server/http';
@@ -102,21 +102,33 @@ export class KeyAccess {
 
   /** The caller of a request, or the documented 403/401. */
   async authenticate(req: IncomingMessage): Promise<Caller> {
+    return this.authenticateNow(req);
+  }
+
+  /**
+   * `authenticate` without waiting when nothing has to be read from the store (an env key, or a store key read
+   * less than `cacheTtlMs` ago): the caller, or a promise of it. Throws (or rejects with) the 403/401.
+   */
+  authenticateNow(req: IncomingMessage): Caller | Promise<Caller> {
     const token = bearerToken(req.headers.authorization);
     if (token !== undefined && token !== '') {
       // One SHA-256 per request, for the env keys and the store alike.
-      const presented = keyDigest(token);
+      const presented = sha256(token);
       if (this.ring.hasDigest(presented)) {
         return { keyId: envKeyIdOfDigest(presented), name: ENV_KEY_NAME, source: 'env', limits: {} };
       }
       if (this.holdsKeys) {
-        const caller = await this.storeCaller(token, presented);
-        if (caller) return caller;
+        const id = keyIdOf(token);
+        if (id !== undefined) {
+          const cached = this.fresh(id);
+          if (cached) {
+            const caller = this.callerOf(id, cached, presented);
+            if (caller) return caller;
+          } else return this.storeCaller(req, id, presented);
+        }
       }
     }
-    // Not accepted: the documented 403 (no or malformed credentials) or 401 (wrong key).
-    authenticate(req, this.ring);
-    throw new Error('KeyAccess: the key was neither accepted nor refused');
+    return refuse(req, this.ring);
   }
 
   /** Whether a request of this caller may run now; a refusal says why and when to retry. */
@@ -193,15 +205,24 @@ export class KeyAccess {
     }
   }
 
-  private async storeCaller(token: string, presented: Buffer): Promise<Caller | undefined> {
-    const id = keyIdOf(token);
-    if (id === undefined) return undefined;
-    const entry = await this.entry(id);
+  /** A store key whose entry has to be read first. */
+  private async storeCaller(req: IncomingMessage, id: string, presented: Buffer): Promise<Caller> {
+    return this.callerOf(id, await this.entry(id), presented) ?? refuse(req, this.ring);
+  }
+
+  /** The caller a store entry makes of the presented key's digest, if it is that key and it is not revoked. */
+  private callerOf(id: string, entry: CacheEntry, presented: Buffer): Caller | undefined {
     const record = entry.state?.record;
     if (!record || record.revokedAt) return undefined;
     entry.hashBytes ??= Buffer.from(record.hash, 'hex');
     if (entry.hashBytes.length !== presented.length || !timingSafeEqual(entry.hashBytes, presented)) return undefined;
     return { keyId: id, name: record.name, source: 'store', limits: record.limits, counts: entry.counts };
+  }
+
+  /** The cached entry of a key id, if it was read less than `cacheTtlMs` ago. */
+  private fresh(id: string): CacheEntry | undefined {
+    const cached = this.cache.get(id);
+    return cached && this.now() - cached.fetchedAt < this.ttl ? cached : undefined;
   }
 
   private async entry(id: string): Promise<CacheEntry> {
@@ -243,6 +264,16 @@ export class KeyAccess {
     if (this.cache.size > MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value!);
     return entry;
   }
+}
+
+/** SHA-256 of a key, as keyDigest computes it (one-shot crypto.hash where Node has it: no Hash object). */
+const sha256: (text: string) => Buffer =
+  typeof hash === 'function' ? (text) => hash('sha256', text, 'buffer') : keyDigest;
+
+/** Not accepted: throws the documented 403 (no or malformed credentials) or 401 (wrong key). */
+function refuse(req: IncomingMessage, ring: KeyRing): never {
+  authenticate(req, ring);
+  throw new Error('KeyAccess: the key was neither accepted nor refused');
 }
 
 /** Adds tokens used at `at` to counts, moving their windows forward when `at` is in a later minute or month. */

@@ -12,10 +12,17 @@ export const nextMinuteStart = (ms: number): number => minuteStart(ms) + MINUTE_
 /** YYYY-MM-DD of the UTC day holding `ms`. */
 export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
+/** The last month monthStart computed, [start, next start): every request asks for the current one. */
+let lastMonth = { start: 0, next: 0 };
+
 /** The start (epoch ms) of the UTC month holding `ms`. */
 export function monthStart(ms: number): number {
+  if (ms >= lastMonth.start && ms < lastMonth.next) return lastMonth.start;
   const date = new Date(ms);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const next = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  if (Number.isFinite(start) && Number.isFinite(next)) lastMonth = { start, next };
+  return start;
 }
 
 export function nextMonthStart(ms: number): number {

@@ -37,41 +37,52 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-const QUESTION_TYPES = ['noul', 'choice', 'score'] as const;
+/** Where a question's criteria are, for an error (built only then: most questions are fine). */
+const criteriaLoc = (name: string): Loc => ['body', 'questions', name, 'criteria'];
 
 function validateQuestion(name: string, raw: unknown, errors: FieldIssue[]): Question | undefined {
-  const loc: Loc = ['body', 'questions', name];
   if (name === '') {
-    errors.push({ loc, msg: 'A question name must not be empty.', type: 'string_too_short' });
+    errors.push({
+      loc: ['body', 'questions', name],
+      msg: 'A question name must not be empty.',
+      type: 'string_too_short',
+    });
     return undefined;
   }
   if (!isPlainObject(raw)) {
-    errors.push({ loc, msg: `Question must be an object, got ${kindOf(raw)}.`, type: 'dict_type' });
+    errors.push({
+      loc: ['body', 'questions', name],
+      msg: `Question must be an object, got ${kindOf(raw)}.`,
+      type: 'dict_type',
+    });
     return undefined;
   }
   const rawType = raw.type;
   if (rawType === undefined) {
-    errors.push({ loc: [...loc, 'type'], msg: 'Field required: one of "noul", "choice", "score".', type: 'missing' });
+    errors.push({
+      loc: ['body', 'questions', name, 'type'],
+      msg: 'Field required: one of "noul", "choice", "score".',
+      type: 'missing',
+    });
     return undefined;
   }
-  if (typeof rawType !== 'string' || !(QUESTION_TYPES as readonly string[]).includes(rawType)) {
+  if (rawType !== 'noul' && rawType !== 'choice' && rawType !== 'score') {
     errors.push({
-      loc: [...loc, 'type'],
+      loc: ['body', 'questions', name, 'type'],
       msg: `Input should be "noul", "choice" or "score", got ${JSON.stringify(rawType)}.`,
       type: 'literal_error',
     });
     return undefined;
   }
-  const type = rawType as Question['type'];
+  const type: Question['type'] = rawType;
   const instructions = raw.instructions as JsonValue | undefined;
   const criteria = raw.criteria;
-  const criteriaLoc = [...loc, 'criteria'];
 
   if (type === 'noul') {
     if (criteria === undefined || criteria === null) return { type, instructions };
     if (!isPlainObject(criteria)) {
       errors.push({
-        loc: criteriaLoc,
+        loc: criteriaLoc(name),
         msg: `Noul criteria must be an object {"true": …, "false": …}, got ${kindOf(criteria)}.`,
         type: 'dict_type',
       });
@@ -81,7 +92,7 @@ function validateQuestion(name: string, raw: unknown, errors: FieldIssue[]): Que
     if (extra.length > 0) {
       for (const key of extra) {
         errors.push({
-          loc: [...criteriaLoc, key],
+          loc: [...criteriaLoc(name), key],
           msg: 'Noul criteria only take the keys "true" and "false".',
           type: 'extra_forbidden',
         });
@@ -93,12 +104,12 @@ function validateQuestion(name: string, raw: unknown, errors: FieldIssue[]): Que
 
   if (type === 'choice') {
     if (criteria === undefined) {
-      errors.push({ loc: criteriaLoc, msg: 'Field required: a map from label to description.', type: 'missing' });
+      errors.push({ loc: criteriaLoc(name), msg: 'Field required: a map from label to description.', type: 'missing' });
       return undefined;
     }
     if (!isPlainObject(criteria)) {
       errors.push({
-        loc: criteriaLoc,
+        loc: criteriaLoc(name),
         msg: `Choice criteria must be an object mapping each label to a description or null, got ${kindOf(criteria)}.`,
         type: 'dict_type',
       });
@@ -108,12 +119,12 @@ function validateQuestion(name: string, raw: unknown, errors: FieldIssue[]): Que
   }
 
   if (criteria === undefined) {
-    errors.push({ loc: criteriaLoc, msg: 'Field required: a list of levels, lowest first.', type: 'missing' });
+    errors.push({ loc: criteriaLoc(name), msg: 'Field required: a list of levels, lowest first.', type: 'missing' });
     return undefined;
   }
   if (!Array.isArray(criteria)) {
     errors.push({
-      loc: criteriaLoc,
+      loc: criteriaLoc(name),
       msg: `Score criteria must be a list of levels, lowest first, got ${kindOf(criteria)}.`,
       type: 'list_type',
     });
@@ -186,6 +197,7 @@ export function validateRequest(body: unknown, limits: ValidationLimits = DEFAUL
   }
 
   const validated: Record<string, Question> = {};
+  let names: string[] = [];
   if (questions === undefined) errors.push({ loc: ['body', 'questions'], msg: 'Field required.', type: 'missing' });
   else if (!isPlainObject(questions)) {
     errors.push({
@@ -193,22 +205,25 @@ export function validateRequest(body: unknown, limits: ValidationLimits = DEFAUL
       msg: `Questions must be an object mapping names to questions, got ${kindOf(questions)}.`,
       type: 'dict_type',
     });
-  } else if (Object.keys(questions).length === 0) {
-    errors.push({ loc: ['body', 'questions'], msg: 'Give at least one question.', type: 'too_short' });
   } else {
-    for (const [name, raw] of Object.entries(questions)) {
-      const question = validateQuestion(name, raw, errors);
+    names = Object.keys(questions);
+    if (names.length === 0) {
+      errors.push({ loc: ['body', 'questions'], msg: 'Give at least one question.', type: 'too_short' });
+    }
+    for (const name of names) {
+      const question = validateQuestion(name, questions[name], errors);
       if (question) setOwn(validated, name, question);
     }
   }
 
   if (errors.length > 0) throw schemaError(errors);
 
-  const count = Object.keys(validated).length;
+  // No errors: every name is a validated question, in the same order.
+  const count = names.length;
   if (count > limits.maxQuestions) {
     throw badRequest(`The request has ${count} questions; at most ${limits.maxQuestions} are allowed.`);
   }
-  for (const [name, question] of Object.entries(validated)) checkLimits(name, question, limits);
+  for (const name of names) checkLimits(name, validated[name], limits);
 
   return { model: model as string, state: state as SystemOneRequest['state'], questions: validated };
 }
@@ -220,14 +235,21 @@ export function validateRequest(body: unknown, limits: ValidationLimits = DEFAUL
 export function jsonNestingDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 || c === 123 /* [ { */) {
+    if (c === 34 /* " */) {
+      // Jump to the quote that closes this string: the next one after an even run of backslashes.
+      let quote = text.indexOf('"', i + 1);
+      for (;;) {
+        if (quote === -1) return deepest;
+        let backslashes = 0;
+        while (quote - 1 - backslashes > i && text.charCodeAt(quote - 1 - backslashes) === 92 /* \ */) backslashes++;
+        if (backslashes % 2 === 0) break;
+        quote = text.indexOf('"', quote + 1);
+      }
+      i = quote;
+    } else if (c === 91 || c === 123 /* [ { */) {
       depth++;
       if (depth > deepest) deepest = depth;
     } else if (c === 93 || c === 125 /* ] } */) depth--;

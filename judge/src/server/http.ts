@@ -26,7 +26,8 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     let ended = false;
     req.on('end', () => {
       ended = true;
-      if (!failed) resolve(Buffer.concat(chunks));
+      // Most bodies come in one chunk: no copy then.
+      if (!failed) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
     req.on('error', (error) => !failed && reject(error));
     // A client that hangs up mid-body: settle instead of waiting forever.
@@ -44,19 +45,53 @@ function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, `The request body is larger than ${maxBytes} bytes.`, 'request_too_large');
 }
 
-export function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  extraHeaders: Record<string, string> = {},
-): void {
+/**
+ * Answers with a JSON body and its Content-Length: the headers are set at once, and go out with the body in one
+ * write (see `endWhenTurnEnds` for when). `extraHeaders`: name, value, name, value, … after content-type and
+ * content-length.
+ */
+export function sendJson(res: ServerResponse, status: number, body: unknown, extraHeaders: string[] = []): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...extraHeaders,
-  });
-  res.end(text);
+  const headers: (string | number)[] = ['content-type', 'application/json', 'content-length', Buffer.byteLength(text)];
+  for (let i = 0; i < extraHeaders.length; i++) headers.push(extraHeaders[i]);
+  res.writeHead(status, headers);
+  endWhenTurnEnds(res, text);
+}
+
+/** Responses whose body waits for the end of this turn of the event loop: response, body, response, … */
+let ending: (ServerResponse | string)[] = [];
+/** Responses answered in this turn so far, and whether the turn's end is scheduled. */
+let answeredThisTurn = 0;
+let turnEndScheduled = false;
+/** Whether the last turn answered more than one response: the server is under load. */
+let busy = false;
+
+/**
+ * Ends a response with its body. Under load (the last turn of the event loop answered more than one response, or
+ * this one already has), it waits for the end of this turn and goes out with every other response of the turn,
+ * back to back, instead of one between each request read: the peer then wakes once for several answers rather
+ * than once for each, which costs both sides less. A lone response (one request at a time) goes out at once.
+ */
+export function endWhenTurnEnds(res: ServerResponse, body: string): void {
+  if (!turnEndScheduled) {
+    turnEndScheduled = true;
+    setImmediate(endTurn);
+  }
+  answeredThisTurn++;
+  if (busy || answeredThisTurn > 1) ending.push(res, body);
+  else res.end(body);
+}
+
+function endTurn(): void {
+  busy = answeredThisTurn > 1;
+  answeredThisTurn = 0;
+  turnEndScheduled = false;
+  const batch = ending;
+  ending = [];
+  for (let i = 0; i < batch.length; i += 2) {
+    const res = batch[i] as ServerResponse;
+    if (!res.destroyed) res.end(batch[i + 1] as string);
+  }
 }
 
 /** Jev's rules: no credentials → 403; wrong credentials → 401 authentication_error. */

@@ -8,13 +8,13 @@ import type { AddressInfo } from 'node:net';
 import { createBackend, type BackendConfig } from '../backends';
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from '../config';
 import { BackendError, type Backend } from '../engine/backend';
-import { JudgeEngine } from '../engine/engine';
+import { JudgeEngine, type JudgeOutcome, type PreparedJob } from '../engine/engine';
 import type { Temperatures } from '../engine/readout';
 import { ApiError, badRequest, schemaError } from '../protocol/errors';
 import { jsonNestingDepth } from '../protocol/validate';
-import { KeyAccess, tooManyRequests, type KeysOptions } from '../keys/access';
+import { KeyAccess, tooManyRequests, type Caller, type KeysOptions } from '../keys/access';
 import type { Price } from '../keys/config';
-import { Admission, type AdmissionSettings } from './admission';
+import { Admission, Ticket, type AdmissionSettings } from './admission';
 import { readBody, sendJson } from './http';
 import { BatchedLineWriter } from './log-writer';
 import { createPlayground, type PlaygroundSettings, type PlaygroundStatus } from './playground';
@@ -72,15 +72,270 @@ export interface JudgeServer {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const SYSTEMONE = '/v1/systemone';
+const CLIENT_GONE = 'The client closed the connection before the answer.';
+
+/** What can be told to stop on a forced shutdown: a request's ticket, or the playground's controller. */
+interface Abortable {
+  abort(reason?: unknown): void;
+}
 
 function isBackend(value: BackendConfig | Backend): value is Backend {
   return typeof (value as Backend).score === 'function';
 }
 
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
+  typeof (value as Promise<T> | undefined)?.then === 'function';
+
 function pathOf(url: string | undefined): string {
   const raw = url ?? '/';
+  // The common case, a plain path without a query or a trailing slash, as it is.
+  if (raw === SYSTEMONE) return raw;
   const q = raw.indexOf('?');
   return (q === -1 ? raw : raw.slice(0, q)).replace(/\/+$/, '') || '/';
+}
+
+/** new Date().toISOString(), computed once per millisecond however many requests start in it. */
+let isoAt = -1;
+let isoText = '';
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoAt) {
+    isoAt = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
+}
+
+/** What every request of one server shares. */
+interface ServerContext {
+  engine: JudgeEngine;
+  access: KeyAccess;
+  admission: Admission;
+  limits: ServerLimits;
+  log: (line: LogLine) => void;
+  inFlight: Set<Abortable>;
+  closing: boolean;
+  /** The routes other than POST /v1/systemone (and the playground's). */
+  route(req: IncomingMessage, res: ServerResponse, line: LogLine, timing: string[]): Promise<[number, unknown]>;
+}
+
+/**
+ * One request and its answer. POST /v1/systemone goes straight through its steps (authenticate, read, prepare,
+ * admit, answer), waiting only where something really is asynchronous; every other route goes through `route`.
+ * Exactly one reply per request, with one log line.
+ */
+class Exchange {
+  readonly started = performance.now();
+  readonly requestId: string;
+  readonly line: LogLine;
+  readonly timing: string[] = [];
+  private caller?: Caller;
+  private job?: PreparedJob;
+  /** Milliseconds spent preparing the job; when it was queued and when its task started (performance.now()). */
+  private prepared = 0;
+  private queued = 0;
+  private answering = 0;
+  private replied = false;
+
+  constructor(
+    private readonly context: ServerContext,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    const incoming = req.headers['x-request-id'];
+    this.requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    this.line = {
+      time: isoNow(),
+      level: 'info',
+      request_id: this.requestId,
+      method: req.method ?? '',
+      path: pathOf(req.url),
+      status: 0,
+      latency_ms: 0,
+    };
+  }
+
+  start(): void {
+    if (this.line.path === SYSTEMONE && this.req.method === 'POST') this.judge();
+    else {
+      this.context.route(this.req, this.res, this.line, this.timing).then(
+        ([status, body]) => this.reply(status, body),
+        (error: unknown) => this.fail(error),
+      );
+    }
+  }
+
+  // ---------- POST /v1/systemone ----------
+
+  private judge(): void {
+    try {
+      const caller = this.context.access.authenticateNow(this.req);
+      if (isPromise(caller)) {
+        caller.then(
+          (known) => this.authenticated(known),
+          (error: unknown) => this.fail(error),
+        );
+      } else this.authenticated(caller);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private authenticated(caller: Caller): void {
+    try {
+      const { access, limits } = this.context;
+      this.line.key_id = caller.keyId;
+      const refusal = access.admit(caller);
+      if (refusal) throw tooManyRequests(this.res, refusal);
+      const contentType = (this.req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      if (contentType !== 'application/json') {
+        throw new ApiError(
+          415,
+          `Send the body as application/json (got ${contentType ? JSON.stringify(contentType) : 'no content type'}).`,
+          'unsupported_media_type',
+        );
+      }
+      this.caller = caller;
+      readBody(this.req, limits.maxBodyBytes).then(
+        (raw) => this.read(raw),
+        (error: unknown) => this.fail(error),
+      );
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private read(raw: Buffer): void {
+    try {
+      const { engine, limits } = this.context;
+      const text = raw.toString('utf8');
+      if (jsonNestingDepth(text) > limits.maxJsonDepth) {
+        throw badRequest(`The body nests JSON deeper than ${limits.maxJsonDepth} levels.`);
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch (error) {
+        throw schemaError([
+          { loc: ['body'], msg: `The body is not valid JSON: ${(error as Error).message}`, type: 'json_invalid' },
+        ]);
+      }
+      // Bad requests (422/400, over the token budget) are refused before queueing; only judging takes a slot.
+      const preparing = performance.now();
+      const job = engine.prepareNow(body);
+      if (isPromise(job)) {
+        job.then(
+          (ready) => this.admit(ready, preparing),
+          (error: unknown) => this.fail(error),
+        );
+      } else this.admit(job, preparing);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private admit(job: PreparedJob, preparing: number): void {
+    const { admission, inFlight } = this.context;
+    this.prepared = performance.now() - preparing;
+    this.job = job;
+    const ticket = new Ticket();
+    inFlight.add(ticket);
+    const res = this.res;
+    res.on('close', () => {
+      if (!res.writableFinished) ticket.abort(new ApiError(499, CLIENT_GONE, 'client_closed_request'));
+    });
+    this.queued = performance.now();
+    admission
+      .admit(ticket, (admitted) => this.answer(admitted))
+      .then(
+        (outcome) => {
+          inFlight.delete(ticket);
+          this.answered(outcome);
+        },
+        (error: unknown) => {
+          inFlight.delete(ticket);
+          this.fail(error);
+        },
+      );
+  }
+
+  /** The task in the admission slot. The backend's job has a signal only if the backend reads it. */
+  private answer(ticket: Ticket): Promise<JudgeOutcome> {
+    this.answering = performance.now();
+    this.timing.push(`queue;dur=${(this.answering - this.queued).toFixed(2)}`);
+    const { model, state, rendered } = this.job!;
+    return this.context.engine.answerJob({
+      model,
+      state,
+      rendered,
+      get signal() {
+        return ticket.signal;
+      },
+    });
+  }
+
+  private answered({ response, minCoveredMass }: JudgeOutcome): void {
+    this.timing.push(`engine;dur=${(this.prepared + performance.now() - this.answering).toFixed(2)}`);
+    const line = this.line;
+    line.model = response.model;
+    line.questions = this.job!.rendered.questions.length;
+    line.input_tokens = response.usage.input_tokens;
+    line.output_tokens = response.usage.output_tokens;
+    this.context.access.record(this.caller!, response.usage.input_tokens);
+    if (minCoveredMass !== undefined) line.min_covered_mass = minCoveredMass;
+    this.reply(200, response);
+  }
+
+  // ---------- the answer ----------
+
+  private fail(error: unknown): void {
+    const { line, res } = this;
+    if (error instanceof BackendError) {
+      // Upstream URLs and upstream error text go to the log; the caller gets the public sentence.
+      line.error = error.message;
+      error = error.toApiError();
+    }
+    if (error instanceof ApiError) {
+      line.level = error.status >= 500 ? 'error' : 'warn';
+      line.error_type = error.errorType;
+      if (error.status === 413) res.setHeader('connection', 'close');
+      if (!res.headersSent) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+      this.reply(error.status, error.body());
+    } else {
+      line.level = 'error';
+      line.error_type = 'internal_error';
+      line.error = error instanceof Error ? error.message : String(error);
+      const internal = 'Internal error; the request id is in the X-Request-Id header.';
+      this.reply(500, new ApiError(500, internal, 'internal_error').body());
+    }
+  }
+
+  private reply(status: number, body: unknown): void {
+    if (this.replied) return;
+    this.replied = true;
+    const { line, res } = this;
+    const total = performance.now() - this.started;
+    line.status = status;
+    line.latency_ms = Math.round(total * 100) / 100;
+    if (!res.headersSent && !res.destroyed) {
+      const timing = this.timing;
+      let serverTiming = '';
+      for (let i = 0; i < timing.length; i++) serverTiming += timing[i] + ', ';
+      serverTiming += `total;dur=${total.toFixed(2)}`;
+      const headers = [
+        'x-request-id',
+        this.requestId,
+        'x-typesafe-request-id',
+        this.requestId,
+        'server-timing',
+        serverTiming,
+      ];
+      if (this.context.closing) headers.push('connection', 'close');
+      sendJson(res, status, body, headers);
+    }
+    this.context.log(line);
+  }
 }
 
 export async function startJudgeServer(options: ServerOptions): Promise<JudgeServer> {
@@ -94,7 +349,7 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
   const access = await KeyAccess.open(options.apiKeys, options.keys, options.price);
   const logWriter = options.log ? undefined : new BatchedLineWriter();
   const log = options.log ?? ((line: LogLine) => logWriter!.push(JSON.stringify(line)));
-  const inFlight = new Set<AbortController>();
+  const inFlight = new Set<Abortable>();
   const admission = new Admission(options.admission);
   const playground = createPlayground({
     settings: options.playground,
@@ -104,8 +359,8 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
     admit: (task, signal) => admission.run(task, { signal }),
     address: () => server.address(),
   });
-  let closing = false;
 
+  /** Every route but POST /v1/systemone (which Exchange takes straight through its steps). */
   async function route(
     req: IncomingMessage,
     res: ServerResponse,
@@ -114,13 +369,13 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
   ): Promise<[number, unknown]> {
     const path = line.path;
     if (playground.handles(path)) return playground.route(req, res, line, timing);
-    const known = path === '/v1/systemone' || path === '/v1/models' || path === '/healthz' || path === '/v1/usage';
+    const known = path === SYSTEMONE || path === '/v1/models' || path === '/healthz' || path === '/v1/usage';
     if (!known) throw new ApiError(404, `No route ${path}.`, 'not_found');
     const caller = await access.authenticate(req);
     line.key_id = caller.keyId;
     if (path === '/healthz') {
       if (req.method !== 'GET') throw new ApiError(405, 'Use GET /healthz.', 'method_not_allowed');
-      return [closing ? 503 : 200, { status: closing ? 'shutting_down' : 'ok', backend: backend.kind }];
+      return [context.closing ? 503 : 200, { status: context.closing ? 'shutting_down' : 'ok', backend: backend.kind }];
     }
     if (path === '/v1/models') {
       if (req.method !== 'GET') throw new ApiError(405, 'Use GET /v1/models.', 'method_not_allowed');
@@ -130,118 +385,12 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
       if (req.method !== 'GET') throw new ApiError(405, 'Use GET /v1/usage.', 'method_not_allowed');
       return [200, await access.usage(caller, new URL(req.url ?? '/', 'http://localhost').searchParams)];
     }
-    if (req.method !== 'POST') throw new ApiError(405, 'Use POST /v1/systemone.', 'method_not_allowed');
-    const refusal = access.admit(caller);
-    if (refusal) throw tooManyRequests(res, refusal);
-    const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    if (contentType !== 'application/json') {
-      throw new ApiError(
-        415,
-        `Send the body as application/json (got ${contentType ? JSON.stringify(contentType) : 'no content type'}).`,
-        'unsupported_media_type',
-      );
-    }
-    const raw = await readBody(req, limits.maxBodyBytes);
-    const text = raw.toString('utf8');
-    if (jsonNestingDepth(text) > limits.maxJsonDepth) {
-      throw badRequest(`The body nests JSON deeper than ${limits.maxJsonDepth} levels.`);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch (error) {
-      throw schemaError([
-        { loc: ['body'], msg: `The body is not valid JSON: ${(error as Error).message}`, type: 'json_invalid' },
-      ]);
-    }
-    // Bad requests (422/400, over the token budget) are refused before queueing; only judging takes a slot.
-    const preparing = performance.now();
-    const job = await engine.prepare(body);
-    const prepared = performance.now() - preparing;
-    const controller = new AbortController();
-    inFlight.add(controller);
-    res.on('close', () => {
-      if (res.writableFinished) return;
-      const gone = 'The client closed the connection before the answer.';
-      controller.abort(new ApiError(499, gone, 'client_closed_request'));
-    });
-    const queued = performance.now();
-    try {
-      const { response, coveredMass } = await admission.run(
-        async (signal) => {
-          const started = performance.now();
-          timing.push(`queue;dur=${(started - queued).toFixed(2)}`);
-          const outcome = await engine.answer(job, signal);
-          timing.push(`engine;dur=${(prepared + performance.now() - started).toFixed(2)}`);
-          return outcome;
-        },
-        { controller },
-      );
-      line.model = response.model;
-      line.questions = Object.keys(response.answers).length;
-      line.input_tokens = response.usage.input_tokens;
-      line.output_tokens = response.usage.output_tokens;
-      access.record(caller, response.usage.input_tokens);
-      const masses = Object.values(coveredMass).filter((m): m is number => m !== undefined);
-      if (masses.length > 0) line.min_covered_mass = Math.min(...masses);
-      return [200, response];
-    } finally {
-      inFlight.delete(controller);
-    }
+    // POST /v1/systemone never gets here.
+    throw new ApiError(405, 'Use POST /v1/systemone.', 'method_not_allowed');
   }
 
-  const server = createServer((req, res) => {
-    const started = performance.now();
-    const incoming = req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    const line: LogLine = {
-      time: new Date().toISOString(),
-      level: 'info',
-      request_id: requestId,
-      method: req.method ?? '',
-      path: pathOf(req.url),
-      status: 0,
-      latency_ms: 0,
-    };
-    const timing: string[] = [];
-    const reply = (status: number, body: unknown) => {
-      const total = performance.now() - started;
-      line.status = status;
-      line.latency_ms = Math.round(total * 100) / 100;
-      if (!res.headersSent && !res.destroyed) {
-        sendJson(res, status, body, {
-          'x-request-id': requestId,
-          'x-typesafe-request-id': requestId,
-          'server-timing': [...timing, `total;dur=${total.toFixed(2)}`].join(', '),
-          ...(closing ? { connection: 'close' } : {}),
-        });
-      }
-      log(line);
-    };
-    route(req, res, line, timing).then(
-      ([status, body]) => reply(status, body),
-      (error: unknown) => {
-        if (error instanceof BackendError) {
-          // Upstream URLs and upstream error text go to the log; the caller gets the public sentence.
-          line.error = error.message;
-          error = error.toApiError();
-        }
-        if (error instanceof ApiError) {
-          line.level = error.status >= 500 ? 'error' : 'warn';
-          line.error_type = error.errorType;
-          if (error.status === 413) res.setHeader('connection', 'close');
-          if (!res.headersSent) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-          reply(error.status, error.body());
-        } else {
-          line.level = 'error';
-          line.error_type = 'internal_error';
-          line.error = error instanceof Error ? error.message : String(error);
-          const internal = 'Internal error; the request id is in the X-Request-Id header.';
-          reply(500, new ApiError(500, internal, 'internal_error').body());
-        }
-      },
-    );
-  });
+  const context: ServerContext = { engine, access, admission, limits, log, inFlight, closing: false, route };
+  const server = createServer((req, res) => new Exchange(context, req, res).start());
   server.requestTimeout = 120_000;
   server.headersTimeout = 30_000;
 
@@ -258,13 +407,13 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
-      closing = true;
+      context.closing = true;
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const grace = options.shutdownGraceMs ?? 10_000;
       const timer = setTimeout(() => {
         const shutdown = new ApiError(503, 'The server is shutting down; try again shortly.', 'shutting_down');
-        for (const controller of inFlight) controller.abort(shutdown);
+        for (const request of inFlight) request.abort(shutdown);
         server.closeAllConnections();
       }, grace);
       await stopped;

@@ -49,8 +49,8 @@ export interface PlaygroundContext {
   /** The server's engine: the same validation, token limits and answers as POST /v1/systemone. */
   engine: JudgeEngine;
   limits: ServerLimits;
-  /** The server's in-flight requests, aborted on a forced shutdown. */
-  inFlight: Set<AbortController>;
+  /** The server's in-flight requests, aborted on a forced shutdown (a request's ticket, or a controller). */
+  inFlight: Set<{ abort(reason?: unknown): void }>;
   /** Runs a judging task through the server's one admission queue (server/admission.ts). */
   admit: <T>(task: (signal: AbortSignal) => Promise<T>, signal: AbortSignal) => Promise<T>;
   /** The address the server listens on (read on first use). */
