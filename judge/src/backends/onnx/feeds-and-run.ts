@@ -108,14 +108,15 @@ export class ModelRun {
       real += row.length;
       for (const bit of req.pastMasks[r]) mask.push(bit);
       const padding = width - row.length;
-      // Each packed sequence's positions start again at the row's start position.
-      const starts: number[] = [];
-      for (const length of req.packed?.[r] ?? [row.length]) starts.push(...Array.from({ length }, (_, i) => i));
+      // Each token's offset in its packed sequence: positions start again at the row's start for each one.
+      const offsets = new Int32Array(row.length);
+      let at = 0;
+      for (const length of req.packed?.[r] ?? [row.length]) for (let i = 0; i < length; i++) offsets[at++] = i;
       for (let c = 0; c < width; c++) {
         const i = c - padding; // index into the row's own tokens; < 0 for padding
         ids.push(i >= 0 ? row[i] : m.padId);
         mask.push(i >= 0 ? 1 : 0);
-        positions.push(Math.min(req.startPositions[r] + (i >= 0 ? starts[i] : 0), m.maxPositions - 1));
+        positions.push(Math.min(req.startPositions[r] + (i >= 0 ? offsets[i] : 0), m.maxPositions - 1));
       }
     });
     const feeds: Record<string, ort.Tensor> = { input_ids: int64Tensor(ids, [batch, width]) };
