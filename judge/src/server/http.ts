@@ -1,7 +1,8 @@
 // Request-level helpers: reading a bounded body, replying in Jev's envelope, authentication.
 import { checkKey, KeyRing } from '../shared/api-key';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from '../protocol/errors';
+import { ApiError, badRequest, schemaError } from '../protocol/errors';
+import { jsonNestingDepth } from '../protocol/validate';
 
 /** Reads the body, refusing (413) as soon as it passes `maxBytes`. */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
@@ -39,6 +40,18 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
         reject(new ApiError(400, 'The client closed the connection before the body ended.', 'client_closed_request')),
     );
   });
+}
+
+/** A request body as JSON: 400 when it nests deeper than `maxDepth` (checked before parsing), 422 when invalid. */
+export function parseJsonBody(text: string, maxDepth: number): unknown {
+  if (jsonNestingDepth(text) > maxDepth) throw badRequest(`The body nests JSON deeper than ${maxDepth} levels.`);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw schemaError([
+      { loc: ['body'], msg: `The body is not valid JSON: ${(error as Error).message}`, type: 'json_invalid' },
+    ]);
+  }
 }
 
 function tooLarge(maxBytes: number): ApiError {

@@ -10,12 +10,11 @@ import { DEFAULT_SERVER_LIMITS, type ServerLimits } from '../config';
 import { BackendError, type Backend } from '../engine/backend';
 import { JudgeEngine, type JudgeOutcome, type PreparedJob } from '../engine/engine';
 import type { Temperatures } from '../engine/readout';
-import { ApiError, badRequest, schemaError } from '../protocol/errors';
-import { jsonNestingDepth } from '../protocol/validate';
+import { ApiError } from '../protocol/errors';
 import { KeyAccess, tooManyRequests, type Caller, type KeysOptions } from '../keys/access';
 import type { Price } from '../keys/config';
 import { Admission, Ticket, type AdmissionSettings } from './admission';
-import { readBody, sendJson } from './http';
+import { parseJsonBody, readBody, sendJson } from './http';
 import { BatchedLineWriter } from './log-writer';
 import { createPlayground, type PlaygroundSettings, type PlaygroundStatus } from './playground';
 
@@ -209,18 +208,7 @@ class Exchange {
   private read(raw: Buffer): void {
     try {
       const { engine, limits } = this.context;
-      const text = raw.toString('utf8');
-      if (jsonNestingDepth(text) > limits.maxJsonDepth) {
-        throw badRequest(`The body nests JSON deeper than ${limits.maxJsonDepth} levels.`);
-      }
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch (error) {
-        throw schemaError([
-          { loc: ['body'], msg: `The body is not valid JSON: ${(error as Error).message}`, type: 'json_invalid' },
-        ]);
-      }
+      const body = parseJsonBody(raw.toString('utf8'), limits.maxJsonDepth);
       // Bad requests (422/400, over the token budget) are refused before queueing; only judging takes a slot.
       const preparing = performance.now();
       const job = engine.prepareNow(body);

@@ -10,9 +10,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { ServerLimits } from '../../config';
 import { DEFAULT_ALIAS, type JudgeEngine } from '../../engine/engine';
-import { ApiError, badRequest, schemaError } from '../../protocol/errors';
-import { jsonNestingDepth } from '../../protocol/validate';
-import { readBody } from '../http';
+import { ApiError } from '../../protocol/errors';
+import { parseJsonBody, readBody } from '../http';
 import { RequestRate, TokenQuota, type Clock } from './quota';
 import { DEFAULT_PLAYGROUND, type PlaygroundSettings } from './settings';
 
@@ -218,17 +217,7 @@ export function createPlayground(context: PlaygroundContext): Playground {
       );
     }
     const text = (await readBody(req, context.limits.maxBodyBytes)).toString('utf8');
-    if (jsonNestingDepth(text) > context.limits.maxJsonDepth) {
-      throw badRequest(`The body nests JSON deeper than ${context.limits.maxJsonDepth} levels.`);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch (error) {
-      throw schemaError([
-        { loc: ['body'], msg: `The body is not valid JSON: ${(error as Error).message}`, type: 'json_invalid' },
-      ]);
-    }
+    const body = parseJsonBody(text, context.limits.maxJsonDepth);
 
     // Bad requests get the API's own answers (422, 400 — over the server's token limits too) before the quota is
     // looked at; only a request that is fine but needs more than the quota has left is the quota's 429.
