@@ -4,15 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main';
 import type { NoulAnswer, SystemOneResponse } from '../../src/protocol/types';
-import { generate, tempDir } from './fixtures';
-
-function capture() {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  return { out: () => out, err: () => err };
-}
+import { captureOutput, generate, tempDir } from './fixtures';
 
 describe('CLI with the local ONNX backend', () => {
   const tmp = tempDir('onnx-cli-');
@@ -22,7 +14,7 @@ describe('CLI with the local ONNX backend', () => {
   it('convert rewrites a plain-past export, and ask answers with it', async () => {
     const plain = generate(tmp.path, 'plain', { seed: 9, layout: 'plain-past' }).dir;
     const converted = join(tmp.path, 'converted');
-    let io = capture();
+    let io = captureOutput();
     expect(await main(['convert', '--in', plain, '--out', converted])).toBe(0);
     expect(io.out()).toMatch(/converted 2 layers to the shared-prefix layout/);
     vi.restoreAllMocks();
@@ -34,7 +26,7 @@ describe('CLI with the local ONNX backend', () => {
         backend: { kind: 'onnx', models: [{ id: 'judge-onnx-cli-2026-11-01', dir: converted }], intraOpNumThreads: 1 },
       }),
     );
-    io = capture();
+    io = captureOutput();
     const code = await main([
       'ask',
       '--config',
@@ -57,16 +49,16 @@ describe('CLI with the local ONNX backend', () => {
 
   it('convert refuses a graph without past, and reports missing flags', async () => {
     const none = generate(tmp.path, 'none', { seed: 9, layout: 'no-past' }).dir;
-    let io = capture();
+    let io = captureOutput();
     expect(await main(['convert', '--in', none, '--out', join(tmp.path, 'x')])).toBe(1);
     expect(io.err()).toMatch(/no past_key_values/);
     expect(io.err()).toMatch(/served as it is, it gets the no-past path: the graph takes no past_key_values/);
     vi.restoreAllMocks();
-    io = capture();
+    io = captureOutput();
     expect(await main(['convert', '--in', none])).toBe(2);
     expect(io.err()).toMatch(/--out is required/);
     vi.restoreAllMocks();
-    io = capture();
+    io = captureOutput();
     expect(await main(['fetch-model', '--out', tmp.path])).toBe(2);
     expect(io.err()).toMatch(/--url is required/);
   });

@@ -1,7 +1,7 @@
 // The ONNX protobuf round trip and the shared-prefix converter: a converted plain-past export scores exactly like
 // the original (and like a natively generated shared-prefix graph); graphs it cannot rewrite are refused clearly;
 // weights in an external data file are served and converted.
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main';
@@ -11,7 +11,7 @@ import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
 import { decodeModel, encodeModel, externalDataFiles } from '../../src/model-tools/onnx-proto';
 import { ConvertError, convertToSharedPrefix } from '../../src/model-tools/convert-shared-prefix';
 import { buildTinyLm } from '../../tools/fixtures/generate-model';
-import { generate, maxAbsDiff, tempDir } from './fixtures';
+import { convertDir, generate, maxAbsDiff, tempDir } from './fixtures';
 
 const state = 'Order 4411: two chairs arrived broken. The customer wants a replacement, not a refund, before the 12th.';
 const questions: SystemOneRequest['questions'] = {
@@ -53,12 +53,7 @@ describe('convert to the shared-prefix layout', () => {
     const plain = generate(tmp.path, 'plain', { seed: 21, layout: 'plain-past' }).dir;
     const native = generate(tmp.path, 'native', { seed: 21, layout: 'shared-prefix' }).dir;
     const converted = join(tmp.path, 'converted');
-    mkdirSync(converted);
-    const { model, layers } = convertToSharedPrefix(decodeModel(readFileSync(join(plain, 'model.onnx'))));
-    expect(layers).toBe(2);
-    writeFileSync(join(converted, 'model.onnx'), encodeModel(model));
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'config.json'])
-      copyFileSync(join(plain, f), join(converted, f));
+    expect(convertDir(plain, converted).layers).toBe(2);
     const dirs = { plain, converted, native };
     for (const kind of ['plain', 'converted', 'native'] as const) {
       backends[kind] = await createOnnxBackend({ models: [{ id: 'm', dir: dirs[kind] }], intraOpNumThreads: 1 });

@@ -1,9 +1,12 @@
 // Test fixtures for the ONNX backend: generated model directories in a temp folder, and an independent
 // reference scorer that recomputes every label from scratch (full sequence, no past, no batching).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import { vi } from 'vitest';
+import { convertToSharedPrefix, type ConvertResult } from '../../src/model-tools/convert-shared-prefix';
+import { decodeModel, encodeModel } from '../../src/model-tools/onnx-proto';
 import { generateTinyModelDir, type GenerateOptions } from '../../tools/fixtures/generate-model';
 
 export function tempDir(prefix: string): { path: string; remove: () => void } {
@@ -13,6 +16,25 @@ export function tempDir(prefix: string): { path: string; remove: () => void } {
 
 export function generate(root: string, name: string, options: Omit<GenerateOptions, 'dir'>) {
   return generateTinyModelDir({ ...options, dir: join(root, name) });
+}
+
+/** `plain`'s model converted to shared prefix (in process) into the new directory `out`, with its tokenizer and config. */
+export function convertDir(plain: string, out: string): ConvertResult {
+  mkdirSync(out);
+  const result = convertToSharedPrefix(decodeModel(readFileSync(join(plain, 'model.onnx'))));
+  writeFileSync(join(out, 'model.onnx'), encodeModel(result.model));
+  for (const f of ['tokenizer.json', 'tokenizer_config.json', 'config.json'])
+    copyFileSync(join(plain, f), join(out, f));
+  return result;
+}
+
+/** Captures what the CLI writes to stdout and stderr (until vi.restoreAllMocks()). */
+export function captureOutput(): { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
+  return { out: () => out, err: () => err };
 }
 
 function i64(values: number[]): ort.Tensor {

@@ -1,16 +1,15 @@
 // float16 exports (model_fp16.onnx): float16 weights, past/present/prefix KV and logits. The same generated model
 // (with grouped-query attention too) scores the same by every path it supports: plain past as exported, converted to
 // shared prefix, a native shared-prefix graph and the no-past graph; and close to its float32 twin.
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
 import { renderRequest } from '../../src/engine/render';
-import { convertToSharedPrefix } from '../../src/model-tools/convert-shared-prefix';
-import { TensorType, decodeModel, encodeModel } from '../../src/model-tools/onnx-proto';
+import { TensorType, decodeModel } from '../../src/model-tools/onnx-proto';
 import type { SystemOneRequest } from '../../src/protocol/types';
 import { toHalfBits } from '../../tools/fixtures/generate-model';
-import { generate, maxAbsDiff, tempDir } from './fixtures';
+import { convertDir, generate, maxAbsDiff, tempDir } from './fixtures';
 
 const state = 'Shipment 12 left the warehouse late; the tracking page still says "label created" after four days.';
 const questions: SystemOneRequest['questions'] = {
@@ -32,13 +31,7 @@ describe('float16 weights, KV and logits', () => {
     const none = generate(tmp.path, 'none', { ...spec, layout: 'no-past' }).dir;
     const float32 = generate(tmp.path, 'float32', { ...spec, float16: false, layout: 'plain-past' }).dir;
     const converted = join(tmp.path, 'converted');
-    mkdirSync(converted);
-    writeFileSync(
-      join(converted, 'model.onnx'),
-      encodeModel(convertToSharedPrefix(decodeModel(readFileSync(join(plain, 'model.onnx')))).model),
-    );
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'config.json'])
-      copyFileSync(join(plain, f), join(converted, f));
+    convertDir(plain, converted);
     const dirs = { plain, converted, native, none, float32 };
     for (const kind of kinds)
       backends[kind] = await createOnnxBackend({ models: [{ id: 'm', dir: dirs[kind] }], intraOpNumThreads: 1 });

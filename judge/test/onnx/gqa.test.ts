@@ -2,17 +2,15 @@
 // inputs [B, kv_heads, seq, D] and transformers' repeat_kv (Unsqueeze → Expand → Reshape, shapes read from the keys).
 // A generated GQA export scores the same by every path: as exported (plain past), converted to shared prefix, a
 // natively generated shared-prefix GQA graph, the no-past graph, and a from-scratch recompute.
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
 import { renderRequest } from '../../src/engine/render';
 import { ConvertError, convertToSharedPrefix } from '../../src/model-tools/convert-shared-prefix';
-import { decodeModel, encodeModel } from '../../src/model-tools/onnx-proto';
 import type { SystemOneRequest } from '../../src/protocol/types';
 import { buildTinyLm } from '../../tools/fixtures/generate-model';
-import { generate, maxAbsDiff, referenceLabelLogprobs, tempDir } from './fixtures';
+import { convertDir, generate, maxAbsDiff, referenceLabelLogprobs, tempDir } from './fixtures';
 
 const MODEL = 'judge-gqa-test';
 const GQA = { seed: 31, hidden: 32, heads: 8, kvHeads: 2, layers: 2, tokenizer: { singleTokenYesNo: false } };
@@ -35,11 +33,7 @@ describe('grouped-query attention exports', () => {
     const native = generate(tmp.path, 'native', { ...GQA, layout: 'shared-prefix' }).dir;
     const none = generate(tmp.path, 'none', { ...GQA, layout: 'no-past' }).dir;
     const converted = join(tmp.path, 'converted');
-    mkdirSync(converted);
-    const { model } = convertToSharedPrefix(decodeModel(readFileSync(join(plain, 'model.onnx'))));
-    writeFileSync(join(converted, 'model.onnx'), encodeModel(model));
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'config.json'])
-      copyFileSync(join(plain, f), join(converted, f));
+    convertDir(plain, converted);
     const dirs = { plain, converted, native, none };
     for (const kind of kinds)
       backends[kind] = await createOnnxBackend({ models: [{ id: MODEL, dir: dirs[kind] }], intraOpNumThreads: 1 });

@@ -14,7 +14,7 @@ import { decodeModel, encodeModel } from '../../src/model-tools/onnx-proto';
 import type { JudgeServer } from '../../src/server';
 import type { SystemOneRequest } from '../../src/protocol/types';
 import { buildMergedTinyLm } from '../../tools/fixtures/generate-model';
-import { generate, maxAbsDiff, tempDir } from './fixtures';
+import { captureOutput, generate, maxAbsDiff, tempDir } from './fixtures';
 
 const state =
   'Invoice 93 was paid twice on the 3rd; the customer wants the second payment back and is polite about it.';
@@ -23,14 +23,6 @@ const questions: SystemOneRequest['questions'] = {
   wants: { type: 'choice', criteria: { refund: null, discount: null, nothing: null } },
 };
 const job = () => ({ model: 'm', state, rendered: renderRequest({ state, questions }) });
-
-function capture() {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
-  return { out: () => out, err: () => err };
-}
 
 describe('merged decoders (use_cache_branch, If)', () => {
   const tmp = tempDir('onnx-merged-');
@@ -42,7 +34,7 @@ describe('merged decoders (use_cache_branch, If)', () => {
     const plain = generate(tmp.path, 'plain', spec).dir;
     const merged = generate(tmp.path, 'merged', { ...spec, merged: true }).dir;
     const converted = join(tmp.path, 'converted');
-    const io = capture();
+    const io = captureOutput();
     expect(await main(['convert', '--in', merged, '--out', converted])).toBe(0);
     convertOut = io.out();
     vi.restoreAllMocks();
@@ -125,7 +117,7 @@ describe('merged decoders (use_cache_branch, If)', () => {
       /If node "optimum::if" holds a subgraph that is not a merged decoder/,
     );
     writeFileSync(join(dir, 'model.onnx'), encodeModel(model));
-    const io = capture();
+    const io = captureOutput();
     expect(await main(['convert', '--in', dir, '--out', join(tmp.path, 'x')])).toBe(1);
     expect(io.err()).toMatch(/cannot convert .*If node "optimum::if" holds a subgraph/);
     expect(io.err()).toMatch(/it cannot be served as it is either: the graph has an input "some_flag"/);

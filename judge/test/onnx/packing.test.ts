@@ -2,17 +2,14 @@
 // are packed first-fit decreasing at the width that needs the fewest slots, and a packed question scores exactly as in
 // its own row: over the whole JevBench-240 corpus, for labels of several tokens finished from a packed row, and in a
 // plain float16 grouped-query export made packable by `convert`, against that export served as it is.
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
 import { batchQuestions } from '../../src/backends/onnx/layouts/packing';
 import { renderRequest } from '../../src/engine/render';
-import { convertToSharedPrefix } from '../../src/model-tools/convert-shared-prefix';
-import { decodeModel, encodeModel } from '../../src/model-tools/onnx-proto';
 import type { SystemOneRequest } from '../../src/protocol/types';
 import { loadCorpus } from '../helpers/repo';
-import { generate, maxAbsDiff, tempDir } from './fixtures';
+import { convertDir, generate, maxAbsDiff, tempDir } from './fixtures';
 
 const MODEL = 'judge-packing-test';
 
@@ -181,12 +178,8 @@ describe('packed rows score like rows of their own', () => {
     };
     const plain = generate(tmp.path, 'fp16-plain', { ...spec, layout: 'plain-past' }).dir;
     const converted = join(tmp.path, 'fp16-converted');
-    mkdirSync(converted);
-    const result = convertToSharedPrefix(decodeModel(readFileSync(join(plain, 'model.onnx'))));
+    const result = convertDir(plain, converted);
     expect(result.notes).toContain('logits_indices: the LM head runs only on the positions read');
-    writeFileSync(join(converted, 'model.onnx'), encodeModel(result.model));
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'config.json'])
-      copyFileSync(join(plain, f), join(converted, f));
     const asExported = await createOnnxBackend({ models: [{ id: MODEL, dir: plain }], intraOpNumThreads: 1 });
     const packable = await createOnnxBackend({ models: [{ id: MODEL, dir: converted }], intraOpNumThreads: 1 });
     try {

@@ -23,7 +23,7 @@ import {
   quantizeBlockwise4,
   quantizeLinear,
 } from '../../tools/fixtures/quantize-weights';
-import { generate, maxAbsDiff, referenceLabelLogprobs, tempDir } from './fixtures';
+import { captureOutput, generate, maxAbsDiff, referenceLabelLogprobs, tempDir } from './fixtures';
 
 const state = 'Ticket 77: the nightly sync has failed three times since Monday; the customer asks for a call today.';
 const questions: SystemOneRequest['questions'] = {
@@ -52,14 +52,6 @@ const producer = (model: Model, value: string) => model.graph.nodes.find((n) => 
 const consumers = (model: Model, value: string) => model.graph.nodes.filter((n) => n.inputs.includes(value));
 const ofType = (model: Model, opType: string) => model.graph.nodes.filter((n) => n.opType === opType);
 const int = (node: Node, name: string) => Number(node.attributes.find((a) => a.name === name)?.i);
-
-function capture() {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => ((out += String(c)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
-  return { out: () => out, err: () => err };
-}
 
 describe('quantized graph patterns, as the quantization tools write them', () => {
   it('int4: every MatMul with a constant weight is a com.microsoft.MatMulNBits with packed uint8 blocks', () => {
@@ -281,7 +273,7 @@ describe.each(EXACT_MODES)('$name export', ({ spec, note }) => {
     const none = generate(tmp.path, 'none', { ...base, layout: 'no-past' }).dir;
     const float = generate(tmp.path, 'float', { ...base, quantize: undefined, layout: 'plain-past' }).dir;
     const converted = join(tmp.path, 'converted');
-    const io = capture();
+    const io = captureOutput();
     try {
       expect(await main(['convert', '--in', plain, '--out', converted])).toBe(0);
     } finally {
@@ -372,7 +364,7 @@ describe('int8 dynamic quantization (model_quantized.onnx)', () => {
     const none = generate(tmp.path, 'none', { ...base, layout: 'no-past' }).dir;
     const float = generate(tmp.path, 'float', { ...base, quantize: undefined, layout: 'plain-past' }).dir;
     const converted = join(tmp.path, 'converted');
-    const io = capture();
+    const io = captureOutput();
     try {
       expect(await main(['convert', '--in', plain, '--out', converted])).toBe(0);
     } finally {
@@ -490,7 +482,7 @@ describe('what convert still refuses in quantized exports', () => {
     );
 
     writeFileSync(join(dir, 'model.onnx'), encodeModel(model));
-    const io = capture();
+    const io = captureOutput();
     expect(await main(['convert', '--in', dir, '--out', join(tmp.path, 'out')])).toBe(1);
     vi.restoreAllMocks();
     expect(io.err()).toMatch(/it goes on through .*QuantizeLinear/);

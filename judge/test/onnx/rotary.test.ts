@@ -4,18 +4,17 @@
 // CPU export writes it (GroupQueryAttention with do_rotary 1 and cos_cache/sin_cache, no position_ids input). A
 // rotary export scores the same by every path: served as it is (plain past), converted to shared prefix by
 // `convert` (packed), generated shared-prefix, no past, and fused; and its positions really matter.
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
 import { renderRequest } from '../../src/engine/render';
-import { convertToSharedPrefix } from '../../src/model-tools/convert-shared-prefix';
 import { decodeModel, encodeModel, type Model, type Node } from '../../src/model-tools/onnx-proto';
 import type { SystemOneRequest } from '../../src/protocol/types';
 import { ropeInverseFrequencies } from '../../tools/fixtures/generate-model';
 import { loadCorpus } from '../helpers/repo';
-import { generate, maxAbsDiff, tempDir } from './fixtures';
+import { convertDir, generate, maxAbsDiff, tempDir } from './fixtures';
 
 const MODEL = 'judge-rotary-test';
 // Head size 16: even for RoPE, and a multiple of 16 for GroupQueryAttention's CPU kernel with cos/sin caches.
@@ -61,12 +60,7 @@ describe('rotary position embeddings (RoPE)', () => {
       fusedAttention: 'GroupQueryAttention',
     }).dir;
     dirs.converted = join(tmp.path, 'converted');
-    mkdirSync(dirs.converted);
-    const result = convertToSharedPrefix(decodeModel(readFileSync(join(dirs.plain, 'model.onnx'))));
-    convertNotes = result.notes;
-    writeFileSync(join(dirs.converted, 'model.onnx'), encodeModel(result.model));
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'config.json'])
-      copyFileSync(join(dirs.plain, f), join(dirs.converted, f));
+    convertNotes = convertDir(dirs.plain, dirs.converted).notes;
     for (const kind of kinds)
       backends[kind] = await createOnnxBackend({ models: [{ id: MODEL, dir: dirs[kind] }], intraOpNumThreads: 1 });
   });
@@ -233,11 +227,7 @@ describe('rotary position embeddings (RoPE)', () => {
     const spec = { ...SPEC, seed: 29, float16: true, tokenizer: { trainingText: loadCorpus()[0].state as string } };
     const plain = generate(tmp.path, 'fp16-plain', { ...spec, layout: 'plain-past' }).dir;
     const converted = join(tmp.path, 'fp16-converted');
-    mkdirSync(converted);
-    const { model } = convertToSharedPrefix(decodeModel(readFileSync(join(plain, 'model.onnx'))));
-    writeFileSync(join(converted, 'model.onnx'), encodeModel(model));
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'config.json'])
-      copyFileSync(join(plain, f), join(converted, f));
+    convertDir(plain, converted);
     const asExported = await createOnnxBackend({ models: [{ id: MODEL, dir: plain }], intraOpNumThreads: 1 });
     const packable = await createOnnxBackend({ models: [{ id: MODEL, dir: converted }], intraOpNumThreads: 1 });
     try {
