@@ -66,6 +66,8 @@ export interface GraphInfo extends GraphShape {
    * no left padding, so the backend never feeds it a padded batch (labels.ts, unpaddedGroups).
    */
   fusedAttention?: string;
+  /** What quantized weights the graph holds (model-tools/quantization.ts), for serve's line. */
+  weightNotes?: string[];
 }
 
 /** True when a graph can take packed rows (see GraphInfo.packing). */
@@ -110,5 +112,6 @@ export function explainLayout(graph: GraphInfo, config: Record<string, unknown> 
     );
   if (graph.layout === 'shared-prefix' && graph.packing)
     details.push('packing: short questions share a batch row, each attending only to itself (own_attention_bias)');
+  details.push(...(graph.weightNotes ?? []));
   return details.length ? `${PATHS[graph.layout]}; ${details.join('; ')}` : PATHS[graph.layout];
 }

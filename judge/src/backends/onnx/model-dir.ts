@@ -7,7 +7,8 @@ import { canPack, detectLayout, type GraphInfo } from './graph-layout';
 import { VocabLogSoftmax } from './log-softmax';
 import { positiveNumber, type JsonObject } from './model-files';
 import { withLogitsIndices } from '../../model-tools/logits-positions';
-import { decodeModel, encodeModel, type Graph } from '../../model-tools/onnx-proto';
+import { decodeModel, encodeModel, type Graph, type Node } from '../../model-tools/onnx-proto';
+import { opUses, quantizationNotes } from '../../model-tools/quantization';
 
 /** The settings of a model a worker needs besides its graph (read from the directory by the main thread). */
 export interface ModelSettings {
@@ -26,16 +27,12 @@ export interface LoadedModel extends ModelSettings {
   logSoftmax: VocabLogSoftmax;
 }
 
-/** The op type of the first ONNX Runtime fused attention node (com.microsoft, "Attention" in its name) of a graph. */
-function fusedAttentionOp(graph: Graph): string | undefined {
+/** Every node of a graph, those of its subgraphs (a merged decoder's If branches) included. */
+function* allNodes(graph: Graph): Generator<Node> {
   for (const node of graph.nodes) {
-    if (node.domain === 'com.microsoft' && node.opType.includes('Attention')) return node.opType;
-    for (const a of node.attributes) {
-      const inner = a.g && fusedAttentionOp(a.g);
-      if (inner) return inner;
-    }
+    yield node;
+    for (const a of node.attributes) if (a.g) yield* allNodes(a.g);
   }
-  return undefined;
 }
 
 /**
@@ -46,7 +43,7 @@ function fusedAttentionOp(graph: Graph): string | undefined {
 async function openSession(
   dir: string,
   intraOpNumThreads: number,
-): Promise<{ session: ort.InferenceSession; logitsNote?: string; fusedAttention?: string }> {
+): Promise<{ session: ort.InferenceSession; logitsNote?: string; fusedAttention?: string; weightNotes?: string[] }> {
   const options: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads,
     interOpNumThreads: 1,
@@ -62,15 +59,19 @@ async function openSession(
     // Not a graph this codec reads: ONNX Runtime says what is wrong with it.
     return { session: await ort.InferenceSession.create(file, options) };
   }
-  const fusedAttention = fusedAttentionOp(model.graph);
+  const nodes = [...allNodes(model.graph)];
+  // The first ONNX Runtime fused attention op (com.microsoft, "Attention" in its name), and the weights' quantization.
+  const fusedAttention = nodes.find((n) => n.domain === 'com.microsoft' && n.opType.includes('Attention'))?.opType;
+  const weightNotes = quantizationNotes(opUses(nodes));
   if (model.graph.inputs.some((i) => i.name === 'logits_indices' || i.name === 'logits_to_keep'))
-    return { session: await ort.InferenceSession.create(file, options), fusedAttention };
+    return { session: await ort.InferenceSession.create(file, options), fusedAttention, weightNotes };
   const limited = withLogitsIndices(model);
   if (!('model' in limited)) {
     return {
       session: await ort.InferenceSession.create(file, options),
       logitsNote: `every position gets logits (${limited.reason})`,
       fusedAttention,
+      weightNotes,
     };
   }
   const session = await ort.InferenceSession.create(encodeModel(limited.model), {
@@ -81,12 +82,13 @@ async function openSession(
     session,
     logitsNote: 'logits_indices added when loaded: the LM head runs only on the positions read',
     fusedAttention,
+    weightNotes,
   };
 }
 
 export async function loadModel(settings: ModelSettings, intraOpNumThreads: number): Promise<LoadedModel> {
   const { dir, config } = settings;
-  const { session, logitsNote, fusedAttention } = await openSession(dir, intraOpNumThreads);
+  const { session, logitsNote, fusedAttention, weightNotes } = await openSession(dir, intraOpNumThreads);
   const { layout, layers } = detectLayout(session.inputNames);
 
   let heads = positiveNumber(config.num_key_value_heads, config.n_head, config.num_attention_heads) ?? 0;
@@ -129,6 +131,7 @@ export async function loadModel(settings: ModelSettings, intraOpNumThreads: numb
     packing,
     logitsNote,
     ...(fusedAttention ? { fusedAttention } : {}),
+    ...(weightNotes?.length ? { weightNotes } : {}),
   };
   return { ...settings, session, graph, inputs: new Set(session.inputNames), logSoftmax };
 }

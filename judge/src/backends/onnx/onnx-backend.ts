@@ -2,10 +2,8 @@
 // only their own tokens. This file is the main thread's part: tokenising, the token plan and limits, and handing
 // each job to an inference worker (worker-pool.ts), so that a model run never holds the server's thread.
 // How a job is run per layout: layouts/*.ts; the feeds and session.run: feeds-and-run.ts.
-import { join } from 'node:path';
 import type { Backend, ModelDescriptor, ScoreJob, ScoreResult, TokenPlan } from '../../engine/backend';
 import { BackendError } from '../../engine/backend';
-import { quantizationNotes, scanNodeOps } from '../../model-tools/quantization';
 import { badRequest } from '../../protocol/errors';
 import type { OnnxRunStats } from './feeds-and-run';
 import type { PreparedJob, PreparedQuestion } from './job';
@@ -165,7 +163,7 @@ export async function createOnnxBackend(options: OnnxBackendOptions): Promise<On
       ...files[i],
       graph,
       layout: graph.layout,
-      path: [explainLayout(graph, files[i].config), ...weightNotes(spec.dir)].join('; '),
+      path: explainLayout(graph, files[i].config),
       descriptor: {
         id: spec.id,
         description:
@@ -176,18 +174,6 @@ export async function createOnnxBackend(options: OnnxBackendOptions): Promise<On
     });
   });
   return new OnnxBackend(served, pool);
-}
-
-/**
- * What quantized weights a model's graph holds (int4 MatMulNBits, int8 dynamic or QDQ), for `serve`'s line about the
- * model: read from the graph's nodes without loading its weights. A graph the scan cannot read gets a note saying so.
- */
-function weightNotes(dir: string): string[] {
-  try {
-    return quantizationNotes(scanNodeOps(join(dir, 'model.onnx')));
-  } catch (error) {
-    return [`quantization not read (${(error as Error).message})`];
-  }
 }
 
 /** From a raw `backend` config block: validate, load every model, return the backend. */
