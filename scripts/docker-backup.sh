@@ -24,17 +24,10 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ -f "$state_dir/compose.env" ] || { echo "docker-backup.sh: --state: no Docker install in $state_dir (no compose.env)" >&2; exit 2; }
-[ ${#compose_files[@]} -gt 0 ] || compose_files=(/opt/judge-assistant/docker-compose.yml)
-compose_args=()
-for file in "${compose_files[@]}"; do
-  [ -f "$file" ] || { echo "docker-backup.sh: --compose-file: no $file" >&2; exit 2; }
-  compose_args+=(-f "$file")
-done
-out=${out:-$PWD/judge-assistant-docker-backup-$(date -u +%Y%m%dT%H%M%SZ).tar.gz}
-
 # shellcheck source=scripts/lib/compose.sh
 source "$(dirname "$0")/lib/compose.sh"
-compose() { compose_command -p "$project" --env-file "$state_dir/compose.env" "${compose_args[@]}" "$@"; }
+compose_project "docker-backup.sh" "$project" "$state_dir" "${compose_files[@]}"
+out=${out:-$PWD/judge-assistant-docker-backup-$(date -u +%Y%m%dT%H%M%SZ).tar.gz}
 
 mapfile -t volumes < <(docker volume ls -q --filter "label=com.docker.compose.project=$project")
 [ ${#volumes[@]} -gt 0 ] || { echo "docker-backup.sh: the project $project has no volumes" >&2; exit 2; }

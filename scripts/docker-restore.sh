@@ -26,16 +26,10 @@ if [ -z "$archive" ] || [ ! -r "$archive" ]; then
   echo "docker-restore.sh: give the backup archive to restore (readable)" >&2
   exit 2
 fi
-[ ${#compose_files[@]} -gt 0 ] || compose_files=(/opt/judge-assistant/docker-compose.yml)
-compose_args=()
-for file in "${compose_files[@]}"; do
-  [ -f "$file" ] || { echo "docker-restore.sh: --compose-file: no $file" >&2; exit 2; }
-  compose_args+=(-f "$file")
-done
-
 # shellcheck source=scripts/lib/compose.sh
 source "$(dirname "$0")/lib/compose.sh"
-compose() { compose_command -p "$project" --env-file "$state_dir/compose.env" "${compose_args[@]}" "$@"; }
+compose_project "docker-restore.sh" "$project" "$state_dir" "${compose_files[@]}"
+
 
 work=$(mktemp -d)
 chmod 700 "$work"
