@@ -1,29 +1,50 @@
-// Request-level helpers: reading a bounded body, replying in Jev's envelope, authentication.
-import { checkKey, KeyRing } from '../shared/api-key';
+// Request-level helpers: reading a bounded body, parsing it as JSON, replying in Jev's envelope.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest, schemaError } from '../protocol/errors';
 import { jsonNestingDepth } from '../protocol/validate';
 
-/** Reads the body, refusing (413) as soon as it passes `maxBytes`. */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/**
+ * After a 413, how much more of the refused body is read and thrown away, and for how long, before the connection
+ * closes (nginx's lingering close): a client still sending then reads the answer instead of a broken pipe. A body
+ * declared larger than that is not waited for: the answer goes out and the connection closes at once.
+ */
+export interface DiscardLimits {
+  bytes: number;
+  ms: number;
+}
+
+export const DEFAULT_DISCARD_LIMITS: DiscardLimits = { bytes: 64 << 20, ms: 10_000 };
+
+/** Requests whose refused body is being read off the wire; the answer ends when it settles. */
+const discarding = new WeakMap<IncomingMessage, Promise<void>>();
+
+/** Reads the body, refusing (413) as soon as it passes `maxBytes`; the rest is then discarded (`discardRest`). */
+export function readBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  discard: DiscardLimits = DEFAULT_DISCARD_LIMITS,
+): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
+    if (declared <= discard.bytes) discardRest(req, discard);
     return Promise.reject(tooLarge(maxBytes));
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
-    req.on('data', (chunk: Buffer) => {
-      if (failed) return;
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBytes) {
-        failed = true;
-        reject(tooLarge(maxBytes));
+      if (size <= maxBytes) {
+        chunks.push(chunk);
         return;
       }
-      chunks.push(chunk);
-    });
+      failed = true;
+      req.off('data', onData);
+      discardRest(req, discard, size);
+      reject(tooLarge(maxBytes));
+    };
+    req.on('data', onData);
     let ended = false;
     req.on('end', () => {
       ended = true;
@@ -40,6 +61,32 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
         reject(new ApiError(400, 'The client closed the connection before the body ended.', 'client_closed_request')),
     );
   });
+}
+
+/**
+ * Reads the rest of a refused body and throws it away, until it ends, passes `limits.bytes` in all, or
+ * `limits.ms` have gone by; `sendJson` ends the answer (and, with `connection: close`, the connection) only then.
+ */
+function discardRest(req: IncomingMessage, limits: DiscardLimits, alreadyRead = 0): void {
+  let read = alreadyRead;
+  const settled = new Promise<void>((resolve) => {
+    const settle = () => {
+      clearTimeout(timer);
+      req.off('data', count);
+      resolve();
+    };
+    const count = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > limits.bytes) settle();
+    };
+    const timer = setTimeout(settle, limits.ms);
+    req.on('data', count);
+    req.once('end', settle);
+    req.once('close', settle);
+    req.once('error', settle);
+  });
+  discarding.set(req, settled);
+  req.resume();
 }
 
 /** A request body as JSON: 400 when it nests deeper than `maxDepth` (checked before parsing), 422 when invalid. */
@@ -68,6 +115,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, ext
   const headers: (string | number)[] = ['content-type', 'application/json', 'content-length', Buffer.byteLength(text)];
   for (let i = 0; i < extraHeaders.length; i++) headers.push(extraHeaders[i]);
   res.writeHead(status, headers);
+  const refusedBody = discarding.get(res.req);
+  if (refusedBody) {
+    // The whole answer goes out now (its length is known); the end waits until the refused body is off the wire.
+    res.write(text);
+    void refusedBody.then(() => res.end());
+    return;
+  }
   endWhenTurnEnds(res, text);
 }
 
@@ -105,13 +159,4 @@ function endTurn(): void {
     const res = batch[i] as ServerResponse;
     if (!res.destroyed) res.end(batch[i + 1] as string);
   }
-}
-
-/** Jev's rules: no credentials → 403; wrong credentials → 401 authentication_error. */
-export function authenticate(req: IncomingMessage, keys: KeyRing): void {
-  const verdict = checkKey(req.headers.authorization, keys, 'bearer');
-  if (verdict === 'missing') throw new ApiError(403, 'Not authenticated.', 'permission_error');
-  if (verdict === 'not-bearer')
-    throw new ApiError(403, 'Not authenticated: use "Authorization: Bearer <key>".', 'permission_error');
-  if (verdict === 'wrong') throw new ApiError(401, 'Invalid API key.', 'authentication_error');
 }
