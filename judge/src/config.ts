@@ -14,28 +14,18 @@
 //   JUDGE_KEYS_FILE | JUDGE_KEYS_DATABASE_URL, JUDGE_KEY_CACHE_TTL_MS, JUDGE_PRICE_*: keys/config.ts
 import { readFileSync } from 'node:fs';
 import type { BackendConfig } from './backends';
+import { backendKindList, isBackendKind, type BackendKind } from './backends/kinds';
 import { OnnxConfigError, parseOnnxBackendOptions } from './backends/onnx/options';
-import type { EngineLimits } from './engine/engine';
-import { DEFAULT_ENGINE_LIMITS } from './engine/engine';
+import { parseOpenAIBackendOptions } from './backends/openai/options';
+import { parseRemoteBackendOptions } from './backends/remote/options';
 import type { Temperatures } from './engine/readout';
 import { applyCalibration, type LoadedCalibration } from './calibration/file';
 import { readPlaygroundSettings, type PlaygroundSettings } from './server/playground/settings';
 import { readKeysSettings, readPrice, type KeysSettings, type Price } from './keys/config';
 import { DEFAULT_ADMISSION, type AdmissionSettings } from './server/admission';
+import { readServerLimits, type ServerLimits } from './server/limits';
 import { FieldError } from './shared/field-error';
-
-export interface ServerLimits extends EngineLimits {
-  /** Largest request body in bytes (default 1 MiB); larger → 413. */
-  maxBodyBytes: number;
-  /** Deepest JSON nesting accepted (default 64); deeper → 400. */
-  maxJsonDepth: number;
-}
-
-export const DEFAULT_SERVER_LIMITS: ServerLimits = {
-  ...DEFAULT_ENGINE_LIMITS,
-  maxBodyBytes: 1 << 20,
-  maxJsonDepth: 64,
-};
+import { integerSetting, isObject, stringSetting, type Env, type Raw } from './shared/settings';
 
 export interface JudgeConfig {
   host: string;
@@ -65,32 +55,12 @@ export class ConfigError extends FieldError {
   }
 }
 
-type Env = Record<string, string | undefined>;
-type Raw = Record<string, unknown>;
-
 const configError = (field: string, reason: string) => new ConfigError(field, reason);
 
-function isObject(value: unknown): value is Raw {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const str = (value: unknown, field: string, required: boolean) => stringSetting(value, field, required, configError);
 
-function str(value: unknown, field: string, required: boolean): string | undefined {
-  if (value === undefined || value === '') {
-    if (required) throw new ConfigError(field, 'is required');
-    return undefined;
-  }
-  if (typeof value !== 'string') throw new ConfigError(field, `must be a string, got ${typeof value}`);
-  return value;
-}
-
-function positiveInt(value: unknown, field: string, fallback: number, min = 1): number {
-  if (value === undefined || value === '') return fallback;
-  const n = typeof value === 'string' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min) {
-    throw new ConfigError(field, `must be an integer ≥ ${min}, got ${JSON.stringify(value)}`);
-  }
-  return n;
-}
+const positiveInt = (value: unknown, field: string, fallback: number, min = 1) =>
+  integerSetting(value, field, fallback, min, configError);
 
 function parsePort(value: unknown, field: string): number {
   const port = positiveInt(value, field, 8787, 0);
@@ -111,65 +81,29 @@ function parseAliasList(text: string, field: string): Record<string, string> {
   return aliases;
 }
 
-function readBackend(raw: unknown, env: Env): BackendConfig {
-  const file = isObject(raw) ? raw : {};
-  if (raw !== undefined && !isObject(raw)) throw new ConfigError('backend', 'must be an object');
-  const kind = env.JUDGE_BACKEND || file.kind;
-  if (kind === 'openai') {
-    return {
-      kind,
-      baseUrl: str(env.JUDGE_OPENAI_BASE_URL ?? file.baseUrl, 'backend.baseUrl', true)!,
-      apiKey: str(env.JUDGE_OPENAI_API_KEY ?? file.apiKey, 'backend.apiKey', false),
-      upstreamModel: str(env.JUDGE_OPENAI_MODEL ?? file.upstreamModel, 'backend.upstreamModel', true)!,
-      id:
-        str(env.JUDGE_OPENAI_MODEL_ID ?? file.id, 'backend.id', false) ??
-        `judge-openai-${env.JUDGE_OPENAI_MODEL ?? file.upstreamModel}`,
-      description: str(file.description, 'backend.description', false),
-      releaseDate: str(file.releaseDate, 'backend.releaseDate', false),
-      concurrency: positiveInt(file.concurrency, 'backend.concurrency', 4),
-      groupSize: positiveInt(file.groupSize, 'backend.groupSize', 15, 2),
-      topLogprobs: positiveInt(file.topLogprobs, 'backend.topLogprobs', 20),
-      maxRetries: positiveInt(file.maxRetries, 'backend.maxRetries', 3, 0),
-      maxRetryAfterMs: positiveInt(file.maxRetryAfterMs, 'backend.maxRetryAfterMs', 30_000, 0),
-      timeoutMs: positiveInt(file.timeoutMs, 'backend.timeoutMs', 60_000),
-    };
-  }
-  if (kind === 'remote') {
-    return {
-      kind,
-      baseUrl: str(env.JUDGE_REMOTE_BASE_URL ?? file.baseUrl, 'backend.baseUrl', true)!,
-      apiKey: str(env.JUDGE_REMOTE_API_KEY ?? file.apiKey, 'backend.apiKey (or JUDGE_REMOTE_API_KEY)', true)!,
-      timeoutMs: positiveInt(file.timeoutMs, 'backend.timeoutMs', 60_000),
-    };
-  }
-  if (kind === 'onnx') {
+/** Each backend kind's options from the config's backend block and the environment. */
+const BACKEND_PARSERS: Record<BackendKind, (file: Raw, env: Env) => BackendConfig> = {
+  openai: (file, env) => ({ kind: 'openai', ...parseOpenAIBackendOptions(file, env, configError) }),
+  remote: (file, env) => ({ kind: 'remote', ...parseRemoteBackendOptions(file, env, configError) }),
+  onnx: (file) => {
     // Checked now, with the rest of the config: settings, and that every model directory holds its files.
     try {
-      return { kind, ...parseOnnxBackendOptions(file) };
+      return { kind: 'onnx', ...parseOnnxBackendOptions(file) };
     } catch (error) {
       if (error instanceof OnnxConfigError) throw new ConfigError(error.field, error.reason);
       throw error;
     }
-  }
-  if (kind === undefined)
-    throw new ConfigError('backend.kind', 'is required (openai, remote or onnx; or set JUDGE_BACKEND)');
-  throw new ConfigError('backend.kind', `must be openai, remote or onnx, got ${JSON.stringify(kind)}`);
-}
+  },
+};
 
-function readLimits(raw: unknown): ServerLimits {
-  if (raw === undefined) return { ...DEFAULT_SERVER_LIMITS };
-  if (!isObject(raw)) throw new ConfigError('limits', 'must be an object');
-  const limits = { ...DEFAULT_SERVER_LIMITS };
-  for (const key of Object.keys(raw)) {
-    if (!(key in DEFAULT_SERVER_LIMITS)) throw new ConfigError(`limits.${key}`, 'is not a known limit');
-    limits[key as keyof ServerLimits] = positiveInt(
-      raw[key],
-      `limits.${key}`,
-      DEFAULT_SERVER_LIMITS[key as keyof ServerLimits],
-    );
-  }
-  if (limits.maxChoiceOptions > 255) throw new ConfigError('limits.maxChoiceOptions', 'must be at most 255');
-  return limits;
+function readBackend(raw: unknown, env: Env): BackendConfig {
+  const file = isObject(raw) ? raw : {};
+  if (raw !== undefined && !isObject(raw)) throw new ConfigError('backend', 'must be an object');
+  const kind = env.JUDGE_BACKEND || file.kind;
+  if (isBackendKind(kind)) return BACKEND_PARSERS[kind](file, env);
+  if (kind === undefined)
+    throw new ConfigError('backend.kind', `is required (${backendKindList()}; or set JUDGE_BACKEND)`);
+  throw new ConfigError('backend.kind', `must be ${backendKindList()}, got ${JSON.stringify(kind)}`);
 }
 
 function readTemperatures(raw: unknown): Temperatures {
@@ -251,7 +185,7 @@ export function parseConfig(raw: unknown, env: Env = {}): JudgeConfig {
     apiKeys,
     backend: readBackend(raw.backend, env),
     aliases,
-    limits: readLimits(raw.limits),
+    limits: readServerLimits(raw.limits, configError),
     ...applyCalibration(readTemperatures(raw.temperatures), env.JUDGE_CALIBRATION ?? raw.calibration, configError),
     playground: readPlaygroundSettings(raw.playground, env, configError),
     shutdownGraceMs: positiveInt(raw.shutdownGraceMs, 'shutdownGraceMs', 10_000, 0),

@@ -34,12 +34,6 @@ export {
   type LabelledLine,
   type Metrics,
 } from './calibration';
-export {
-  loadConfig,
-  parseConfig,
-  ConfigError,
-  DEFAULT_SERVER_LIMITS,
-  type JudgeConfig,
-  type ServerLimits,
-} from './config';
+export { loadConfig, parseConfig, ConfigError, type JudgeConfig } from './config';
+export { DEFAULT_SERVER_LIMITS, type ServerLimits } from './server/limits';
 export * from './keys';

@@ -11,8 +11,8 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../protocol/errors';
-import { authenticate } from '../server/http';
 import { KeyRing, keyDigest } from '../shared/api-key';
+import { authenticate } from './authenticate';
 import { DEFAULT_KEY_CACHE_TTL_MS, DEFAULT_PRICE, type KeyStoreConfig, type Price } from './config';
 import { MemoryKeyStore } from './document';
 import { envKeyIdOfDigest, keyIdOf } from './format';

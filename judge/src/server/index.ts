@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createBackend, type BackendConfig } from '../backends';
-import { DEFAULT_SERVER_LIMITS, type ServerLimits } from '../config';
 import { BackendError, type Backend } from '../engine/backend';
 import { JudgeEngine, type JudgeOutcome, type PreparedJob } from '../engine/engine';
 import type { Temperatures } from '../engine/readout';
@@ -15,6 +14,7 @@ import { KeyAccess, tooManyRequests, type Caller, type KeysOptions } from '../ke
 import type { Price } from '../keys/config';
 import { Admission, Ticket, type AdmissionSettings } from './admission';
 import { parseJsonBody, readBody, sendJson } from './http';
+import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './limits';
 import { BatchedLineWriter } from './log-writer';
 import { createPlayground, type PlaygroundSettings, type PlaygroundStatus } from './playground';
 

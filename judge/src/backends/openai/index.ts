@@ -21,33 +21,10 @@ import type { OptionGroup } from '../../engine/render';
 import { ConcurrencyLimiter } from '../../util/limiter';
 import { retryAfterMs } from '../../util/retry-after';
 import { foldTopLogprobs, type TopLogprob } from './fold';
+import type { OpenAIBackendOptions } from './options';
 
 export { retryAfterMs } from '../../util/retry-after';
-
-export interface OpenAIBackendOptions {
-  /** e.g. "https://api.openai.com/v1", "http://127.0.0.1:11434/v1" (Ollama), "http://host:8000/v1" (vLLM). */
-  baseUrl: string;
-  /** The upstream key, from env or the config file; never logged. Local servers may need none. */
-  apiKey?: string;
-  /** The upstream model name, e.g. "gpt-4.1-mini" or "qwen2.5:7b". */
-  upstreamModel: string;
-  /** Our pinned id for it, e.g. "judge-openai-gpt-4.1-mini-2026-11-01". */
-  id: string;
-  description?: string;
-  releaseDate?: string;
-  /** Upstream requests in flight at once, across all requests (default 4). */
-  concurrency?: number;
-  /** Options asked in one prompt before grouping (default 15, at most 20). */
-  groupSize?: number;
-  /** top_logprobs asked for (default 20, the OpenAI maximum). */
-  topLogprobs?: number;
-  /** Retries after 429/5xx/connection errors (default 3). */
-  maxRetries?: number;
-  /** Longest Retry-After honoured, in ms (default 30 000); longer waits fail with 503. */
-  maxRetryAfterMs?: number;
-  /** Per-attempt timeout in ms (default 60 000). */
-  timeoutMs?: number;
-}
+export type { OpenAIBackendOptions } from './options';
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
 const sleep = (ms: number, signal?: AbortSignal) =>

@@ -17,15 +17,9 @@ import {
 import type { Question } from '../../protocol/types';
 import { setOwn } from '../../util/own';
 import { retryAfterMs } from '../../util/retry-after';
+import type { RemoteBackendOptions } from './options';
 
-export interface RemoteBackendOptions {
-  /** The provider's API root, e.g. "https://api.typesafe.ai" (we call {baseUrl}/v1/systemone and /v1/models). */
-  baseUrl: string;
-  /** The provider key, from env or the config file; never logged. */
-  apiKey: string;
-  /** Per-request timeout in ms, the whole answer included (default 60 000). */
-  timeoutMs?: number;
-}
+export type { RemoteBackendOptions } from './options';
 
 /**
  * How far a distribution may sum from 1: Jev rounds every probability to 2 decimals, so each may be off by 0.005.

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { ServerLimits } from '../../config';
+import type { ServerLimits } from '../limits';
 import { DEFAULT_ALIAS, type JudgeEngine } from '../../engine/engine';
 import { ApiError } from '../../protocol/errors';
 import { parseJsonBody, readBody } from '../http';
