@@ -4,9 +4,9 @@
 // no answer deletes the draft. list/disable/delete manage the live ones.
 import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
-import { ASSISTANT_TOOLS } from '../experts/catalogue';
 import type { WorkflowApi } from '../n8n/workflow-api';
 import { removeWorkflow } from '../n8n/remove-workflow';
+import { TOOL_REGISTRY } from '../tools/registry';
 import { isApproval, requireApprovalQuestion, requireOperator } from '../pending/approvals';
 import { literalSecret, sampleUrl, validateToolSpec, type ToolSpec } from './spec';
 import { BUILT_TOOL_TAG_IDS, renderToolWorkflow, TOOL_CREDENTIAL_TYPES, type ToolCredential } from './tool-workflow';
@@ -14,19 +14,8 @@ import { BUILT_TOOL_TAG_IDS, renderToolWorkflow, TOOL_CREDENTIAL_TYPES, type Too
 /** Whether a URL may be called (the outbound guard's decision). */
 export type UrlCheck = (url: string) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
 
-/** Names a built tool cannot take: the assistant's own tools and the ones that manage built tools. */
-export const RESERVED_TOOL_NAMES: readonly string[] = [
-  ...ASSISTANT_TOOLS,
-  'ask_expert',
-  'ask_researcher',
-  'ask_planner',
-  'ask_analyst',
-  'build_tool',
-  'run_tool',
-  'list_tools',
-  'disable_tool',
-  'delete_tool',
-];
+/** Names a built tool cannot take: every tool of the assistant's own (ask_<expert> and the tool building ones too). */
+export const RESERVED_TOOL_NAMES: readonly string[] = TOOL_REGISTRY.map((tool) => tool.name);
 
 /** The field a test run's inputs are passed beside (inputs start with a letter, so it cannot collide). */
 export const DRAFT_FIELD = '_draft';

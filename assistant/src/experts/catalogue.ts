@@ -4,6 +4,7 @@
 // must be the assistant's own, minus the ones no expert may have.
 import { AssistantInputError } from '../errors';
 import { requireChatModel } from '../settings/settings';
+import { isDelegation, TOOL_REGISTRY } from '../tools/registry';
 import catalogueData from './catalogue.json';
 import { SHIPPED_EXPERTS } from './registry';
 
@@ -20,68 +21,23 @@ export const EXPERT_PROVIDERS = [
 export type ExpertProvider = (typeof EXPERT_PROVIDERS)[number];
 
 /**
- * The main agent's tools an expert can be given (the agent's toolWorkflow nodes, without its ask_<expert>
- * delegation tools). The catalogue test compares this with workflows/assistant-agent.json.
+ * The main agent's tools an expert can be given (the tool registry without its ask_<expert> delegation tools). The
+ * catalogue test compares this with workflows/assistant-agent.json.
  */
-export const ASSISTANT_TOOLS: readonly string[] = [
-  'add_check',
-  'ask_user',
-  'browser_click',
-  'browser_close',
-  'browser_fill',
-  'browser_open',
-  'browser_screenshot',
-  'browser_select',
-  'browser_snapshot',
-  'build_tool',
-  'cancel_reminder',
-  'change_action',
-  'check_history',
-  'complete_task',
-  'create_task',
-  'delete_check',
-  'delete_task',
-  'delete_tool',
-  'disable_tool',
-  'forget_everything',
-  'forget_memory',
-  'install_expert',
-  'list_actions',
-  'list_checks',
-  'list_experts',
-  'list_failures',
-  'list_reminders',
-  'list_tasks',
-  'list_tools',
-  'pause_check',
-  'query_graph',
-  'read_page',
-  'recall_memories',
-  'relate_entities',
-  'remember_memory',
-  'remove_expert',
-  'run_tool',
-  'schedule_action',
-  'set_reminder',
-  'update_memory',
-  'update_preferences',
-  'update_task',
-  'upsert_entity',
-  'web_search',
-];
+export const ASSISTANT_TOOLS: readonly string[] = TOOL_REGISTRY.filter((tool) => !isDelegation(tool))
+  .map((tool) => tool.name)
+  .sort();
 
 /**
- * Tools no expert may have, even though the main agent does: wiping everything, installing or removing experts and
- * building, disabling or deleting tools stay with the user's own turn.
+ * Tools no expert may have, even though the main agent does: the destructive ones and the ones that wait for the
+ * operator's yes (wiping everything, installing or removing experts and building, disabling or deleting tools) stay
+ * with the user's own turn.
  */
-export const FORBIDDEN_EXPERT_TOOLS: readonly string[] = [
-  'build_tool',
-  'delete_tool',
-  'disable_tool',
-  'forget_everything',
-  'install_expert',
-  'remove_expert',
-];
+export const FORBIDDEN_EXPERT_TOOLS: readonly string[] = TOOL_REGISTRY.filter(
+  (tool) => tool.effect === 'destructive' || tool.approval === 'ask-operator',
+)
+  .map((tool) => tool.name)
+  .sort();
 
 /** The ids of the shipped experts, which a catalogue entry may not take. */
 export const RESERVED_EXPERT_IDS: readonly string[] = SHIPPED_EXPERTS.map((expert) => expert.id);

@@ -1,0 +1,35 @@
+// The docs' table of the main agent's tools (docs/ASSISTANT.md, between the generated:tools markers), rendered from
+// the registry; scripts/docs/tools-table.ts writes it there and assistant/test/tools/registry.test.ts checks it.
+import { TOOL_GROUPS, TOOL_REGISTRY, type ToolApproval } from './registry';
+
+export const APPROVAL_WORDS: Readonly<Record<ToolApproval, string>> = {
+  never: 'never',
+  'ask-user': 'ask the user first',
+  'ask-operator': 'ask the operator first',
+};
+
+/** The markers the table stands between in docs/ASSISTANT.md. */
+export const TOOLS_TABLE_MARKERS = { start: '<!-- generated:tools -->', end: '<!-- /generated:tools -->' } as const;
+
+/** A Markdown table with its columns padded as prettier pads them. */
+function markdownTable(header: string[], rows: string[][]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, column) => Math.max(...all.map((row) => row[column].length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
+  return [line(header), `| ${widths.map((width) => '-'.repeat(width)).join(' | ')} |`, ...rows.map(line)].join('\n');
+}
+
+/** One row per tool, grouped in TOOL_GROUPS order and in the registry's order within a group. */
+export function toolsTable(): string {
+  const rows = TOOL_GROUPS.flatMap((group) =>
+    TOOL_REGISTRY.filter((tool) => tool.group === group).map((tool) => [
+      `\`${tool.name}\``,
+      group,
+      tool.effect,
+      APPROVAL_WORDS[tool.approval],
+      `\`${tool.workflow.file}\``,
+      tool.summary,
+    ]),
+  );
+  return markdownTable(['tool', 'group', 'effect', 'approval', 'workflow', 'what it does'], rows);
+}
