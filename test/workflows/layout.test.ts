@@ -2,6 +2,7 @@
 // format n8n's `import:workflow` really imports, sticky notes on the larger ones, node names that say what the node
 // does (no n8n default names), no node boxes on top of each other, no sticky notes on top of each other, and no
 // reference to a node name that does not exist (a rename that missed a connection or an expression).
+// A run limit a sticky note states in seconds ("a run stops after 330 s") is the workflow's settings.executionTimeout.
 // Pure JSON checks, no n8n. Each check is also run on a bad fixture, so this test can fail.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,6 +22,7 @@ interface Workflow {
   nodes: WorkflowNode[];
   connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }> | null>>>;
   tags?: unknown;
+  settings?: { executionTimeout?: number };
 }
 interface Box {
   name: string;
@@ -174,6 +176,40 @@ function stickyNoteProblems(workflow: Workflow): string[] {
   return problems;
 }
 
+// How a sticky note states this workflow's own run limit in seconds: "a run stops after 330 s", "runs stop at 1,800
+// seconds", "the workflow times out after 60 s", "300 s (this workflow's timeout)", "an execution timeout of 900 s".
+// Limits of other workflows ("tools stop after 300 s") and waits ("waits up to 300 s") are not run limits.
+const SECONDS = String.raw`(\d[\d,]*)\s*(?:s|secs?|seconds?)\b`;
+const RUN_LIMIT_PATTERNS = [
+  new RegExp(
+    String.raw`\b(?:runs?|executions?|workflows?)\s+(?:stops?|ends?|times?\s+out)\s+(?:after|at)\s+${SECONDS}`,
+    'gi',
+  ),
+  new RegExp(String.raw`${SECONDS}\s*\(this workflow's (?:execution )?timeout`, 'gi'),
+  new RegExp(String.raw`\b(?:execution )?timeout (?:of|is)\s+${SECONDS}`, 'gi'),
+];
+
+/** The run limits in seconds that the workflow's sticky notes state, with the note that states each. */
+function statedRunLimits(workflow: Workflow): Array<{ note: string; seconds: number }> {
+  return workflow.nodes.filter(isSticky).flatMap((note) => {
+    const content = String(note.parameters?.content ?? '');
+    const numbers = RUN_LIMIT_PATTERNS.flatMap((pattern) => [...content.matchAll(pattern)].map((match) => match[1]));
+    return [...new Set(numbers)].map((number) => ({ note: note.name, seconds: Number(number.replace(/,/g, '')) }));
+  });
+}
+
+/** Sticky notes whose stated run limit is not the workflow's execution timeout. */
+function runLimitProblems(workflow: Workflow): string[] {
+  const timeout = workflow.settings?.executionTimeout;
+  return statedRunLimits(workflow)
+    .filter(({ seconds }) => seconds !== timeout)
+    .map(({ note, seconds }) =>
+      timeout === undefined
+        ? `sticky note "${note}" says runs stop after ${seconds} s, but the workflow has no settings.executionTimeout`
+        : `sticky note "${note}" says runs stop after ${seconds} s, but settings.executionTimeout is ${timeout} s`,
+    );
+}
+
 function defaultNameProblems(workflow: Workflow): string[] {
   return workflow.nodes
     .filter((node) => DEFAULT_NAME_PATTERN.test(node.name.trim()))
@@ -237,6 +273,15 @@ describe('workflows/ stay readable in the editor', () => {
 
   it.each(files)('%s: sticky notes where there are more than 5 nodes', (file) => {
     expect(stickyNoteProblems(read(file))).toEqual([]);
+  });
+
+  it.each(files)('%s: run limits in sticky notes are its execution timeout', (file) => {
+    expect(runLimitProblems(read(file))).toEqual([]);
+  });
+
+  it('sticky notes state run limits to check', () => {
+    const stated = files.filter((file) => statedRunLimits(read(file)).length > 0);
+    expect(stated).toEqual(expect.arrayContaining(['assistant-agent.json', 'assistant-action-run.json']));
   });
 
   it.each(files)('%s: node names say what the node does', (file) => {
@@ -308,6 +353,28 @@ describe('the checks catch bad workflows (this test can fail)', () => {
     expect(
       stickyNoteProblems({ nodes: [...six, sticky('Bare', [0, -300], 400, 200, 'just text')], connections: {} }),
     ).toEqual(['sticky note "Bare" needs a "### Title" line and a few sentences']);
+  });
+
+  it('a run limit in a sticky note that is not the execution timeout (the agent note said 330 s, it was 1,800 s)', () => {
+    const note = (content: string) => sticky('Note: Limits', [0, -300], 400, 200, `### Limits\n${content}`);
+    const workflow = (content: string, executionTimeout?: number): Workflow => ({
+      nodes: [note(content)],
+      connections: {},
+      settings: executionTimeout === undefined ? {} : { executionTimeout },
+    });
+    const agentNote = "A run stops after 330 s (this workflow's timeout); tools stop after 300 s.";
+    expect(runLimitProblems(workflow(agentNote, 1800))).toEqual([
+      'sticky note "Note: Limits" says runs stop after 330 s, but settings.executionTimeout is 1800 s',
+    ]);
+    expect(runLimitProblems(workflow(agentNote, 330))).toEqual([]);
+    expect(runLimitProblems(workflow('Runs stop at 1,800 seconds.', 1800))).toEqual([]);
+    expect(runLimitProblems(workflow('The workflow times out after 60 s.', 120))).toHaveLength(1);
+    expect(runLimitProblems(workflow('It has an execution timeout of 900 s.', 1000))).toHaveLength(1);
+    expect(runLimitProblems(workflow('Waits up to 300 s; a run stops at 330 s.', undefined))).toEqual([
+      'sticky note "Note: Limits" says runs stop after 330 s, but the workflow has no settings.executionTimeout',
+    ]);
+    // Other workflows' limits and waits are not this workflow's run limit.
+    expect(runLimitProblems(workflow('Tools stop after 300 s; Wait for Reply waits up to 120 s.', 1800))).toEqual([]);
   });
 
   it('default and generic names, with or without trailing digits', () => {
