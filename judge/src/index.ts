@@ -3,12 +3,8 @@ export * from './shared/field-error';
 export * from './shared/api-key';
 export * from './protocol/types';
 export { ApiError, badRequest, schemaError, defaultErrorType, type ApiErrorOptions } from './protocol/errors';
-export {
-  validateRequest,
-  jsonNestingDepth,
-  DEFAULT_VALIDATION_LIMITS,
-  type ValidationLimits,
-} from './protocol/validate';
+export { validateRequest, jsonNestingDepth } from './protocol/validate';
+export * from './protocol/limits';
 export * from './engine/backend';
 export * from './engine/render';
 export { scoreInGroups, plannedGroups, balancedGroups, logNormalise, type GroupScorer } from './engine/groups';

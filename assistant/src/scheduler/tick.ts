@@ -11,16 +11,25 @@ import { queueMessage } from '../delivery/outbox';
 import { withTransaction } from '../storage/db';
 import { getInstanceSettings } from '../settings/settings';
 import { requireDate } from '../schedule/zone';
+import { AssistantInputError } from '../errors';
 import { claimDueBriefings, type DueBriefing } from './briefing';
 import { claimFailuresToReport, describeFailureRecord, recordFailure } from '../failures/failures';
 import { describeInstant } from '../schedule/zone';
 
-/** A reminder fired more than this long after its due time is marked late (the first tick is due within a minute). */
-export const LATE_AFTER_SECONDS = 120;
+/** How often the tick workflow's trigger fires by default: every minute. */
+export const DEFAULT_TICK_SECONDS = 60;
+
+/** A reminder fired more than two tick periods after its due time is marked late (the first tick is due within one). */
+export const lateAfterSeconds = (tickSeconds: number) => 2 * tickSeconds;
+
+export interface TickOptions {
+  /** How often the trigger fires (default 60): the ledger records each tick at this step, lateness is counted in it. */
+  tickSeconds?: number;
+}
 
 export interface TickPlan {
   tickId: number;
-  /** The minute this tick stands for (now rounded to the nearest minute). */
+  /** The moment this tick stands for: now rounded to the nearest tick period (by default the minute). */
   tickAt: string;
   now: string;
   remindersQueued: number;
@@ -35,11 +44,26 @@ export interface TickPlan {
   checks: DueCheckRun[];
 }
 
-const roundToMinute = (at: Date) => new Date(Math.round(at.getTime() / 60_000) * 60_000);
+const roundTo = (at: Date, seconds: number) => new Date(Math.round(at.getTime() / (seconds * 1000)) * seconds * 1000);
 
-export async function startTick(pool: Pool, nowInput: Date): Promise<TickPlan> {
+/** The tick period, checked: a whole number of seconds from 1 to 3,600 that divides into whole minutes or an hour. */
+export function requireTickSeconds(value: number | undefined): number {
+  const seconds = value ?? DEFAULT_TICK_SECONDS;
+  const fits = seconds < 60 ? 60 % seconds === 0 : seconds % 60 === 0 && 3600 % seconds === 0;
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600 || !fits) {
+    throw new AssistantInputError(
+      'tickSeconds',
+      `must be a whole number of seconds that divides a minute (1, 2, 5, 10, 15, 20, 30) or an hour in whole ` +
+        `minutes (60, 120, 300, …, 3600), not ${JSON.stringify(value)}`,
+    );
+  }
+  return seconds;
+}
+
+export async function startTick(pool: Pool, nowInput: Date, options: TickOptions = {}): Promise<TickPlan> {
   const now = requireDate(nowInput);
-  const tickAt = roundToMinute(now);
+  const tickSeconds = requireTickSeconds(options.tickSeconds);
+  const tickAt = roundTo(now, tickSeconds);
   return withTransaction(pool, async (client) => {
     const settings = await getInstanceSettings(client);
     // One tick at a time from here: a concurrent tick waits, then sees this one in the ledger (no second outage,
@@ -69,7 +93,7 @@ export async function startTick(pool: Pool, nowInput: Date): Promise<TickPlan> {
       }
       const dueAt = row.due_at as Date;
       const lateBy = now.getTime() - dueAt.getTime();
-      const isLate = lateBy > LATE_AFTER_SECONDS * 1000;
+      const isLate = lateBy > lateAfterSeconds(tickSeconds) * 1000;
       const { message } = await queueMessage(client, row.user_id, {
         kind: 'reminder',
         text: `⏰ Reminder: ${row.text}`,

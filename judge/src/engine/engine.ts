@@ -6,7 +6,8 @@ import { setOwn } from '../util/own';
 import { renderRequest } from './render';
 import { badRequest } from '../protocol/errors';
 import type { ModelInfo, SystemOneResponse } from '../protocol/types';
-import { DEFAULT_VALIDATION_LIMITS, validateRequest, type ValidationLimits } from '../protocol/validate';
+import { DEFAULT_VALIDATION_LIMITS, type ValidationLimits } from '../protocol/limits';
+import { validateRequest } from '../protocol/validate';
 
 export { DEFAULT_ALIAS, defaultAliases, latestAliases, parseModelId, compareVersions } from './aliases';
 

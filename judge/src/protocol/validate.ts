@@ -4,25 +4,8 @@
 // Unknown fields are ignored (as Jev does); known fields are never silently defaulted.
 import { setOwn } from '../util/own';
 import { badRequest, schemaError } from './errors';
+import { DEFAULT_VALIDATION_LIMITS, type ValidationLimits } from './limits';
 import type { FieldIssue, JsonValue, Question, SystemOneRequest } from './types';
-
-export interface ValidationLimits {
-  /** Most questions in one request. */
-  maxQuestions: number;
-  /** Most options in a choice question (the API allows 255). */
-  maxChoiceOptions: number;
-  /** Fewest and most levels in a score question (the API allows 2..10). */
-  minScoreLevels: number;
-  maxScoreLevels: number;
-}
-
-export const DEFAULT_VALIDATION_LIMITS: ValidationLimits = {
-  // Jev answers at least 800 questions in one call.
-  maxQuestions: 1000,
-  maxChoiceOptions: 255,
-  minScoreLevels: 2,
-  maxScoreLevels: 10,
-};
 
 type Loc = (string | number)[];
 

@@ -1,6 +1,7 @@
 // Request-level helpers: reading a bounded body, parsing it as JSON, replying in Jev's envelope.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest, schemaError } from '../protocol/errors';
+import { tooDeepMessage } from '../protocol/limits';
 import { jsonNestingDepth } from '../protocol/validate';
 
 /**
@@ -91,7 +92,7 @@ function discardRest(req: IncomingMessage, limits: DiscardLimits, alreadyRead = 
 
 /** A request body as JSON: 400 when it nests deeper than `maxDepth` (checked before parsing), 422 when invalid. */
 export function parseJsonBody(text: string, maxDepth: number): unknown {
-  if (jsonNestingDepth(text) > maxDepth) throw badRequest(`The body nests JSON deeper than ${maxDepth} levels.`);
+  if (jsonNestingDepth(text) > maxDepth) throw badRequest(tooDeepMessage(maxDepth));
   try {
     return JSON.parse(text);
   } catch (error) {

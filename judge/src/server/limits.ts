@@ -1,6 +1,7 @@
 // The server's limits: the engine's (questions, options, levels, tokens) plus the request body's size and nesting,
 // and how the config file's `limits` block sets them.
 import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from '../engine/engine';
+import { DEFAULT_MAX_JSON_DEPTH } from '../protocol/limits';
 import { integerSetting, isObject, type Fail } from '../shared/settings';
 
 export interface ServerLimits extends EngineLimits {
@@ -13,7 +14,7 @@ export interface ServerLimits extends EngineLimits {
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   ...DEFAULT_ENGINE_LIMITS,
   maxBodyBytes: 1 << 20,
-  maxJsonDepth: 64,
+  maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
 };
 
 /** The config's `limits` block: each known limit a whole number ≥ 1, the others at their defaults. */

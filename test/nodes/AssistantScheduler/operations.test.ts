@@ -57,4 +57,13 @@ describe('Assistant Scheduler operations', () => {
     const [bad] = await run([{ operation: 'startTick', now: 'yesterday-ish' }], { continueOnFail: true });
     expect(String(bad.error)).toContain('now: must be an ISO 8601 date-time');
   });
+
+  it('Tick Seconds: the ledger records the tick at that step; a period that fits no minute names the field', async () => {
+    const [deliver] = await run([{ operation: 'startTick', now: '2031-03-01T00:00:07.4Z', tickSeconds: 5 }]);
+    expect(deliver).toMatchObject({ job: 'deliver', tickAt: '2031-03-01T00:00:05.000Z' });
+    const [minute] = await run([{ operation: 'startTick', now: '2031-03-01T00:00:31Z' }]);
+    expect(minute).toMatchObject({ job: 'deliver', tickAt: '2031-03-01T00:01:00.000Z' });
+    const [bad] = await run([{ operation: 'startTick', now: '', tickSeconds: 7 }], { continueOnFail: true });
+    expect(String(bad.error)).toContain('tickSeconds: must be a whole number of seconds');
+  });
 });

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_JSON_DEPTH, tooDeepMessage } from 'systemone-judge/core';
 
 import { checkBearerKey, MISSING_KEY, NOT_BEARER, WRONG_KEY } from '../../../nodes/Judge/v1/helpers/inboundKey';
 import { configureOutputs } from '../../../nodes/Judge/v1/helpers/outputs';
 import { readState, StateParameterError } from '../../../nodes/Judge/v1/helpers/state';
 import { describeErrorBody, errorEnvelope } from '../../../nodes/Judge/v1/helpers/errorBody';
-import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepMessage } from '../../../nodes/Judge/v1/helpers/nesting';
+import { nestsDeeperThan } from '../../../nodes/Judge/v1/helpers/nesting';
 import { answerHeaders, requestIdOf } from '../../../nodes/Judge/v1/helpers/responseHeaders';
 
 describe('checkBearerKey', () => {
@@ -126,10 +127,10 @@ describe('nestsDeeperThan', () => {
     expect(nestsDeeperThan('text', 0)).toBe(false);
     expect(nestsDeeperThan({}, 0)).toBe(true);
     expect(nestsDeeperThan({}, 1)).toBe(false);
-    expect(nestsDeeperThan(nest(64), MAX_JSON_DEPTH)).toBe(false);
-    expect(nestsDeeperThan(nest(65), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan(nest(64), DEFAULT_MAX_JSON_DEPTH)).toBe(false);
+    expect(nestsDeeperThan(nest(65), DEFAULT_MAX_JSON_DEPTH)).toBe(true);
     expect(nestsDeeperThan({ wide: Array.from({ length: 1000 }, () => ({ x: [1] })), deep: nest(70) }, 64)).toBe(true);
-    expect(nestsDeeperThan(nest(200_000), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan(nest(200_000), DEFAULT_MAX_JSON_DEPTH)).toBe(true);
     expect(tooDeepMessage(64)).toBe('The body nests JSON deeper than 64 levels.');
   });
 });

@@ -3,7 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { postgresCredentials } from '../../../shared/transport/postgres';
-import { SYSTEM_ONE_CREDENTIAL } from '../../../Judge/v1/transport/systemOneClient';
+import { SYSTEM_ONE_CREDENTIAL } from '../../../shared/transport/systemOneClient';
 import * as addCheck from './addCheck.operation';
 import * as changeCheck from './changeCheck.operation';
 import * as checkHistory from './checkHistory.operation';

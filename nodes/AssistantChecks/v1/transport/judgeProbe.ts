@@ -2,7 +2,7 @@
 // check is added with notify_when, so a gate that cannot work is refused then, not discovered on the first change.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { callSystemOne, readSystemOneCredential } from '../../../Judge/v1/transport/systemOneClient';
+import { callSystemOne, readSystemOneCredential } from '../../../shared/transport/systemOneClient';
 
 const PROBE_TIMEOUT_MS = 10_000;
 

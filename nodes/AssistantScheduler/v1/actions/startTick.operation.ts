@@ -5,9 +5,20 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
 import { startTick } from 'assistant-core';
-import { asData, nowParameter, nowProperty } from '../../../shared/helpers/parameters';
+import { asData, nowParameter, nowProperty, parameter } from '../../../shared/helpers/parameters';
 
-const properties: INodeProperties[] = [nowProperty];
+const properties: INodeProperties[] = [
+  nowProperty,
+  {
+    displayName: 'Tick Seconds',
+    name: 'tickSeconds',
+    type: 'number',
+    default: 60,
+    description:
+      'How often the trigger before this node fires, in seconds (60 for every minute). The ledger records each tick ' +
+      'at this step, and a reminder fired more than two ticks after its due time is marked late.',
+  },
+];
 
 const displayOptions = { show: { operation: ['startTick'] } };
 
@@ -18,7 +29,8 @@ export async function execute(
   pool: Pool,
   itemIndex: number,
 ): Promise<IDataObject | IDataObject[]> {
-  const plan = await startTick(pool, nowParameter(this, itemIndex));
+  const tickSeconds = parameter(this, 'tickSeconds', itemIndex) as number | undefined;
+  const plan = await startTick(pool, nowParameter(this, itemIndex), { tickSeconds });
   const base = { tickId: plan.tickId, tickAt: plan.tickAt, now: plan.now };
   return [
     asData({ job: 'deliver', ...base, remindersQueued: plan.remindersQueued, lateReminders: plan.lateReminders }),

@@ -8,7 +8,7 @@ import { describeErrorBody } from '../helpers/errorBody';
 import { configureOutputs, type OutputParameters, type RouteBy } from '../helpers/outputs';
 import { buildQuestions, type QuestionParameter } from '../helpers/questions';
 import { readState, type StateFormat } from '../helpers/state';
-import { postSystemOne, readSystemOneCredential } from '../transport/systemOneClient';
+import { postSystemOne, readSystemOneCredential } from '../../../shared/transport/systemOneClient';
 import { requestOptions } from './common.descriptions';
 
 const questionFields: INodeProperties[] = [

@@ -6,13 +6,18 @@
 // on output 1.
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { DEFAULT_MAX_JSON_DEPTH, tooDeepMessage } from 'systemone-judge/core';
 
 import { errorEnvelope } from '../helpers/errorBody';
 import { checkBearerKey, INBOUND_KEY_CREDENTIAL, type HttpFailure } from '../helpers/inboundKey';
-import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepMessage } from '../helpers/nesting';
+import { nestsDeeperThan } from '../helpers/nesting';
 import { answerHeaders, requestIdOf } from '../helpers/responseHeaders';
 import { getCachedCredentials } from '../transport/credentialCache';
-import { callSystemOne, readSystemOneCredential, type SystemOneEndpoint } from '../transport/systemOneClient';
+import {
+  callSystemOne,
+  readSystemOneCredential,
+  type SystemOneEndpoint,
+} from '../../../shared/transport/systemOneClient';
 import { requestOptions } from './common.descriptions';
 
 const properties: INodeProperties[] = [
@@ -51,7 +56,7 @@ const NOT_CONFIGURED: HttpFailure = {
 
 const TOO_DEEP: HttpFailure = {
   statusCode: 400,
-  body: { detail: { error_type: 'invalid_request_error', message: tooDeepMessage(MAX_JSON_DEPTH) } },
+  body: { detail: { error_type: 'invalid_request_error', message: tooDeepMessage(DEFAULT_MAX_JSON_DEPTH) } },
 };
 
 interface Reply {
@@ -87,7 +92,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
     if (refused) return answerOf(refused);
     const body = endpoint === 'models' ? undefined : (webhook.body ?? null);
     // n8n has parsed the body already; the judge server refuses this nesting before parsing, and so do we.
-    if (endpoint === 'systemone' && nestsDeeperThan(body, MAX_JSON_DEPTH)) return answerOf(TOO_DEEP);
+    if (endpoint === 'systemone' && nestsDeeperThan(body, DEFAULT_MAX_JSON_DEPTH)) return answerOf(TOO_DEEP);
     try {
       const reply = await callSystemOne(this, credential, endpoint, body, timeout, requestId);
       if (reply.statusCode >= 200 && reply.statusCode < 300 && reply.body && typeof reply.body === 'object') {

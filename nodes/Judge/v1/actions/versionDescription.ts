@@ -4,7 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { INBOUND_KEY_CREDENTIAL } from '../helpers/inboundKey';
 import { configureOutputs } from '../helpers/outputs';
-import { SYSTEM_ONE_CREDENTIAL } from '../transport/systemOneClient';
+import { SYSTEM_ONE_CREDENTIAL } from '../../../shared/transport/systemOneClient';
 import * as judgeItems from './judgeItems.operation';
 import * as passThrough from './passThrough.operation';
 

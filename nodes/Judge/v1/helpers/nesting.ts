@@ -1,11 +1,6 @@
 // How deep a webhook body nests: the judge server refuses JSON nested deeper than its `limits.maxJsonDepth` (400)
-// before reading it, and so does the wrapper, before forwarding a body n8n has already parsed.
-
-/** The judge server's default `limits.maxJsonDepth`. */
-export const MAX_JSON_DEPTH = 64;
-
-/** The judge server's answer to a body nested too deep, word for word (judge/src/server/index.ts). */
-export const tooDeepMessage = (limit: number) => `The body nests JSON deeper than ${limit} levels.`;
+// before reading it, and so does the wrapper, before forwarding a body n8n has already parsed. The limit and the
+// refusal's sentence are the judge's own (`DEFAULT_MAX_JSON_DEPTH`, `tooDeepMessage` from systemone-judge/core).
 
 /**
  * Whether a parsed JSON value nests objects and arrays deeper than `limit` (`{}` and `[]` are one level, as the

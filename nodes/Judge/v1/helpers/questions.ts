@@ -1,5 +1,5 @@
 // Turns the node's "Questions" collection into System One questions, naming the exact field on bad input.
-import { FieldError, type JsonValue, type Question } from 'systemone-judge/core';
+import { DEFAULT_VALIDATION_LIMITS, FieldError, type JsonValue, type Question } from 'systemone-judge/core';
 
 export interface OptionParameter {
   label?: string;
@@ -20,9 +20,12 @@ export interface QuestionParameter {
   levels?: { level?: LevelParameter[] };
 }
 
-export const MAX_CHOICE_OPTIONS = 255;
-export const MIN_SCORE_LEVELS = 2;
-export const MAX_SCORE_LEVELS = 10;
+/** The judge's default limits on a question. */
+const {
+  maxChoiceOptions: MAX_CHOICE_OPTIONS,
+  minScoreLevels: MIN_SCORE_LEVELS,
+  maxScoreLevels: MAX_SCORE_LEVELS,
+} = DEFAULT_VALIDATION_LIMITS;
 
 /** A bad question parameter; `field` is the path shown to the user, e.g. `Questions[2].Options`. */
 export class QuestionParameterError extends FieldError {}

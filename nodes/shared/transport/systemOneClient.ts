@@ -15,7 +15,7 @@ export interface SystemOneCredential {
   apiKey: string;
 }
 
-/** Reads the credential; `read` may be a cached read (transport/credentialCache.ts). */
+/** Reads the credential; `read` may be a cached read (nodes/Judge/v1/transport/credentialCache.ts). */
 export async function readSystemOneCredential(
   context: IExecuteFunctions,
   read: (type: string) => Promise<{ baseUrl?: string; apiKey?: string }> = (type) => context.getCredentials(type),
