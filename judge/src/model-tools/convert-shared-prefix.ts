@@ -195,11 +195,44 @@ export function convertToSharedPrefix(original: Model): ConvertResult {
   };
   const opset = source.opsetImport.find((o) => o.domain === '' || o.domain === 'ai.onnx')?.version ?? 0;
   if (opset < 13) throw new ConvertError(`the model uses opset ${opset}; the converter needs opset 13 or newer`);
-  // Contrib ops (com.microsoft, …) that only compute weights × activations, such as int4 MatMulNBits projections or
-  // GatherBlockQuantized embeddings, are kept as they are, with the model's opset imports; one that sits on the
-  // KV → attention path is refused by the path walk below, which names it. Fused attention (GroupQueryAttention,
-  // MultiHeadAttention, Attention, …) replaces the very MatMul/Softmax the rewrite works on: refused here.
-  for (const node of graph.nodes) {
+  refuseUnconvertibleOps(graph.nodes);
+  notes.push(...quantizationNotes(opUses(graph.nodes), true));
+  const layers = pastLayers(graph);
+
+  const index = indexGraph(graph);
+  const editor = new PrefixGraphEditor(graph, index, opset);
+  for (const l of layers) {
+    const attention = findLayerAttention(graph, index, l);
+    if (l === layers[0] && attention.keyPath.path.some((n) => KV_RESHAPE_OPS.has(n.opType)))
+      notes.push('grouped-query attention: repeat_kv (Expand/Reshape) replayed on the prefix');
+    rewriteLayer(editor, graph, attention, l);
+  }
+  const converted: Model = {
+    ...source,
+    producerName: 'systemone-judge convert',
+    graph: {
+      ...graph,
+      nodes: topologicalSort(
+        editor.nodes,
+        editor.inputs,
+        editor.initializers.map((t) => t.name),
+      ),
+      inputs: editor.inputs,
+      initializers: editor.initializers,
+    },
+  };
+  return { ...withLogitsOnlyWhereRead(converted, notes), layers: layers.length, notes };
+}
+
+/**
+ * Contrib ops (com.microsoft, …) that only compute weights × activations, such as int4 MatMulNBits projections or
+ * GatherBlockQuantized embeddings, are kept as they are, with the model's opset imports; one that sits on the
+ * KV → attention path is refused by the path walk (pathToMatMul), which names it. Fused attention
+ * (GroupQueryAttention, MultiHeadAttention, Attention, …) replaces the very MatMul/Softmax the rewrite works on:
+ * refused here, with subgraphs other than a merged decoder's.
+ */
+function refuseUnconvertibleOps(nodes: Node[]): void {
+  for (const node of nodes) {
     const contrib = Boolean(node.domain) && node.domain !== 'ai.onnx';
     if (contrib && /Attention/.test(node.opType)) {
       throw new ConvertError(
@@ -217,7 +250,10 @@ export function convertToSharedPrefix(original: Model): ConvertResult {
       );
     }
   }
-  notes.push(...quantizationNotes(opUses(graph.nodes), true));
+}
+
+/** The layer numbers of the past_key_values.{l}.key inputs, ascending; refuses a graph that cannot be converted. */
+function pastLayers(graph: Graph): number[] {
   const inputNames = new Set(graph.inputs.map((i) => i.name));
   if ([...inputNames].some((n) => n.startsWith('prefix_key_values.')))
     throw new ConvertError('the model is already in the shared-prefix layout');
@@ -236,237 +272,170 @@ export function convertToSharedPrefix(original: Model): ConvertResult {
       'the graph has no past_key_values.{l}.key inputs; export the decoder with past (task text-generation-with-past)',
     );
   }
-  layers.sort((a, b) => a - b);
+  return layers.sort((a, b) => a - b);
+}
 
-  const index = indexGraph(graph);
-  const nodes = [...graph.nodes];
-  const inputs: ValueInfo[] = [...graph.inputs];
-  const initializers = [...graph.initializers];
-  let counter = 0;
-  const fresh = (hint: string) => `systemone_prefix/${hint}_${counter++}`;
-  const add = (opType: string, nodeInputs: string[], attributes: Node['attributes'] = []): string => {
-    const out = fresh(opType.toLowerCase());
-    nodes.push({ opType, inputs: nodeInputs, outputs: [out], name: fresh(`${opType}_node`), attributes });
-    return out;
-  };
-  const constInts = (values: number[]): string => {
-    const name = fresh('const');
-    initializers.push(int64Tensor(name, [values.length], values));
+/** One layer's attention as found in the export: the nodes the rewrite reads and changes. */
+interface LayerAttention {
+  pastKey: string;
+  pastValue: string;
+  concatKey: Node;
+  concatValue: Node;
+  /** The sequence axis of the KV Concat (and of the prefix inputs). */
+  seqAxis: number;
+  keyPath: { path: Node[]; matmul: Node };
+  valuePath: { path: Node[]; matmul: Node };
+  /** The ops between the scores MatMul and Softmax that scale (replayed on the prefix scores). */
+  scaleChain: Node[];
+  /** The scores' element type at Softmax. */
+  scoresType: number | undefined;
+  softmax: Node;
+}
+
+function findLayerAttention(graph: Graph, index: GraphIndex, l: number): LayerAttention {
+  const pastKey = `past_key_values.${l}.key`;
+  const pastValue = `past_key_values.${l}.value`;
+  const concatKey = kvConcat(pastKey, index);
+  const concatValue = kvConcat(pastValue, index);
+  const axisAttr = concatKey.attributes.find((a) => a.name === 'axis')?.i ?? 0n;
+  const seqAxis = Number(axisAttr < 0n ? axisAttr + 4n : axisAttr);
+
+  const keyPath = pathToMatMul(concatKey.outputs[0], index, `present.${l}.key`);
+  if (keyPath.operand !== 1)
+    throw new ConvertError(
+      `layer ${l}: the keys are the first operand of ${describe(keyPath.matmul)}; expected MatMul(q, kᵀ)`,
+    );
+  const valuePath = pathToMatMul(concatValue.outputs[0], index, `present.${l}.value`);
+  if (valuePath.operand !== 1)
+    throw new ConvertError(
+      `layer ${l}: the values are the first operand of ${describe(valuePath.matmul)}; expected MatMul(probs, v)`,
+    );
+  const keysType = castType(keyPath.path, graph.inputs.find((i) => i.name === pastKey)?.elemType);
+  const { scaleChain, scoresType, softmax } = scoresToSoftmax(keyPath.matmul, keysType, index, l);
+  checkProbsReachOutput(softmax, valuePath.matmul, index, l);
+  return { pastKey, pastValue, concatKey, concatValue, seqAxis, keyPath, valuePath, scaleChain, scoresType, softmax };
+}
+
+/** The one Concat (past + new) that `past` feeds. */
+function kvConcat(past: string, index: GraphIndex): Node {
+  const users = index.consumers.get(past) ?? [];
+  if (users.length !== 1 || users[0].opType !== 'Concat') {
+    throw new ConvertError(
+      `${past} should feed exactly one Concat (past + new); it feeds ${users.map(describe).join(', ') || 'nothing'}`,
+    );
+  }
+  return users[0];
+}
+
+/**
+ * From the scores MatMul to Softmax: scaling ops are replayed on the prefix scores, mask ops are not. The scores'
+ * element type is the keys' after every Cast on the way (MatMul keeps its operands' type).
+ */
+function scoresToSoftmax(
+  scoresMatMul: Node,
+  keysType: number | undefined,
+  index: GraphIndex,
+  l: number,
+): { scaleChain: Node[]; scoresType: number | undefined; softmax: Node } {
+  const scaleChain: Node[] = [];
+  let scoresType = keysType;
+  let value = scoresMatMul.outputs[0];
+  let softmax: Node | undefined;
+  for (let step = 0; step < 12 && !softmax; step++) {
+    const users = index.consumers.get(value) ?? [];
+    if (users.length !== 1)
+      throw new ConvertError(
+        `layer ${l}: the attention scores feed ${users.length} nodes before Softmax; expected a single chain`,
+      );
+    const node = users[0];
+    if (node.opType === 'Softmax') softmax = node;
+    else if (SCALE_OPS.has(node.opType) && otherInputsConstant(node, value, index)) scaleChain.push(node);
+    else if (!MASK_OPS.has(node.opType))
+      throw new ConvertError(`layer ${l}: unexpected ${describe(node)} between the scores MatMul and Softmax`);
+    scoresType = castType([node], scoresType);
+    value = node.outputs[0];
+  }
+  if (!softmax) throw new ConvertError(`layer ${l}: no Softmax found after ${describe(scoresMatMul)}`);
+  const softmaxAxis = Number(softmax.attributes.find((a) => a.name === 'axis')?.i ?? -1n);
+  if (softmaxAxis !== -1 && softmaxAxis !== 3)
+    throw new ConvertError(`layer ${l}: Softmax over axis ${softmaxAxis}; expected the last axis`);
+  return { scaleChain, scoresType, softmax };
+}
+
+/** Softmax's output must reach the output MatMul through Cast/Identity/Dropout only. */
+function checkProbsReachOutput(softmax: Node, outputMatMul: Node, index: GraphIndex, l: number): void {
+  const probs = outputMatMul.inputs[0];
+  let walker = softmax.outputs[0];
+  while (walker !== probs) {
+    const users = index.consumers.get(walker) ?? [];
+    if (users.length !== 1 || !['Cast', 'Identity', 'Dropout'].includes(users[0].opType)) {
+      throw new ConvertError(
+        `layer ${l}: Softmax's output does not reach ${describe(outputMatMul)} through Cast/Identity only`,
+      );
+    }
+    walker = users[0].outputs[0];
+  }
+}
+
+/** Rewrites one layer's attention to attend to its prefix inputs too (the header says how). */
+function rewriteLayer(editor: PrefixGraphEditor, graph: Graph, attention: LayerAttention, l: number): void {
+  const { concatKey, concatValue, seqAxis, keyPath, valuePath, scaleChain, scoresType, softmax } = attention;
+  const scoresMatMul = keyPath.matmul;
+  const outputMatMul = valuePath.matmul;
+  const probs = outputMatMul.inputs[0];
+  // New inputs: one prefix for the whole batch.
+  const prefixInput = (past: string, name: string): string => {
+    const info = graph.inputs.find((i) => i.name === past)!;
+    const shape: Dim[] | undefined = info.shape
+      ? info.shape.map((d, i) => (i === 0 ? 1 : i === seqAxis ? 'prefix_sequence_length' : d))
+      : undefined;
+    editor.inputs.push({ name, elemType: info.elemType, shape });
     return name;
   };
-  /** Replays a chain of nodes (each with one non-constant input) on a new tensor. */
-  const replay = (chain: Node[], start: string): string => {
-    let current = start;
-    for (const node of chain) {
-      const inputsCopy = [...node.inputs];
-      inputsCopy[node.inputs.findIndex((i) => i && !index.constants.has(i))] = current;
-      const out = fresh(node.opType.toLowerCase());
-      nodes.push({ ...node, inputs: inputsCopy, outputs: [out], name: fresh(node.name ?? node.opType) });
-      current = out;
-    }
-    return current;
-  };
+  const prefixKey = prefixInput(attention.pastKey, `prefix_key_values.${l}.key`);
+  const prefixValue = prefixInput(attention.pastValue, `prefix_key_values.${l}.value`);
 
-  /**
-   * Replays the KV path (Concat output → … → attention MatMul) on a prefix input. Shapes the path's Expand/Reshape
-   * read are recomputed from the prefix: the nodes computing them are copied with every Shape of a tensor on the path
-   * reading the prefix's counterpart instead. A shape read from anything else cannot be replayed and is refused.
-   */
-  const replayKvPath = (chain: Node[], ownStart: string, prefixStart: string, what: string): string => {
-    const onPath = new Map<string, string>([[ownStart, prefixStart]]);
-    const copied = new Map<string, string>();
-    const shapeValue = (value: string, depth: number): string => {
-      const mapped = onPath.get(value) ?? copied.get(value);
-      if (mapped) return mapped;
-      if (!value || index.constants.has(value)) return value;
-      const node = index.producer.get(value);
-      if (!node) {
-        throw new ConvertError(
-          `${what}: a shape on the path to the attention MatMul depends on the graph input "${value}", not on the keys/values alone; it cannot be recomputed for the prefix`,
-        );
-      }
-      if (!SHAPE_OPS.has(node.opType) || node.outputs.length !== 1 || depth > 64) {
-        throw new ConvertError(
-          `${what}: a shape on the path to the attention MatMul is computed by ${describe(node)}, which is not shape arithmetic; it cannot be recomputed for the prefix`,
-        );
-      }
-      if (node.opType === 'Shape' && !onPath.has(node.inputs[0])) {
-        throw new ConvertError(
-          `${what}: a shape on the path to the attention MatMul is read from "${node.inputs[0]}", not from the keys/values; it cannot be recomputed for the prefix`,
-        );
-      }
-      const out = fresh(`${node.opType.toLowerCase()}_shape`);
-      nodes.push({
-        ...node,
-        inputs: node.inputs.map((i) => shapeValue(i, depth + 1)),
-        outputs: [out],
-        name: fresh(node.name ?? node.opType),
-      });
-      copied.set(value, out);
-      return out;
-    };
-    let own = ownStart;
-    let current = prefixStart;
-    for (const node of chain) {
-      const inputsCopy = node.inputs.map((i) => (i === own ? current : shapeValue(i, 0)));
-      const out = fresh(node.opType.toLowerCase());
-      let attributes = node.attributes;
-      if (node.opType === 'Reshape' && node.inputs[1] && !index.constants.has(node.inputs[1])) {
-        // A computed shape holds the prefix length, 0 for an empty prefix: read as a length, not as "copy this
-        // dimension" (allowzero, opset 14), as torch means it.
-        if (opset < 14)
-          throw new ConvertError(
-            `${what}: ${describe(node)} reshapes the keys/values to a computed shape, which for an empty prefix needs Reshape's allowzero (opset 14); the model uses opset ${opset}`,
-          );
-        attributes = [...node.attributes.filter((a) => a.name !== 'allowzero'), { name: 'allowzero', i: 1n }];
-      }
-      nodes.push({ ...node, attributes, inputs: inputsCopy, outputs: [out], name: fresh(node.name ?? node.opType) });
-      own = node.outputs[0];
-      current = out;
-      onPath.set(own, current);
-    }
-    return current;
-  };
+  const prefixKeys = editor.replayKvPath(keyPath.path, concatKey.outputs[0], prefixKey, `present.${l}.key`);
+  const prefixScores = editor.replay(scaleChain, editor.add('MatMul', [scoresMatMul.inputs[0], prefixKeys]));
+  const ownScores = editor.add('Add', [softmax.inputs[0], editor.ownBias(scoresType, l)]);
+  const joined = editor.add('Concat', [prefixScores, ownScores], [{ name: 'axis', i: -1n }]);
+  softmax.inputs[0] = joined;
 
-  // own_attention_bias, cast once per scores type it is added to.
-  inputs.push({ name: 'own_attention_bias', elemType: FLOAT, shape: ['bias_batch', 1, 'bias_queries', 'bias_keys'] });
-  const biasOfType = new Map<number, string>([[FLOAT, 'own_attention_bias']]);
-  const ownBias = (type: number | undefined, layer: number): string => {
-    if (type === undefined || ![FLOAT, FLOAT16, DOUBLE].includes(type))
-      throw new ConvertError(`layer ${layer}: cannot tell the attention scores' element type (${type ?? 'unknown'})`);
-    const cast = biasOfType.get(type) ?? add('Cast', ['own_attention_bias'], [{ name: 'to', i: BigInt(type) }]);
-    biasOfType.set(type, cast);
-    return cast;
-  };
+  const prefixLength = editor.add(
+    'Gather',
+    [editor.add('Shape', [prefixKey]), editor.constInts([seqAxis])],
+    [{ name: 'axis', i: 0n }],
+  );
+  const lastAxis = editor.constInts([-1]);
+  const prefixProbs = editor.add('Slice', [probs, editor.constInts([0]), prefixLength, lastAxis]);
+  const ownProbs = editor.add('Slice', [probs, prefixLength, editor.constInts([Number.MAX_SAFE_INTEGER]), lastAxis]);
+  const attended = outputMatMul.outputs[0];
+  const ownOut = editor.fresh('own_attention');
+  outputMatMul.inputs[0] = ownProbs;
+  outputMatMul.outputs[0] = ownOut;
+  const prefixValues = editor.replayKvPath(valuePath.path, concatValue.outputs[0], prefixValue, `present.${l}.value`);
+  const prefixOut = editor.add('MatMul', [prefixProbs, prefixValues]);
+  editor.nodes.push({
+    opType: 'Add',
+    inputs: [ownOut, prefixOut],
+    outputs: [attended],
+    name: editor.fresh('Add_node'),
+    attributes: [],
+  });
+}
 
-  for (const l of layers) {
-    const pastKey = `past_key_values.${l}.key`;
-    const pastValue = `past_key_values.${l}.value`;
-    const concatOf = (past: string): Node => {
-      const users = index.consumers.get(past) ?? [];
-      if (users.length !== 1 || users[0].opType !== 'Concat') {
-        throw new ConvertError(
-          `${past} should feed exactly one Concat (past + new); it feeds ${users.map(describe).join(', ') || 'nothing'}`,
-        );
-      }
-      return users[0];
-    };
-    const concatKey = concatOf(pastKey);
-    const concatValue = concatOf(pastValue);
-    const axisAttr = concatKey.attributes.find((a) => a.name === 'axis')?.i ?? 0n;
-    const seqAxis = Number(axisAttr < 0n ? axisAttr + 4n : axisAttr);
-
-    const keyPath = pathToMatMul(concatKey.outputs[0], index, `present.${l}.key`);
-    const scoresMatMul = keyPath.matmul;
-    if (keyPath.operand !== 1)
-      throw new ConvertError(
-        `layer ${l}: the keys are the first operand of ${describe(scoresMatMul)}; expected MatMul(q, kᵀ)`,
-      );
-    const valuePath = pathToMatMul(concatValue.outputs[0], index, `present.${l}.value`);
-    const outputMatMul = valuePath.matmul;
-    if (valuePath.operand !== 1)
-      throw new ConvertError(
-        `layer ${l}: the values are the first operand of ${describe(outputMatMul)}; expected MatMul(probs, v)`,
-      );
-
-    // From the scores MatMul to Softmax: scaling ops are replayed on the prefix scores, mask ops are not. The
-    // scores' element type is the keys' after every Cast on the way (MatMul keeps its operands' type).
-    const scaleChain: Node[] = [];
-    let scoresType = castType(keyPath.path, graph.inputs.find((i) => i.name === pastKey)?.elemType);
-    let value = scoresMatMul.outputs[0];
-    let softmax: Node | undefined;
-    for (let step = 0; step < 12 && !softmax; step++) {
-      const users = index.consumers.get(value) ?? [];
-      if (users.length !== 1)
-        throw new ConvertError(
-          `layer ${l}: the attention scores feed ${users.length} nodes before Softmax; expected a single chain`,
-        );
-      const node = users[0];
-      if (node.opType === 'Softmax') softmax = node;
-      else if (SCALE_OPS.has(node.opType) && otherInputsConstant(node, value, index)) scaleChain.push(node);
-      else if (!MASK_OPS.has(node.opType))
-        throw new ConvertError(`layer ${l}: unexpected ${describe(node)} between the scores MatMul and Softmax`);
-      scoresType = castType([node], scoresType);
-      value = node.outputs[0];
-    }
-    if (!softmax) throw new ConvertError(`layer ${l}: no Softmax found after ${describe(scoresMatMul)}`);
-    const softmaxAxis = Number(softmax.attributes.find((a) => a.name === 'axis')?.i ?? -1n);
-    if (softmaxAxis !== -1 && softmaxAxis !== 3)
-      throw new ConvertError(`layer ${l}: Softmax over axis ${softmaxAxis}; expected the last axis`);
-    const probs = outputMatMul.inputs[0];
-    let walker = softmax.outputs[0];
-    while (walker !== probs) {
-      const users = index.consumers.get(walker) ?? [];
-      if (users.length !== 1 || !['Cast', 'Identity', 'Dropout'].includes(users[0].opType)) {
-        throw new ConvertError(
-          `layer ${l}: Softmax's output does not reach ${describe(outputMatMul)} through Cast/Identity only`,
-        );
-      }
-      walker = users[0].outputs[0];
-    }
-
-    // New inputs: one prefix for the whole batch.
-    const prefixInput = (past: string, name: string): string => {
-      const info = graph.inputs.find((i) => i.name === past)!;
-      const shape: Dim[] | undefined = info.shape
-        ? info.shape.map((d, i) => (i === 0 ? 1 : i === seqAxis ? 'prefix_sequence_length' : d))
-        : undefined;
-      inputs.push({ name, elemType: info.elemType, shape });
-      return name;
-    };
-    const prefixKey = prefixInput(pastKey, `prefix_key_values.${l}.key`);
-    const prefixValue = prefixInput(pastValue, `prefix_key_values.${l}.value`);
-
-    if (l === layers[0] && keyPath.path.some((n) => KV_RESHAPE_OPS.has(n.opType)))
-      notes.push('grouped-query attention: repeat_kv (Expand/Reshape) replayed on the prefix');
-    const prefixKeys = replayKvPath(keyPath.path, concatKey.outputs[0], prefixKey, `present.${l}.key`);
-    const prefixScores = replay(scaleChain, add('MatMul', [scoresMatMul.inputs[0], prefixKeys]));
-    const ownScores = add('Add', [softmax.inputs[0], ownBias(scoresType, l)]);
-    const joined = add('Concat', [prefixScores, ownScores], [{ name: 'axis', i: -1n }]);
-    softmax.inputs[0] = joined;
-
-    const prefixLength = add('Gather', [add('Shape', [prefixKey]), constInts([seqAxis])], [{ name: 'axis', i: 0n }]);
-    const lastAxis = constInts([-1]);
-    const prefixProbs = add('Slice', [probs, constInts([0]), prefixLength, lastAxis]);
-    const ownProbs = add('Slice', [probs, prefixLength, constInts([Number.MAX_SAFE_INTEGER]), lastAxis]);
-    const attended = outputMatMul.outputs[0];
-    const ownOut = fresh('own_attention');
-    outputMatMul.inputs[0] = ownProbs;
-    outputMatMul.outputs[0] = ownOut;
-    const prefixValues = replayKvPath(valuePath.path, concatValue.outputs[0], prefixValue, `present.${l}.value`);
-    const prefixOut = add('MatMul', [prefixProbs, prefixValues]);
-    nodes.push({
-      opType: 'Add',
-      inputs: [ownOut, prefixOut],
-      outputs: [attended],
-      name: fresh('Add_node'),
-      attributes: [],
-    });
-  }
-
-  const converted: Model = {
-    ...source,
-    producerName: 'systemone-judge convert',
-    graph: {
-      ...graph,
-      nodes: topologicalSort(
-        nodes,
-        inputs,
-        initializers.map((t) => t.name),
-      ),
-      inputs,
-      initializers,
-    },
-  };
-  // Logits only where they are read (logits-positions.ts); without them, no packing either.
+/**
+ * Logits only where they are read (logits-positions.ts); without them, no packing either, and the bias input is
+ * then of no use: fed from a constant zero instead.
+ */
+function withLogitsOnlyWhereRead(converted: Model, notes: string[]): { model: Model } {
   const limited = withLogitsIndices(converted);
   if ('model' in limited) {
     notes.push('logits_indices: the LM head runs only on the positions read');
     notes.push('packing: short questions share a batch row, each attending only to itself (own_attention_bias)');
-    return { model: limited.model, layers: layers.length, notes };
+    return { model: limited.model };
   }
   notes.push(`no logits_indices (${limited.reason}): every position gets logits, and questions are not packed`);
-  // The bias input is then of no use: fed from a constant zero instead.
   const graphWithoutBias: Graph = {
     ...converted.graph,
     inputs: converted.graph.inputs.filter((i) => i.name !== 'own_attention_bias'),
@@ -475,7 +444,155 @@ export function convertToSharedPrefix(original: Model): ConvertResult {
       floatTensor('own_attention_bias', [1, 1, 1, 1], new Float32Array(1)),
     ],
   };
-  return { model: { ...converted, graph: graphWithoutBias }, layers: layers.length, notes };
+  return { model: { ...converted, graph: graphWithoutBias } };
+}
+
+/**
+ * The graph being rewritten: its nodes, inputs and initializers as they grow, fresh names, and the node copies the
+ * rewrite makes (scaling chains and KV paths replayed on the prefix, the bias cast to the scores' type).
+ */
+class PrefixGraphEditor {
+  readonly nodes: Node[];
+  readonly inputs: ValueInfo[];
+  readonly initializers: Graph['initializers'];
+  private counter = 0;
+  /** own_attention_bias, cast once per scores type it is added to. */
+  private readonly biasOfType = new Map<number, string>([[FLOAT, 'own_attention_bias']]);
+
+  constructor(
+    graph: Graph,
+    private readonly index: GraphIndex,
+    private readonly opset: number,
+  ) {
+    this.nodes = [...graph.nodes];
+    this.inputs = [...graph.inputs];
+    this.initializers = [...graph.initializers];
+    this.inputs.push({
+      name: 'own_attention_bias',
+      elemType: FLOAT,
+      shape: ['bias_batch', 1, 'bias_queries', 'bias_keys'],
+    });
+  }
+
+  fresh(hint: string): string {
+    return `systemone_prefix/${hint}_${this.counter++}`;
+  }
+
+  add(opType: string, nodeInputs: string[], attributes: Node['attributes'] = []): string {
+    const out = this.fresh(opType.toLowerCase());
+    this.nodes.push({ opType, inputs: nodeInputs, outputs: [out], name: this.fresh(`${opType}_node`), attributes });
+    return out;
+  }
+
+  constInts(values: number[]): string {
+    const name = this.fresh('const');
+    this.initializers.push(int64Tensor(name, [values.length], values));
+    return name;
+  }
+
+  /** Replays a chain of nodes (each with one non-constant input) on a new tensor. */
+  replay(chain: Node[], start: string): string {
+    let current = start;
+    for (const node of chain) {
+      const inputsCopy = [...node.inputs];
+      inputsCopy[node.inputs.findIndex((i) => i && !this.index.constants.has(i))] = current;
+      const out = this.fresh(node.opType.toLowerCase());
+      this.nodes.push({ ...node, inputs: inputsCopy, outputs: [out], name: this.fresh(node.name ?? node.opType) });
+      current = out;
+    }
+    return current;
+  }
+
+  /** own_attention_bias in the scores' element type. */
+  ownBias(type: number | undefined, layer: number): string {
+    if (type === undefined || ![FLOAT, FLOAT16, DOUBLE].includes(type))
+      throw new ConvertError(`layer ${layer}: cannot tell the attention scores' element type (${type ?? 'unknown'})`);
+    const cast =
+      this.biasOfType.get(type) ?? this.add('Cast', ['own_attention_bias'], [{ name: 'to', i: BigInt(type) }]);
+    this.biasOfType.set(type, cast);
+    return cast;
+  }
+
+  /**
+   * Replays the KV path (Concat output → … → attention MatMul) on a prefix input. Shapes the path's Expand/Reshape
+   * read are recomputed from the prefix: the nodes computing them are copied with every Shape of a tensor on the path
+   * reading the prefix's counterpart instead. A shape read from anything else cannot be replayed and is refused.
+   */
+  replayKvPath(chain: Node[], ownStart: string, prefixStart: string, what: string): string {
+    const onPath = new Map<string, string>([[ownStart, prefixStart]]);
+    const copied = new Map<string, string>();
+    const shapeValue = (value: string, depth: number): string => this.replayShape(value, depth, onPath, copied, what);
+    let own = ownStart;
+    let current = prefixStart;
+    for (const node of chain) {
+      const inputsCopy = node.inputs.map((i) => (i === own ? current : shapeValue(i, 0)));
+      const out = this.fresh(node.opType.toLowerCase());
+      const attributes = this.prefixAttributes(node, what);
+      this.nodes.push({
+        ...node,
+        attributes,
+        inputs: inputsCopy,
+        outputs: [out],
+        name: this.fresh(node.name ?? node.opType),
+      });
+      own = node.outputs[0];
+      current = out;
+      onPath.set(own, current);
+    }
+    return current;
+  }
+
+  /**
+   * A KV path node's attributes on the prefix path. A Reshape to a computed shape holds the prefix length, 0 for an
+   * empty prefix: read as a length, not as "copy this dimension" (allowzero, opset 14), as torch means it.
+   */
+  private prefixAttributes(node: Node, what: string): Node['attributes'] {
+    if (node.opType !== 'Reshape' || !node.inputs[1] || this.index.constants.has(node.inputs[1]))
+      return node.attributes;
+    if (this.opset < 14)
+      throw new ConvertError(
+        `${what}: ${describe(node)} reshapes the keys/values to a computed shape, which for an empty prefix needs Reshape's allowzero (opset 14); the model uses opset ${this.opset}`,
+      );
+    return [...node.attributes.filter((a) => a.name !== 'allowzero'), { name: 'allowzero', i: 1n }];
+  }
+
+  /** A shape the KV path reads, recomputed from the prefix (`onPath`: own tensor → prefix tensor). */
+  private replayShape(
+    value: string,
+    depth: number,
+    onPath: Map<string, string>,
+    copied: Map<string, string>,
+    what: string,
+  ): string {
+    const mapped = onPath.get(value) ?? copied.get(value);
+    if (mapped) return mapped;
+    if (!value || this.index.constants.has(value)) return value;
+    const node = this.index.producer.get(value);
+    if (!node) {
+      throw new ConvertError(
+        `${what}: a shape on the path to the attention MatMul depends on the graph input "${value}", not on the keys/values alone; it cannot be recomputed for the prefix`,
+      );
+    }
+    if (!SHAPE_OPS.has(node.opType) || node.outputs.length !== 1 || depth > 64) {
+      throw new ConvertError(
+        `${what}: a shape on the path to the attention MatMul is computed by ${describe(node)}, which is not shape arithmetic; it cannot be recomputed for the prefix`,
+      );
+    }
+    if (node.opType === 'Shape' && !onPath.has(node.inputs[0])) {
+      throw new ConvertError(
+        `${what}: a shape on the path to the attention MatMul is read from "${node.inputs[0]}", not from the keys/values; it cannot be recomputed for the prefix`,
+      );
+    }
+    const out = this.fresh(`${node.opType.toLowerCase()}_shape`);
+    this.nodes.push({
+      ...node,
+      inputs: node.inputs.map((i) => this.replayShape(i, depth + 1, onPath, copied, what)),
+      outputs: [out],
+      name: this.fresh(node.name ?? node.opType),
+    });
+    copied.set(value, out);
+    return out;
+  }
 }
 
 /** Orders nodes so every input is produced before it is read (ONNX requires it). */
