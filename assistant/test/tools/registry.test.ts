@@ -102,7 +102,6 @@ const REGENERATE = 'regenerate with: npx tsx scripts/docs/tools-table.ts';
 describe('the tool registry', () => {
   it("is the agent workflow's tool nodes, each with its workflow", () => {
     expect(nodeProblems(TOOL_REGISTRY, toolNodes('assistant-agent.json'))).toEqual([]);
-    expect(TOOL_REGISTRY).toHaveLength(48);
   });
 
   it('names each workflow by its real file and id', () => {
@@ -143,7 +142,7 @@ describe('the tool registry', () => {
   });
 
   it('is what the catalogue and built tools read their tool lists from', () => {
-    expect(ASSISTANT_TOOLS).toHaveLength(44);
+    expect(ASSISTANT_TOOLS).toHaveLength(TOOL_REGISTRY.filter((tool) => !isDelegation(tool)).length);
     expect(ASSISTANT_TOOLS.some((name) => name.startsWith('ask_') && name !== 'ask_user')).toBe(false);
     expect(TOOL_REGISTRY.filter(isDelegation).map((tool) => tool.name)).toEqual([
       'ask_researcher',
