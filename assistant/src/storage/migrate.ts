@@ -1,15 +1,14 @@
-// The migration runner: a version table, one transaction per migration, and a session advisory lock so that
-// several processes (install script, n8n workers) can run it at the same time safely.
+// Runs the assistant's migrations with the shared runner (systemone-judge/migrations): a version table, one
+// transaction per migration, and a session advisory lock so that several processes (install script, n8n workers)
+// can run it at the same time safely.
 import { Pool, type PoolConfig } from 'pg';
+import { applyMigrations, type MigrationResult } from 'systemone-judge/migrations';
 import { migrations as allMigrations, SCHEMA, type Migration } from './migrations';
+
+export type { MigrationResult };
 
 /** Arbitrary constant: the advisory lock that serialises migration runs on one database. */
 const MIGRATION_LOCK_KEY = 727_311_905;
-
-export interface MigrationResult {
-  applied: number[];
-  current: number;
-}
 
 export type PgTarget = Pool | PoolConfig | string;
 
@@ -26,39 +25,12 @@ export async function runMigrations(
   if (ownPool) pool.on('error', () => undefined);
   const client = await pool.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    try {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_migrations (
-           version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
-      );
-      const done = await client.query<{ version: number }>(`SELECT version FROM ${SCHEMA}.schema_migrations`);
-      const doneVersions = new Set(done.rows.map((row) => row.version));
-      const applied: number[] = [];
-      for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-        if (doneVersions.has(migration.version)) continue;
-        await client.query('BEGIN');
-        try {
-          await client.query(migration.sql);
-          await client.query(`INSERT INTO ${SCHEMA}.schema_migrations (version, name) VALUES ($1, $2)`, [
-            migration.version,
-            migration.name,
-          ]);
-          await client.query('COMMIT');
-        } catch (error) {
-          await client.query('ROLLBACK');
-          throw new Error(
-            `assistant migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`,
-          );
-        }
-        applied.push(migration.version);
-        doneVersions.add(migration.version);
-      }
-      return { applied, current: Math.max(0, ...doneVersions) };
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
-    }
+    return await applyMigrations(client, {
+      schema: SCHEMA,
+      lockKey: MIGRATION_LOCK_KEY,
+      label: 'assistant',
+      migrations,
+    });
   } finally {
     client.release();
     if (ownPool) await pool.end();

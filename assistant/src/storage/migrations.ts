@@ -1,11 +1,9 @@
 // The assistant's schema, as ordered migrations. Each runs once, in its own transaction, recorded in
 // assistant.schema_migrations. Never edit a released migration: add a new one.
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from 'systemone-judge/migrations';
+
+export type { Migration };
 
 export const SCHEMA = 'assistant';
 

@@ -1,6 +1,7 @@
 // Keys and usage in Postgres, so that judge replicas share them: schema `systemone_judge`, created and migrated on
 // open (idempotent, serialised by an advisory lock, so replicas may start together). Every value is a parameter.
 import { Pool, type PoolClient } from 'pg';
+import { applyMigrations, type Migration } from '../storage/migrations';
 import { minuteStart, monthStart, utcDay } from './time';
 import {
   KeyStoreError,
@@ -18,7 +19,7 @@ const MIGRATION_LOCK_KEY = 727_311_906;
 /** Per-minute counters older than this are deleted as usage is written. */
 const MINUTE_ROWS_KEPT_MS = 10 * 60_000;
 
-const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+const MIGRATIONS: Migration[] = [
   {
     version: 1,
     name: 'keys and usage',
@@ -53,38 +54,13 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
 
 /** Creates the schema and applies missing migrations; safe to run from several processes at once. */
 export async function migrateKeyStore(client: PoolClient): Promise<number[]> {
-  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-  try {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${KEYS_SCHEMA}`);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${KEYS_SCHEMA}.schema_migrations (
-         version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
-    const done = await client.query<{ version: number }>(`SELECT version FROM ${KEYS_SCHEMA}.schema_migrations`);
-    const doneVersions = new Set(done.rows.map((row) => row.version));
-    const applied: number[] = [];
-    for (const migration of MIGRATIONS) {
-      if (doneVersions.has(migration.version)) continue;
-      await client.query('BEGIN');
-      try {
-        await client.query(migration.sql);
-        await client.query(`INSERT INTO ${KEYS_SCHEMA}.schema_migrations (version, name) VALUES ($1, $2)`, [
-          migration.version,
-          migration.name,
-        ]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw new Error(
-          `key store migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`,
-        );
-      }
-      applied.push(migration.version);
-    }
-    return applied;
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
-  }
+  const result = await applyMigrations(client, {
+    schema: KEYS_SCHEMA,
+    lockKey: MIGRATION_LOCK_KEY,
+    label: 'key store',
+    migrations: MIGRATIONS,
+  });
+  return result.applied;
 }
 
 interface KeyRow {
