@@ -2,17 +2,15 @@
 // draft is created inactive and tagged only for the operator and a URL the guard allows, with the credential found by
 // name; a failed test, a no or no answer deletes it; a yes to its own question publishes it; run_tool's inputs are
 // checked against the spec; disable and delete.
-import type { Pool } from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
 import { startN8nPublicApiFake, type N8nPublicApiFake } from '../../../test/fakes/n8n-public-api';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 import { createUser, expectFieldError } from '../helpers';
 import { WEATHER_SPEC } from './fixtures';
 
 const API_KEY = 'built-tools-test-key';
-let db: TestDatabase;
-let pool: Pool;
+const db = useAssistantDatabase();
 let n8n: N8nPublicApiFake;
 let api: assistant.WorkflowApi;
 let operator: string;
@@ -24,17 +22,15 @@ const allowAll: assistant.UrlCheck = async (url) => {
 };
 
 async function approval(name: string, answer: string) {
-  const question = await assistant.askUser(pool, operator, {
+  const question = await assistant.askUser(db.pool, operator, {
     kind: 'approval',
     question: `Activate the built tool "${name}"?`,
   });
-  await assistant.recordAnswer(pool, question.id, answer, 0);
+  await assistant.recordAnswer(db.pool, question.id, answer, 0);
   return question.id;
 }
 
 beforeAll(async () => {
-  db = await startAssistantDatabase();
-  pool = db.pool;
   n8n = await startN8nPublicApiFake(
     API_KEY,
     [],
@@ -44,22 +40,21 @@ beforeAll(async () => {
     ],
   );
   api = assistant.publicWorkflowApi(n8n.baseUrl, API_KEY);
-  operator = (await assistant.resolveIdentity(pool, 'api', assistant.OPERATOR_API_USER_ID)).userId;
-  stranger = await createUser(pool, 'stranger');
+  operator = (await assistant.resolveIdentity(db.pool, 'api', assistant.OPERATOR_API_USER_ID)).userId;
+  stranger = await createUser(db.pool, 'stranger');
 });
 afterAll(async () => {
   await n8n?.close();
-  await db?.stop();
 });
 beforeEach(async () => {
-  await pool.query('DELETE FROM assistant.built_tools');
+  await db.pool.query('DELETE FROM assistant.built_tools');
   n8n.workflows.clear();
   checked.length = 0;
 });
 
 describe('drafting', () => {
   it('creates the workflow inactive and tagged, with the credential by id, after the guard checked the sample URL', async () => {
-    const draft = await assistant.draftTool(pool, api, allowAll, {
+    const draft = await assistant.draftTool(db.pool, api, allowAll, {
       userId: operator,
       spec: JSON.stringify(WEATHER_SPEC),
     });
@@ -70,47 +65,53 @@ describe('drafting', () => {
     expect(JSON.stringify(stored.nodes)).toContain('"httpQueryAuth":{"id":"credWeather1","name":"Weather API"}');
     expect(JSON.parse(draft.workflowJson).name).toBe('Assistant built tool: city_weather');
     // A second draft of the same name replaces the first.
-    const again = await assistant.draftTool(pool, api, allowAll, { userId: operator, spec: WEATHER_SPEC });
+    const again = await assistant.draftTool(db.pool, api, allowAll, { userId: operator, spec: WEATHER_SPEC });
     expect([...n8n.workflows.keys()]).toEqual([again.workflowId]);
   });
 
   it('refuses a stranger, a URL the guard refuses, an unknown or unusable credential, and a literal secret', async () => {
     await expectFieldError(
-      () => assistant.draftTool(pool, api, allowAll, { userId: stranger, spec: WEATHER_SPEC }),
+      () => assistant.draftTool(db.pool, api, allowAll, { userId: stranger, spec: WEATHER_SPEC }),
       'userId',
     );
     const refuse: assistant.UrlCheck = async () => ({ allowed: false, reason: '10.0.0.5 is a private address' });
-    const guarded = assistant.draftTool(pool, api, refuse, {
+    const guarded = assistant.draftTool(db.pool, api, refuse, {
       userId: operator,
       spec: { ...WEATHER_SPEC, url: 'http://10.0.0.5/weather?city={city}' },
     });
     await expect(guarded).rejects.toThrow('url: is refused by the outbound guard: 10.0.0.5 is a private address');
     await expectFieldError(
       () =>
-        assistant.draftTool(pool, api, allowAll, { userId: operator, spec: { ...WEATHER_SPEC, credential: 'Nope' } }),
+        assistant.draftTool(db.pool, api, allowAll, {
+          userId: operator,
+          spec: { ...WEATHER_SPEC, credential: 'Nope' },
+        }),
       'credential',
     );
     await expect(
-      assistant.draftTool(pool, api, allowAll, {
+      assistant.draftTool(db.pool, api, allowAll, {
         userId: operator,
         spec: { ...WEATHER_SPEC, credential: 'Some OpenAI' },
       }),
     ).rejects.toThrow(/credential: "Some OpenAI" is a openAiApi credential/);
     const secret = { ...WEATHER_SPEC, url: 'https://api.weather.example/current?city={city}&token=abcdef0123456789' };
-    await expectFieldError(() => assistant.draftTool(pool, api, allowAll, { userId: operator, spec: secret }), 'url');
     await expectFieldError(
-      () => assistant.draftTool(pool, api, allowAll, { userId: operator, spec: '{not json' }),
+      () => assistant.draftTool(db.pool, api, allowAll, { userId: operator, spec: secret }),
+      'url',
+    );
+    await expectFieldError(
+      () => assistant.draftTool(db.pool, api, allowAll, { userId: operator, spec: '{not json' }),
       'spec',
     );
     expect(n8n.workflows.size).toBe(0);
-    expect((await pool.query('SELECT 1 FROM assistant.built_tools')).rowCount).toBe(0);
+    expect((await db.pool.query('SELECT 1 FROM assistant.built_tools')).rowCount).toBe(0);
   });
 });
 
 describe('approval', () => {
   it("a failed test deletes the draft and gives n8n's message", async () => {
-    const draft = await assistant.draftTool(pool, api, allowAll, { userId: operator, spec: WEATHER_SPEC });
-    const result = await assistant.toolApprovalQuestion(pool, api, {
+    const draft = await assistant.draftTool(db.pool, api, allowAll, { userId: operator, spec: WEATHER_SPEC });
+    const result = await assistant.toolApprovalQuestion(db.pool, api, {
       name: 'city_weather',
       testOutput: '',
       testError: 'The resource you are requesting could not be found',
@@ -122,12 +123,12 @@ describe('approval', () => {
         'The test execution of "city_weather" failed, so nothing was kept: The resource you are requesting could not be found',
     });
     expect(n8n.workflows.has(draft.workflowId)).toBe(false);
-    expect(await assistant.listBuiltTools(pool)).toEqual([]);
+    expect(await assistant.listBuiltTools(db.pool)).toEqual([]);
   });
 
   it('asks with the test output; a no deletes the draft, a yes to its own question publishes it', async () => {
-    await assistant.draftTool(pool, api, allowAll, { userId: operator, spec: WEATHER_SPEC });
-    const asked = await assistant.toolApprovalQuestion(pool, api, {
+    await assistant.draftTool(db.pool, api, allowAll, { userId: operator, spec: WEATHER_SPEC });
+    const asked = await assistant.toolApprovalQuestion(db.pool, api, {
       name: 'city_weather',
       testOutput: JSON.stringify({ temperature: '18.5', summary: 'light rain' }),
     });
@@ -136,7 +137,7 @@ describe('approval', () => {
         'https://api.weather.example/v1/current?city={city}&units=metric with the credential "Weather API". ' +
         'Test with city="Paris" gave: {"temperature":"18.5","summary":"light rain"} Answer yes or no.',
     );
-    const no = await assistant.decideTool(pool, api, {
+    const no = await assistant.decideTool(db.pool, api, {
       name: 'city_weather',
       questionId: await approval('city_weather', 'no'),
       answer: 'no',
@@ -144,10 +145,10 @@ describe('approval', () => {
     expect(no).toMatchObject({ active: false, result: expect.stringContaining('did not approve') });
     expect(n8n.workflows.size).toBe(0);
 
-    const draft = await assistant.draftTool(pool, api, allowAll, { userId: operator, spec: WEATHER_SPEC });
+    const draft = await assistant.draftTool(db.pool, api, allowAll, { userId: operator, spec: WEATHER_SPEC });
     await expectFieldError(
       () =>
-        assistant.decideTool(pool, api, {
+        assistant.decideTool(db.pool, api, {
           name: 'city_weather',
           questionId: '00000000-0000-4000-8000-000000000000',
           answer: 'yes',
@@ -157,17 +158,17 @@ describe('approval', () => {
     );
     const other = await approval('other_tool', 'yes');
     await expectFieldError(
-      () => assistant.decideTool(pool, api, { name: 'city_weather', questionId: other, answer: 'yes' }),
+      () => assistant.decideTool(db.pool, api, { name: 'city_weather', questionId: other, answer: 'yes' }),
       'questionId',
     );
-    const yes = await assistant.decideTool(pool, api, {
+    const yes = await assistant.decideTool(db.pool, api, {
       name: 'city_weather',
       questionId: await approval('city_weather', 'yes'),
       answer: 'yes',
     });
     expect(yes).toMatchObject({ active: true });
     expect(n8n.workflows.get(draft.workflowId)?.active).toBe(true);
-    expect(await assistant.listBuiltTools(pool)).toEqual([
+    expect(await assistant.listBuiltTools(db.pool)).toEqual([
       {
         name: 'city_weather',
         purpose: 'Gets the current weather for a city.',
@@ -179,8 +180,8 @@ describe('approval', () => {
   });
 
   it('no answer in time deletes the draft', async () => {
-    await assistant.draftTool(pool, api, allowAll, { userId: operator, spec: WEATHER_SPEC });
-    const expired = await assistant.decideTool(pool, api, {
+    await assistant.draftTool(db.pool, api, allowAll, { userId: operator, spec: WEATHER_SPEC });
+    const expired = await assistant.decideTool(db.pool, api, {
       name: 'city_weather',
       questionId: '',
       answer: '',
@@ -193,7 +194,7 @@ describe('approval', () => {
 
 describe('running and managing', () => {
   async function liveTool() {
-    const draft = await assistant.draftTool(pool, api, allowAll, {
+    const draft = await assistant.draftTool(db.pool, api, allowAll, {
       userId: operator,
       spec: {
         ...WEATHER_SPEC,
@@ -204,8 +205,8 @@ describe('running and managing', () => {
         ],
       },
     });
-    await assistant.toolApprovalQuestion(pool, api, { name: 'city_weather', testOutput: '{}' });
-    await assistant.decideTool(pool, api, {
+    await assistant.toolApprovalQuestion(db.pool, api, { name: 'city_weather', testOutput: '{}' });
+    await assistant.decideTool(db.pool, api, {
       name: 'city_weather',
       questionId: await approval('city_weather', 'yes'),
       answer: 'yes',
@@ -216,7 +217,7 @@ describe('running and managing', () => {
   it("checks run_tool's input against the spec, converting types", async () => {
     const workflowId = await liveTool();
     expect(
-      await assistant.toolCall(pool, {
+      await assistant.toolCall(db.pool, {
         name: 'city_weather',
         input: '{"city": "Oslo", "days": "3", "hourly": "true"}',
       }),
@@ -227,37 +228,40 @@ describe('running and managing', () => {
       hourly: true,
     });
     await expectFieldError(
-      () => assistant.toolCall(pool, { name: 'city_weather', input: { city: 'Oslo', days: 2 } }),
+      () => assistant.toolCall(db.pool, { name: 'city_weather', input: { city: 'Oslo', days: 2 } }),
       'input.hourly',
     );
     await expectFieldError(
-      () => assistant.toolCall(pool, { name: 'city_weather', input: { city: 'Oslo', days: 'x', hourly: true } }),
+      () => assistant.toolCall(db.pool, { name: 'city_weather', input: { city: 'Oslo', days: 'x', hourly: true } }),
       'input.days',
     );
-    await expectFieldError(() => assistant.toolCall(pool, { name: 'city_weather', input: { town: 'Oslo' } }), 'input');
-    await expectFieldError(() => assistant.toolCall(pool, { name: 'city_weather', input: '[1' }), 'input');
-    await expectFieldError(() => assistant.toolCall(pool, { name: 'no_such_tool', input: {} }), 'name', 'notFound');
+    await expectFieldError(
+      () => assistant.toolCall(db.pool, { name: 'city_weather', input: { town: 'Oslo' } }),
+      'input',
+    );
+    await expectFieldError(() => assistant.toolCall(db.pool, { name: 'city_weather', input: '[1' }), 'input');
+    await expectFieldError(() => assistant.toolCall(db.pool, { name: 'no_such_tool', input: {} }), 'name', 'notFound');
   });
 
   it("disables and deletes at the operator's word only", async () => {
     const workflowId = await liveTool();
     await expectFieldError(
-      () => assistant.disableBuiltTool(pool, api, { userId: stranger, name: 'city_weather' }),
+      () => assistant.disableBuiltTool(db.pool, api, { userId: stranger, name: 'city_weather' }),
       'userId',
     );
-    expect(await assistant.disableBuiltTool(pool, api, { userId: operator, name: 'city_weather' })).toMatchObject({
+    expect(await assistant.disableBuiltTool(db.pool, api, { userId: operator, name: 'city_weather' })).toMatchObject({
       status: 'disabled',
     });
     expect(n8n.workflows.get(workflowId)?.active).toBe(false);
-    await expectFieldError(() => assistant.toolCall(pool, { name: 'city_weather', input: {} }), 'name', 'notFound');
+    await expectFieldError(() => assistant.toolCall(db.pool, { name: 'city_weather', input: {} }), 'name', 'notFound');
     await expectFieldError(
-      () => assistant.deleteBuiltTool(pool, api, { userId: stranger, name: 'city_weather' }),
+      () => assistant.deleteBuiltTool(db.pool, api, { userId: stranger, name: 'city_weather' }),
       'userId',
     );
-    expect(await assistant.deleteBuiltTool(pool, api, { userId: operator, name: 'city_weather' })).toMatchObject({
+    expect(await assistant.deleteBuiltTool(db.pool, api, { userId: operator, name: 'city_weather' })).toMatchObject({
       deleted: true,
     });
     expect(n8n.workflows.has(workflowId)).toBe(false);
-    expect(await assistant.listBuiltTools(pool)).toEqual([]);
+    expect(await assistant.listBuiltTools(db.pool)).toEqual([]);
   });
 });

@@ -1,29 +1,19 @@
 // Checks on a real Postgres 17: added with clear refusals (schedule, guard, a gate without a judge), listed, paused
 // and resumed, deleted; claimed by the tick once per due run, never overlapping the previous run, with runs that
 // outlive the 5-minute limit recorded as failed once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pool } from 'pg';
+import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 import { createUser, expectFieldError } from '../helpers';
 
-let db: TestDatabase;
-let pool: Pool;
-
-beforeAll(async () => {
-  db = await startAssistantDatabase();
-  pool = db.pool;
-});
-afterAll(async () => {
-  await db?.stop();
-});
+const db = useAssistantDatabase();
 
 const allowAll = { check: async (url: string) => ({ allowed: true as const, url: new URL(url), addresses: [] }) };
 const judgeUp = async () => null;
 const T0 = new Date('2036-05-01T09:00:30Z');
 
 async function added(userId: string, input: Parameters<typeof assistant.addCheck>[2], now = T0) {
-  const result = await assistant.addCheck(pool, userId, input, now, { guard: allowAll, judgeProblem: judgeUp });
+  const result = await assistant.addCheck(db.pool, userId, input, now, { guard: allowAll, judgeProblem: judgeUp });
   if (!result.ok) throw new Error(result.message);
   return result.check;
 }
@@ -32,9 +22,9 @@ const runsOf = (runs: assistant.DueCheckRun[], checkId: number) => runs.filter((
 
 describe('checks', () => {
   it('adds a check due on the next minute, lists it, pauses, resumes and deletes it', async () => {
-    const userId = await createUser(pool, 'chk');
+    const userId = await createUser(db.pool, 'chk');
     const result = await assistant.addCheck(
-      pool,
+      db.pool,
       userId,
       { what: 'https://shop.test/item', schedule: 'every 15 minutes' },
       T0,
@@ -46,26 +36,28 @@ describe('checks', () => {
     });
     if (!result.ok) return;
     expect(result.message).toContain('records the current state silently as the baseline');
-    expect(await assistant.listChecks(pool, userId)).toMatchObject([
+    expect(await assistant.listChecks(db.pool, userId)).toMatchObject([
       { id: result.check.id, watches: 'the page https://shop.test/item' },
     ]);
-    const paused = await assistant.pauseCheck(pool, userId, result.check.id);
+    const paused = await assistant.pauseCheck(db.pool, userId, result.check.id);
     expect(paused.status).toBe('paused');
-    expect(runsOf(await assistant.claimDueChecks(pool, new Date('2036-05-01T10:00:00Z')), result.check.id)).toEqual([]);
-    await expectFieldError(() => assistant.pauseCheck(pool, userId, result.check.id), 'check_id');
-    const resumed = await assistant.resumeCheck(pool, userId, result.check.id, new Date('2036-05-01T10:00:40Z'));
+    expect(runsOf(await assistant.claimDueChecks(db.pool, new Date('2036-05-01T10:00:00Z')), result.check.id)).toEqual(
+      [],
+    );
+    await expectFieldError(() => assistant.pauseCheck(db.pool, userId, result.check.id), 'check_id');
+    const resumed = await assistant.resumeCheck(db.pool, userId, result.check.id, new Date('2036-05-01T10:00:40Z'));
     expect(resumed).toMatchObject({ status: 'active', nextRunAt: '2036-05-01T10:00:00.000Z' });
-    await assistant.deleteCheck(pool, userId, result.check.id);
-    expect(await assistant.listChecks(pool, userId)).toEqual([]);
-    await expectFieldError(() => assistant.deleteCheck(pool, userId, result.check.id), 'check_id', 'notFound');
+    await assistant.deleteCheck(db.pool, userId, result.check.id);
+    expect(await assistant.listChecks(db.pool, userId)).toEqual([]);
+    await expectFieldError(() => assistant.deleteCheck(db.pool, userId, result.check.id), 'check_id', 'notFound');
     // Another user's check is not found either.
     const mine = await added(userId, { what: 'q', schedule: 'every hour' });
-    const other = await createUser(pool, 'chk');
-    await expectFieldError(() => assistant.checkHistory(pool, other, mine.id), 'check_id', 'notFound');
+    const other = await createUser(db.pool, 'chk');
+    await expectFieldError(() => assistant.checkHistory(db.pool, other, mine.id), 'check_id', 'notFound');
   });
 
   it('answers what cannot be added with a sentence naming the field', async () => {
-    const userId = await createUser(pool, 'chk');
+    const userId = await createUser(db.pool, 'chk');
     const refused = {
       check: async () => ({
         allowed: false as const,
@@ -91,48 +83,50 @@ describe('checks', () => {
       ],
     ];
     for (const [input, options, field, message] of cases) {
-      const result = await assistant.addCheck(pool, userId, input, T0, options);
+      const result = await assistant.addCheck(db.pool, userId, input, T0, options);
       expect(result, JSON.stringify(input)).toMatchObject({ ok: false, field });
       if (!result.ok) expect(result.message).toMatch(message);
     }
-    expect(await assistant.listChecks(pool, userId)).toEqual([]);
-    await expectFieldError(() => assistant.addCheck(pool, userId, { what: 'x' }, T0), 'schedule');
+    expect(await assistant.listChecks(db.pool, userId)).toEqual([]);
+    await expectFieldError(() => assistant.addCheck(db.pool, userId, { what: 'x' }, T0), 'schedule');
   });
 
   it('claims each due run once with two ticks at once, and never while the previous run is unfinished', async () => {
-    const userId = await createUser(pool, 'chk');
+    const userId = await createUser(db.pool, 'chk');
     const check = await added(userId, { what: 'https://x.test/a', schedule: 'every minute' });
     const at = new Date('2036-05-01T09:01:00.2Z');
-    const [a, b] = await Promise.all([assistant.claimDueChecks(pool, at), assistant.claimDueChecks(pool, at)]);
+    const [a, b] = await Promise.all([assistant.claimDueChecks(db.pool, at), assistant.claimDueChecks(db.pool, at)]);
     const first = runsOf([...a, ...b], check.id);
     expect(first).toHaveLength(1);
     // Still running a minute later: no second run.
-    expect(runsOf(await assistant.claimDueChecks(pool, new Date('2036-05-01T09:02:00Z')), check.id)).toEqual([]);
+    expect(runsOf(await assistant.claimDueChecks(db.pool, new Date('2036-05-01T09:02:00Z')), check.id)).toEqual([]);
     // After the limit the run is failed (one failure row), and the next tick starts a new run.
     const late = new Date('2036-05-01T09:07:00Z');
-    const next = runsOf(await assistant.claimDueChecks(pool, late), check.id);
+    const next = runsOf(await assistant.claimDueChecks(db.pool, late), check.id);
     expect(next).toHaveLength(1);
-    const { runs } = await assistant.checkHistory(pool, userId, check.id);
+    const { runs } = await assistant.checkHistory(db.pool, userId, check.id);
     expect(runs.map((run) => run.status)).toEqual(['running', 'failed']);
     expect(runs[1].error).toBe('the run did not finish within 5 minutes');
-    const failures = await pool.query(`SELECT source, workflow FROM assistant.failures WHERE user_id = $1`, [userId]);
+    const failures = await db.pool.query(`SELECT source, workflow FROM assistant.failures WHERE user_id = $1`, [
+      userId,
+    ]);
     expect(failures.rows).toEqual([{ source: 'check', workflow: `check ${check.id} (https://x.test/a)` }]);
-    expect((await assistant.listChecks(pool, userId))[0]).toMatchObject({
+    expect((await assistant.listChecks(db.pool, userId))[0]).toMatchObject({
       consecutiveFailures: 1,
       failingSince: late.toISOString(),
     });
   });
 
   it('the tick hands due checks on and counts them in its ledger', async () => {
-    const userId = await createUser(pool, 'chk');
+    const userId = await createUser(db.pool, 'chk');
     const check = await added(
       userId,
       { what: 'https://x.test/tick', schedule: 'every minute' },
       new Date('2036-06-01T08:00:10Z'),
     );
-    const plan = await assistant.startTick(pool, new Date('2036-06-01T08:01:00.4Z'));
+    const plan = await assistant.startTick(db.pool, new Date('2036-06-01T08:01:00.4Z'));
     expect(runsOf(plan.checks, check.id)).toHaveLength(1);
-    const [tick] = (await assistant.listTicks(pool, new Date('2036-06-01T08:01:00Z'))).filter(
+    const [tick] = (await assistant.listTicks(db.pool, new Date('2036-06-01T08:01:00Z'))).filter(
       (t) => t.id === plan.tickId,
     );
     expect(tick.checksStarted).toBe(plan.checks.length);

@@ -6,12 +6,11 @@
 // number, a feed that does not answer in time.
 import type http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Pool } from 'pg';
 import * as assistant from '../../src';
 import { createCheckObserver, runCheck, type CheckObserver } from '../../src/checks/observe';
 import { createOutboundGuard } from '../../src/outbound';
 import { createPageReader, createWebSearch, type PageReader } from '../../src/web';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 import { createUser } from '../helpers';
 import { startSite, type FakeSite } from '../web/fake-site';
 
@@ -40,8 +39,7 @@ const serve = (path: string) => (_request: http.IncomingMessage, response: http.
 const searched: string[] = [];
 let ddgPage = '';
 
-let db: TestDatabase;
-let pool: Pool;
+const db = useAssistantDatabase();
 let site: FakeSite;
 let other: FakeSite;
 let reader: PageReader;
@@ -61,8 +59,6 @@ const PATHS = [
 ];
 
 beforeAll(async () => {
-  db = await startAssistantDatabase();
-  pool = db.pool;
   site = await startSite({
     ...Object.fromEntries(PATHS.map((path) => [path, serve(path)])),
     '/slow.xml': () => undefined, // never answers
@@ -94,7 +90,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await site?.close();
   await other?.close();
-  await db?.stop();
 });
 
 let clock = new Date('2036-07-01T09:00:00Z').getTime();
@@ -103,13 +98,13 @@ const tick = () => new Date((clock += 60_000));
 const made: { userId: string; checkId: number }[] = [];
 afterEach(async () => {
   // One check at a time: every test's checks are gone before the next one claims its runs.
-  for (const { userId, checkId } of made.splice(0)) await assistant.deleteCheck(pool, userId, checkId);
+  for (const { userId, checkId } of made.splice(0)) await assistant.deleteCheck(db.pool, userId, checkId);
 });
 
 /** Adds an every-minute check for a new user. */
 async function watch(input: Omit<Parameters<typeof assistant.addCheck>[2], 'schedule'>) {
-  const userId = await createUser(pool, 'observe');
-  const added = await assistant.addCheck(pool, userId, { schedule: 'every minute', ...input }, new Date(clock));
+  const userId = await createUser(db.pool, 'observe');
+  const added = await assistant.addCheck(db.pool, userId, { schedule: 'every minute', ...input }, new Date(clock));
   if (!added.ok) throw new Error(added.message);
   made.push({ userId, checkId: added.check.id });
   return { userId, checkId: added.check.id };
@@ -117,7 +112,7 @@ async function watch(input: Omit<Parameters<typeof assistant.addCheck>[2], 'sche
 
 /** Deletes a check before the test ends (so that the next one is the only one due). */
 async function drop(check: { userId: string; checkId: number }) {
-  await assistant.deleteCheck(pool, check.userId, check.checkId);
+  await assistant.deleteCheck(db.pool, check.userId, check.checkId);
   made.splice(
     made.findIndex((entry) => entry.checkId === check.checkId),
     1,
@@ -136,7 +131,7 @@ const impatient = () =>
 /** The next minute: claims the check's run, the only one due. */
 async function claim(checkId: number): Promise<{ runId: number; now: Date }> {
   const now = tick();
-  const due = await assistant.claimDueChecks(pool, now);
+  const due = await assistant.claimDueChecks(db.pool, now);
   expect(due.map((entry) => entry.checkId)).toEqual([checkId]);
   return { runId: due[0].runId, now };
 }
@@ -144,26 +139,27 @@ async function claim(checkId: number): Promise<{ runId: number; now: Date }> {
 /** Claims the check's next run and runs it through the real observer. */
 async function run(checkId: number, by: CheckObserver = observer): Promise<assistant.ObservedRun> {
   const { runId, now } = await claim(checkId);
-  return await runCheck(pool, by, runId, now);
+  return await runCheck(db.pool, by, runId, now);
 }
 
-const finish = (runId: number) => assistant.finishCheckRun(pool, runId, {}, new Date(clock));
+const finish = (runId: number) => assistant.finishCheckRun(db.pool, runId, {}, new Date(clock));
 
 const outbox = async (userId: string) =>
-  (await pool.query(`SELECT kind, text, data FROM assistant.outbox WHERE user_id = $1 ORDER BY id`, [userId])).rows;
+  (await db.pool.query(`SELECT kind, text, data FROM assistant.outbox WHERE user_id = $1 ORDER BY id`, [userId])).rows;
 
 const failures = async (userId: string) =>
   (
-    await pool.query(`SELECT source, workflow, message, data FROM assistant.failures WHERE user_id = $1 ORDER BY id`, [
-      userId,
-    ])
+    await db.pool.query(
+      `SELECT source, workflow, message, data FROM assistant.failures WHERE user_id = $1 ORDER BY id`,
+      [userId],
+    )
   ).rows;
 
 const stateOf = async (checkId: number) =>
-  (await pool.query(`SELECT state FROM assistant.checks WHERE id = $1`, [checkId])).rows[0].state;
+  (await db.pool.query(`SELECT state FROM assistant.checks WHERE id = $1`, [checkId])).rows[0].state;
 
 const statuses = async (userId: string, checkId: number) =>
-  (await assistant.checkHistory(pool, userId, checkId, 100)).runs.map((entry) => entry.status).reverse();
+  (await assistant.checkHistory(db.pool, userId, checkId, 100)).runs.map((entry) => entry.status).reverse();
 
 const shopPage = (price: string, news: string) => `<!doctype html>
 <html><head><meta charset="utf-8"><title>Elbe Outfitters</title></head>
@@ -271,7 +267,10 @@ describe('page checks', () => {
     const error = `nothing on ${site.url}/shop matches the selector "#offer .price"`;
     expect(failed).toMatchObject({ outcome: 'failed', summary: null, error });
     expect(await stateOf(checkId)).toBeNull();
-    expect((await assistant.listChecks(pool, userId))[0]).toMatchObject({ lastError: error, consecutiveFailures: 1 });
+    expect((await assistant.listChecks(db.pool, userId))[0]).toMatchObject({
+      lastError: error,
+      consecutiveFailures: 1,
+    });
   });
 });
 
@@ -575,7 +574,7 @@ describe('failed runs', () => {
     // Finishing a failed run changes nothing and queues nothing.
     expect(await finish(failed.runId)).toMatchObject({ status: 'failed', notified: false, error });
     expect(await outbox(userId)).toEqual([]);
-    expect((await assistant.listChecks(pool, userId))[0]).toMatchObject({
+    expect((await assistant.listChecks(db.pool, userId))[0]).toMatchObject({
       lastError: error,
       consecutiveFailures: 1,
       baselineAt: null,

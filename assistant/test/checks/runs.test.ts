@@ -1,30 +1,20 @@
 // A check run's steps on a real Postgres 17: the baseline and "unchanged" say nothing; a delta notifies once, or
 // goes through the Judge gate (probability and threshold recorded beside the decision); a gated run without the
 // Judge's answer fails and keeps the delta for the next run; a failure streak writes one failure row.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pool } from 'pg';
+import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 import { createUser, expectFieldError } from '../helpers';
 
-let db: TestDatabase;
-let pool: Pool;
-
-beforeAll(async () => {
-  db = await startAssistantDatabase();
-  pool = db.pool;
-});
-afterAll(async () => {
-  await db?.stop();
-});
+const db = useAssistantDatabase();
 
 let clock = new Date('2036-07-01T09:00:00Z').getTime();
 const tick = () => new Date((clock += 60_000));
 
 async function setUp(input: Partial<Parameters<typeof assistant.addCheck>[2]> = {}) {
-  const userId = await createUser(pool, 'run');
+  const userId = await createUser(db.pool, 'run');
   const made = await assistant.addCheck(
-    pool,
+    db.pool,
     userId,
     { what: 'https://x.test/page', schedule: 'every minute', ...input },
     new Date(clock),
@@ -37,10 +27,10 @@ async function setUp(input: Partial<Parameters<typeof assistant.addCheck>[2]> = 
 /** Claims this check's next run and records `text` as the page seen. */
 async function observe(checkId: number, observation: (check: assistant.CheckToRun) => assistant.Observation) {
   const now = tick();
-  const run = (await assistant.claimDueChecks(pool, now)).find((due) => due.checkId === checkId);
+  const run = (await assistant.claimDueChecks(db.pool, now)).find((due) => due.checkId === checkId);
   if (!run) throw new Error('the check was not due');
-  const check = await assistant.loadCheckRun(pool, run.runId);
-  return await assistant.recordObservation(pool, check, observation(check), now);
+  const check = await assistant.loadCheckRun(db.pool, run.runId);
+  return await assistant.recordObservation(db.pool, check, observation(check), now);
 }
 
 const page =
@@ -51,7 +41,7 @@ const page =
   };
 
 const outbox = async (userId: string) =>
-  (await pool.query(`SELECT kind, text, data FROM assistant.outbox WHERE user_id = $1 ORDER BY id`, [userId])).rows;
+  (await db.pool.query(`SELECT kind, text, data FROM assistant.outbox WHERE user_id = $1 ORDER BY id`, [userId])).rows;
 
 describe('check runs', () => {
   it('baseline, unchanged, changed → one notification, then unchanged again', async () => {
@@ -60,10 +50,10 @@ describe('check runs', () => {
     expect(await observe(checkId, page('Price 10'))).toMatchObject({ outcome: 'unchanged' });
     const changed = await observe(checkId, page('Price 12'));
     expect(changed).toMatchObject({ outcome: 'changed', judge: null });
-    const finished = await assistant.finishCheckRun(pool, changed.runId, {}, tick());
+    const finished = await assistant.finishCheckRun(db.pool, changed.runId, {}, tick());
     expect(finished).toMatchObject({ status: 'notified', notified: true, judgeProbability: null });
     // Finishing again changes nothing.
-    expect(await assistant.finishCheckRun(pool, changed.runId, {}, tick())).toMatchObject({ status: 'notified' });
+    expect(await assistant.finishCheckRun(db.pool, changed.runId, {}, tick())).toMatchObject({ status: 'notified' });
     expect(await observe(checkId, page('Price 12'))).toMatchObject({ outcome: 'unchanged' });
     const messages = await outbox(userId);
     expect(messages).toHaveLength(1);
@@ -71,7 +61,7 @@ describe('check runs', () => {
     expect(messages[0].text).toBe(
       `🔔 Check ${checkId} (https://x.test/page): The page changed: 1 line added, 1 removed.\n+ Price 12\n− Price 10`,
     );
-    const { runs } = await assistant.checkHistory(pool, userId, checkId);
+    const { runs } = await assistant.checkHistory(db.pool, userId, checkId);
     expect(runs.map((run) => run.status)).toEqual(['unchanged', 'notified', 'unchanged', 'baseline']);
   });
 
@@ -86,7 +76,7 @@ describe('check runs', () => {
         'The user asked to be told about a change only if: "only if the price drops". Does this change meet that condition?',
       threshold: 0.6,
     });
-    expect(await assistant.finishCheckRun(pool, up.runId, { probability: 0.2 }, tick())).toMatchObject({
+    expect(await assistant.finishCheckRun(db.pool, up.runId, { probability: 0.2 }, tick())).toMatchObject({
       status: 'silenced',
       judgeProbability: 0.2,
       judgeThreshold: 0.6,
@@ -94,20 +84,23 @@ describe('check runs', () => {
     // The Judge is down: the run fails, the delta stays, and the next run sees it again.
     const down = await observe(checkId, page('Price 8'));
     expect(
-      await assistant.finishCheckRun(pool, down.runId, { judgeError: 'connect ECONNREFUSED' }, tick()),
+      await assistant.finishCheckRun(db.pool, down.runId, { judgeError: 'connect ECONNREFUSED' }, tick()),
     ).toMatchObject({
       status: 'failed',
       error: 'the Judge could not be asked whether the change meets "only if the price drops": connect ECONNREFUSED',
     });
     const again = await observe(checkId, page('Price 8'));
     expect(again.outcome).toBe('changed');
-    expect(await assistant.finishCheckRun(pool, again.runId, { probability: '0.6' }, tick())).toMatchObject({
+    expect(await assistant.finishCheckRun(db.pool, again.runId, { probability: '0.6' }, tick())).toMatchObject({
       status: 'notified',
       judgeProbability: 0.6,
     });
     expect((await outbox(userId)).map((m) => m.data.judge_probability)).toEqual([0.6]);
     const next = await observe(checkId, page('Price 1'));
-    await expectFieldError(() => assistant.finishCheckRun(pool, next.runId, { probability: 2 }, tick()), 'probability');
+    await expectFieldError(
+      () => assistant.finishCheckRun(db.pool, next.runId, { probability: 2 }, tick()),
+      'probability',
+    );
   });
 
   it('a failure streak writes one failure row and shows on the check until a run succeeds', async () => {
@@ -121,18 +114,18 @@ describe('check runs', () => {
       });
     }
     await observe(checkId, () => ({ ok: false, error: 'https://x.test/page did not answer within 20 s' }));
-    const [failing] = await assistant.listChecks(pool, userId);
+    const [failing] = await assistant.listChecks(db.pool, userId);
     expect(failing).toMatchObject({
       consecutiveFailures: 4,
       lastError: 'https://x.test/page did not answer within 20 s',
     });
-    const rows = await pool.query(`SELECT message FROM assistant.failures WHERE user_id = $1 ORDER BY id`, [userId]);
+    const rows = await db.pool.query(`SELECT message FROM assistant.failures WHERE user_id = $1 ORDER BY id`, [userId]);
     expect(rows.rows.map((row) => row.message)).toEqual([
       'https://x.test/page answered HTTP 500',
       'https://x.test/page did not answer within 20 s',
     ]);
     expect(await observe(checkId, page('a'))).toMatchObject({ outcome: 'unchanged' });
-    expect((await assistant.listChecks(pool, userId))[0]).toMatchObject({
+    expect((await assistant.listChecks(db.pool, userId))[0]).toMatchObject({
       consecutiveFailures: 0,
       lastError: null,
       failingSince: null,

@@ -1,37 +1,27 @@
 // The agent's context on a real Postgres 17: settings, local time, recent messages, relevant memories, prompt.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pool } from 'pg';
+import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 import { createUser } from '../helpers';
 
-let db: TestDatabase;
-let pool: Pool;
+const db = useAssistantDatabase();
 
-beforeAll(async () => {
-  db = await startAssistantDatabase();
-  pool = db.pool;
-});
-afterAll(async () => {
-  await db?.stop();
-});
-
-const newUser = (name: string) => createUser(pool, name);
+const newUser = (name: string) => createUser(db.pool, name);
 
 describe('context', () => {
   it('loads the context: settings, local time, recent messages, relevant memories, system prompt', async () => {
     const userId = await newUser('context');
-    await assistant.updateUserSettings(pool, userId, {
+    await assistant.updateUserSettings(db.pool, userId, {
       assistantName: 'Jarvis',
       timeZone: 'Europe/Vienna',
       style: 'Dry humour.',
     });
-    await assistant.remember(pool, userId, {
+    await assistant.remember(db.pool, userId, {
       content: 'Stefan Huber prefers tea over coffee',
       people: ['Stefan Huber'],
     });
-    await assistant.storeTurn(pool, userId, { sessionId: 'chat', userMessage: 'Hello', assistantReply: 'Hi!' });
-    const context = await assistant.loadContext(pool, userId, {
+    await assistant.storeTurn(db.pool, userId, { sessionId: 'chat', userMessage: 'Hello', assistantReply: 'Hi!' });
+    const context = await assistant.loadContext(db.pool, userId, {
       sessionId: 'chat',
       message: 'What does Stefan drink?',
       now: new Date('2026-07-01T10:00:00Z'),

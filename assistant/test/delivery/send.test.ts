@@ -4,14 +4,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pool } from 'pg';
 import * as assistant from '../../src';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 import { createUser } from '../helpers';
 
 const SECRET = 'callback-signing-secret-for-tests';
-let db: TestDatabase;
-let pool: Pool;
+const db = useAssistantDatabase();
 let server: http.Server;
 let base: string;
 const received: Array<{ path: string; body: string; signature: string | undefined }> = [];
@@ -19,8 +17,6 @@ const received: Array<{ path: string; body: string; signature: string | undefine
 const failuresLeft = new Map<string, number>();
 
 beforeAll(async () => {
-  db = await startAssistantDatabase();
-  pool = db.pool;
   server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -53,7 +49,6 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.closeAllConnections();
   server?.close();
-  await db?.stop();
 });
 
 const guard = () =>
@@ -63,9 +58,9 @@ const guard = () =>
   });
 
 async function webhookMessage(path: string): Promise<assistant.OutboxMessage> {
-  const userId = await createUser(pool, 'cb');
-  await assistant.setCallbackUrl(pool, userId, `${base}${path}`);
-  const { message } = await assistant.queueMessage(pool, userId, { kind: 'notice', text: 'hello' });
+  const userId = await createUser(db.pool, 'cb');
+  await assistant.setCallbackUrl(db.pool, userId, `${base}${path}`);
+  const { message } = await assistant.queueMessage(db.pool, userId, { kind: 'notice', text: 'hello' });
   return message;
 }
 
@@ -84,40 +79,40 @@ describe('sendMessage', () => {
 
   it('a callback that fails twice is retried with backoff, then delivered; the limit ends in failed', async () => {
     failuresLeft.set('/cb/flaky', 2);
-    await assistant.updateInstanceSettings(pool, { deliveryMaxAttempts: 3, deliveryRetrySeconds: 10 });
+    await assistant.updateInstanceSettings(db.pool, { deliveryMaxAttempts: 3, deliveryRetrySeconds: 10 });
     const message = await webhookMessage('/cb/flaky');
     const options = { guard: guard(), signingSecret: SECRET };
-    let report = await assistant.deliverDueMessages(pool, new Date(), options);
+    let report = await assistant.deliverDueMessages(db.pool, new Date(), options);
     expect(report.messages.find((m) => m.id === message.id)).toMatchObject({ status: 'pending', attempts: 1 });
-    const next = await pool.query('SELECT next_attempt_at FROM assistant.outbox WHERE id = $1', [message.id]);
+    const next = await db.pool.query('SELECT next_attempt_at FROM assistant.outbox WHERE id = $1', [message.id]);
     expect((next.rows[0].next_attempt_at as Date).getTime()).toBeGreaterThan(Date.now() + 5_000);
-    report = await assistant.deliverDueMessages(pool, new Date(Date.now() + 11_000), options);
+    report = await assistant.deliverDueMessages(db.pool, new Date(Date.now() + 11_000), options);
     expect(report.messages.find((m) => m.id === message.id)).toMatchObject({ status: 'pending', attempts: 2 });
-    report = await assistant.deliverDueMessages(pool, new Date(Date.now() + 40_000), options);
+    report = await assistant.deliverDueMessages(db.pool, new Date(Date.now() + 40_000), options);
     expect(report.messages.find((m) => m.id === message.id)).toMatchObject({ status: 'delivered', attempts: 3 });
 
     failuresLeft.set('/cb/down', 100);
     const doomed = await webhookMessage('/cb/down');
     for (let i = 0; i < 3; i++)
-      await assistant.deliverDueMessages(pool, new Date(Date.now() + 3_600_000 * (i + 1)), options);
-    const row = await assistant.getOutboxMessage(pool, doomed.id);
+      await assistant.deliverDueMessages(db.pool, new Date(Date.now() + 3_600_000 * (i + 1)), options);
+    const row = await assistant.getOutboxMessage(db.pool, doomed.id);
     expect(row).toMatchObject({ status: 'failed', attempts: 3 });
     expect(row.lastError).toContain('gave up after 3 attempts: the callback answered HTTP 503');
-    await assistant.updateInstanceSettings(pool, { deliveryMaxAttempts: 8, deliveryRetrySeconds: 30 });
+    await assistant.updateInstanceSettings(db.pool, { deliveryMaxAttempts: 8, deliveryRetrySeconds: 30 });
   });
 
   it('a callback URL the guard refuses fails at once, naming the field', async () => {
-    const userId = await createUser(pool, 'cb');
-    await assistant.setCallbackUrl(pool, userId, 'http://127.0.0.1:9/closed');
-    const { message } = await assistant.queueMessage(pool, userId, { kind: 'notice', text: 'x' });
+    const userId = await createUser(db.pool, 'cb');
+    await assistant.setCallbackUrl(db.pool, userId, 'http://127.0.0.1:9/closed');
+    const { message } = await assistant.queueMessage(db.pool, userId, { kind: 'notice', text: 'x' });
     const outcome = await assistant.sendMessage(message, { guard: guard(), signingSecret: SECRET });
     expect(outcome.status).toBe('failed');
     expect(outcome.status === 'failed' && outcome.error).toMatch(/^callback_url refused: /);
   });
 
   it('Telegram: delivered with the message id; unknown after a timeout; retry when unreachable; failed on a 400', async () => {
-    const userId = (await assistant.resolveIdentity(pool, 'telegram', '5551234')).userId;
-    const { message } = await assistant.queueMessage(pool, userId, { kind: 'notice', text: 'hi <there>' });
+    const userId = (await assistant.resolveIdentity(db.pool, 'telegram', '5551234')).userId;
+    const { message } = await assistant.queueMessage(db.pool, userId, { kind: 'notice', text: 'hi <there>' });
     expect(message).toMatchObject({ channel: 'telegram', target: '5551234' });
     const send = (path: string, timeoutMs = 2_000) =>
       assistant.sendMessage(message, { guard: guard(), telegram: { token: `TOKEN${path}`, baseUrl: base }, timeoutMs });
@@ -137,12 +132,12 @@ describe('sendMessage', () => {
   });
 
   it('an unknown outcome is never sent again', async () => {
-    const userId = (await assistant.resolveIdentity(pool, 'telegram', '5559999')).userId;
-    const { message } = await assistant.queueMessage(pool, userId, { kind: 'notice', text: 'once' });
-    const claimed = await assistant.claimDueMessages(pool, new Date(Date.now() + 1000));
+    const userId = (await assistant.resolveIdentity(db.pool, 'telegram', '5559999')).userId;
+    const { message } = await assistant.queueMessage(db.pool, userId, { kind: 'notice', text: 'once' });
+    const claimed = await assistant.claimDueMessages(db.pool, new Date(Date.now() + 1000));
     const mine = claimed.find((m) => m.id === message.id)!;
     await assistant.recordSendOutcome(
-      pool,
+      db.pool,
       mine,
       { status: 'unknown', error: 'timeout' },
       {
@@ -151,8 +146,8 @@ describe('sendMessage', () => {
         retrySeconds: 30,
       },
     );
-    const again = await assistant.claimDueMessages(pool, new Date(Date.now() + 86_400_000));
+    const again = await assistant.claimDueMessages(db.pool, new Date(Date.now() + 86_400_000));
     expect(again.map((m) => m.id)).not.toContain(message.id);
-    expect((await assistant.getOutboxMessage(pool, message.id)).status).toBe('unknown');
+    expect((await assistant.getOutboxMessage(db.pool, message.id)).status).toBe('unknown');
   });
 });

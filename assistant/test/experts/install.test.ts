@@ -4,11 +4,10 @@
 // nothing behind; removing deletes the workflow and the registration. The e2e test does the same against real n8n.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Pool } from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
 import { startN8nPublicApiFake, type N8nPublicApiFake } from '../../../test/fakes/n8n-public-api';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 import { createUser, expectFieldError } from '../helpers';
 
 const API_KEY = 'n8n-api-key-for-tests';
@@ -16,8 +15,7 @@ const agentWorkflow = JSON.parse(
   readFileSync(path.join(__dirname, '../../../workflows/assistant-agent.json'), 'utf8'),
 ) as assistant.WorkflowJson & { id: string };
 
-let db: TestDatabase;
-let pool: Pool;
+const db = useAssistantDatabase();
 let n8n: N8nPublicApiFake;
 let api: assistant.WorkflowApi;
 let operator: string;
@@ -27,26 +25,23 @@ const EXPERT = 'travel-planner';
 
 /** The operator is asked about `expertId` and answers `answer`. */
 async function answeredApproval(expertId: string, answer: string, userId = operator) {
-  const { question } = await assistant.approvalQuestion(pool, { userId: operator, expertId });
-  const asked = await assistant.askUser(pool, userId, { kind: 'approval', question });
-  await assistant.recordAnswer(pool, asked.id, answer, 0);
+  const { question } = await assistant.approvalQuestion(db.pool, { userId: operator, expertId });
+  const asked = await assistant.askUser(db.pool, userId, { kind: 'approval', question });
+  await assistant.recordAnswer(db.pool, asked.id, answer, 0);
   return asked.id;
 }
 
 beforeAll(async () => {
-  db = await startAssistantDatabase();
-  pool = db.pool;
   n8n = await startN8nPublicApiFake(API_KEY, [{ ...agentWorkflow, active: true, tags: [] }]);
   api = assistant.publicWorkflowApi(n8n.baseUrl, API_KEY);
-  operator = (await assistant.resolveIdentity(pool, 'api', assistant.OPERATOR_API_USER_ID)).userId;
-  stranger = await createUser(pool, 'stranger');
+  operator = (await assistant.resolveIdentity(db.pool, 'api', assistant.OPERATOR_API_USER_ID)).userId;
+  stranger = await createUser(db.pool, 'stranger');
 });
 afterAll(async () => {
   await n8n?.close();
-  await db?.stop();
 });
 beforeEach(async () => {
-  await pool.query(`DELETE FROM assistant.experts WHERE source = 'catalogue'`);
+  await db.pool.query(`DELETE FROM assistant.experts WHERE source = 'catalogue'`);
   for (const id of [...n8n.workflows.keys()]) if (id !== agentWorkflow.id) n8n.workflows.delete(id);
 });
 
@@ -100,26 +95,26 @@ describe('isApproval', () => {
 
 describe('installing with approval', () => {
   it('asks only the operator, about a catalogue entry not yet installed', async () => {
-    const { question } = await assistant.approvalQuestion(pool, { userId: operator, expertId: ' Travel-Planner ' });
+    const { question } = await assistant.approvalQuestion(db.pool, { userId: operator, expertId: ' Travel-Planner ' });
     expect(question).toMatch(/^Install the expert "Travel Planner" \(travel-planner\) from the catalogue\?/);
     expect(question).toContain('Answer yes or no.');
-    await expectFieldError(() => assistant.approvalQuestion(pool, { userId: stranger, expertId: EXPERT }), 'userId');
+    await expectFieldError(() => assistant.approvalQuestion(db.pool, { userId: stranger, expertId: EXPERT }), 'userId');
     await expectFieldError(
-      () => assistant.approvalQuestion(pool, { userId: operator, expertId: 'no-such-expert' }),
+      () => assistant.approvalQuestion(db.pool, { userId: operator, expertId: 'no-such-expert' }),
       'expertId',
       'notFound',
     );
     await expectFieldError(
-      () => assistant.approvalQuestion(pool, { userId: operator, expertId: 'planner' }),
+      () => assistant.approvalQuestion(db.pool, { userId: operator, expertId: 'planner' }),
       'expertId',
     );
-    await expectFieldError(() => assistant.approvalQuestion(pool, { userId: operator, expertId: '' }), 'expertId');
+    await expectFieldError(() => assistant.approvalQuestion(db.pool, { userId: operator, expertId: '' }), 'expertId');
   });
 
   it('installs nothing on a no, on no answer, or on the approval of another expert', async () => {
     const no = await answeredApproval(EXPERT, 'No, not now');
     expect(
-      await assistant.installApprovedExpert(pool, api, {
+      await assistant.installApprovedExpert(db.pool, api, {
         expertId: EXPERT,
         questionId: no,
         answer: 'No, not now',
@@ -130,7 +125,7 @@ describe('installing with approval', () => {
       result: expect.stringContaining('did not approve'),
     });
     expect(
-      await assistant.installApprovedExpert(pool, api, {
+      await assistant.installApprovedExpert(db.pool, api, {
         expertId: EXPERT,
         questionId: no,
         answer: '',
@@ -140,7 +135,7 @@ describe('installing with approval', () => {
     const other = await answeredApproval('fitness-coach', 'yes');
     await expectFieldError(
       () =>
-        assistant.installApprovedExpert(pool, api, {
+        assistant.installApprovedExpert(db.pool, api, {
           expertId: EXPERT,
           questionId: other,
           answer: 'yes',
@@ -151,25 +146,26 @@ describe('installing with approval', () => {
     // The same question asked to someone else than the operator does not count either.
     const strangers = await answeredApproval(EXPERT, 'yes', stranger);
     await expectFieldError(
-      () => assistant.installApprovedExpert(pool, api, { expertId: EXPERT, questionId: strangers, answer: 'yes' }),
+      () => assistant.installApprovedExpert(db.pool, api, { expertId: EXPERT, questionId: strangers, answer: 'yes' }),
       'questionId',
     );
-    const unanswered = await assistant.askUser(pool, operator, {
+    const unanswered = await assistant.askUser(db.pool, operator, {
       kind: 'approval',
-      question: (await assistant.approvalQuestion(pool, { userId: operator, expertId: EXPERT })).question,
+      question: (await assistant.approvalQuestion(db.pool, { userId: operator, expertId: EXPERT })).question,
     });
     await expectFieldError(
-      () => assistant.installApprovedExpert(pool, api, { expertId: EXPERT, questionId: unanswered.id, answer: 'yes' }),
+      () =>
+        assistant.installApprovedExpert(db.pool, api, { expertId: EXPERT, questionId: unanswered.id, answer: 'yes' }),
       'questionId',
     );
     expect(n8n.workflows.size).toBe(1);
     expect(n8n.calls.filter((call) => call === 'POST /workflows')).toEqual([]);
-    expect((await pool.query(`SELECT 1 FROM assistant.experts WHERE id = $1`, [EXPERT])).rowCount).toBe(0);
+    expect((await db.pool.query(`SELECT 1 FROM assistant.experts WHERE id = $1`, [EXPERT])).rowCount).toBe(0);
   });
 
   it('on a yes creates, tags and publishes the workflow and registers it, once', async () => {
     const questionId = await answeredApproval(EXPERT, 'yes please');
-    const result = await assistant.installApprovedExpert(pool, api, {
+    const result = await assistant.installApprovedExpert(db.pool, api, {
       expertId: EXPERT,
       questionId,
       answer: 'yes please',
@@ -179,16 +175,19 @@ describe('installing with approval', () => {
     const workflow = n8n.workflows.get(result.workflowId!)!;
     expect(workflow).toMatchObject({ active: true, tags: [{ id: 'tagAssistant0001' }, { id: 'tagExpert0000001' }] });
     expect(workflow.name).toBe('Assistant expert: travel planner (catalogue)');
-    expect(await assistant.expertWorkflow(pool, EXPERT)).toEqual({ expertId: EXPERT, workflowId: result.workflowId });
-    expect(await assistant.expertSettings(pool, EXPERT)).toMatchObject({ ownModel: false });
+    expect(await assistant.expertWorkflow(db.pool, EXPERT)).toEqual({
+      expertId: EXPERT,
+      workflowId: result.workflowId,
+    });
+    expect(await assistant.expertSettings(db.pool, EXPERT)).toMatchObject({ ownModel: false });
     expect(
-      await assistant.installApprovedExpert(pool, api, { expertId: EXPERT, questionId, answer: 'yes' }),
+      await assistant.installApprovedExpert(db.pool, api, { expertId: EXPERT, questionId, answer: 'yes' }),
     ).toMatchObject({
       installed: false,
       result: expect.stringContaining('already installed'),
     });
     expect(n8n.workflows.size).toBe(2);
-    const listing = await assistant.listExperts(pool);
+    const listing = await assistant.listExperts(db.pool);
     expect(listing.installed.map((expert) => expert.id)).toEqual(['analyst', 'planner', 'researcher', EXPERT]);
     expect(listing.available.map((expert) => expert.id)).not.toContain(EXPERT);
     expect(listing.available).toHaveLength(assistant.loadCatalogue().length - 1);
@@ -198,15 +197,15 @@ describe('installing with approval', () => {
     const questionId = await answeredApproval(EXPERT, 'yes');
     n8n.failNextPublish(400);
     await expect(
-      assistant.installApprovedExpert(pool, api, { expertId: EXPERT, questionId, answer: 'yes' }),
+      assistant.installApprovedExpert(db.pool, api, { expertId: EXPERT, questionId, answer: 'yes' }),
     ).rejects.toThrow(/POST \/api\/v1\/workflows\/.+\/publish: n8n answered 400/);
     expect(n8n.workflows.size).toBe(1);
-    expect((await pool.query(`SELECT 1 FROM assistant.experts WHERE id = $1`, [EXPERT])).rowCount).toBe(0);
+    expect((await db.pool.query(`SELECT 1 FROM assistant.experts WHERE id = $1`, [EXPERT])).rowCount).toBe(0);
   });
 
   it('says when the API key is wrong', async () => {
     const wrong = assistant.publicWorkflowApi(n8n.baseUrl, 'wrong-key');
-    await expect(assistant.installExpertByOperator(pool, wrong, EXPERT)).rejects.toThrow(
+    await expect(assistant.installExpertByOperator(db.pool, wrong, EXPERT)).rejects.toThrow(
       /401 \(the API key is wrong or revoked\)/,
     );
     expect(() => assistant.publicWorkflowApi('not a url', API_KEY)).toThrow(/is not a URL/);
@@ -215,30 +214,33 @@ describe('installing with approval', () => {
 
 describe('removing and running', () => {
   it("removes an installed expert with its workflow, at the operator's word only", async () => {
-    const { workflowId } = await assistant.installExpertByOperator(pool, api, EXPERT);
-    await expectFieldError(() => assistant.removeExpert(pool, api, { expertId: EXPERT, userId: stranger }), 'userId');
+    const { workflowId } = await assistant.installExpertByOperator(db.pool, api, EXPERT);
     await expectFieldError(
-      () => assistant.removeExpert(pool, api, { expertId: 'researcher', userId: operator }),
+      () => assistant.removeExpert(db.pool, api, { expertId: EXPERT, userId: stranger }),
+      'userId',
+    );
+    await expectFieldError(
+      () => assistant.removeExpert(db.pool, api, { expertId: 'researcher', userId: operator }),
       'expertId',
     );
-    expect(await assistant.removeExpert(pool, api, { expertId: EXPERT, userId: operator })).toMatchObject({
+    expect(await assistant.removeExpert(db.pool, api, { expertId: EXPERT, userId: operator })).toMatchObject({
       removed: true,
     });
     expect(n8n.workflows.has(workflowId!)).toBe(false);
-    await expectFieldError(() => assistant.expertWorkflow(pool, EXPERT), 'expertId', 'notFound');
+    await expectFieldError(() => assistant.expertWorkflow(db.pool, EXPERT), 'expertId', 'notFound');
     await expectFieldError(
-      () => assistant.removeExpert(pool, api, { expertId: EXPERT, userId: operator }),
+      () => assistant.removeExpert(db.pool, api, { expertId: EXPERT, userId: operator }),
       'expertId',
       'notFound',
     );
   });
 
   it('finds the workflow of any installed expert, shipped ones included', async () => {
-    expect(await assistant.expertWorkflow(pool, 'Researcher')).toEqual({
+    expect(await assistant.expertWorkflow(db.pool, 'Researcher')).toEqual({
       expertId: 'researcher',
       workflowId: 'asstExpertResrch',
     });
-    await expectFieldError(() => assistant.expertWorkflow(pool, 'fitness-coach'), 'expertId', 'notFound');
-    await expectFieldError(() => assistant.expertWorkflow(pool, ''), 'expertId');
+    await expectFieldError(() => assistant.expertWorkflow(db.pool, 'fitness-coach'), 'expertId', 'notFound');
+    await expectFieldError(() => assistant.expertWorkflow(db.pool, ''), 'expertId');
   });
 });

@@ -1,27 +1,17 @@
 // Failure awareness on a real Postgres 17: failures stored with secrets scrubbed and listed in plain words; failed
 // deliveries and action runs recorded; an outage found from the tick ledger; the owner's report rate-limited.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pool } from 'pg';
+import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 import { createUser } from '../helpers';
 
-let db: TestDatabase;
-let pool: Pool;
-
-beforeAll(async () => {
-  db = await startAssistantDatabase();
-  pool = db.pool;
-});
-afterAll(async () => {
-  await db?.stop();
-});
+const db = useAssistantDatabase();
 
 describe('failures', () => {
   it('stores a failure with secrets scrubbed and lists it in plain words', async () => {
     const at = new Date('2040-01-01T09:30:00Z');
     await assistant.recordFailure(
-      pool,
+      db.pool,
       {
         source: 'workflow',
         workflow: 'Assistant: run a turn',
@@ -32,7 +22,7 @@ describe('failures', () => {
       },
       at,
     );
-    const list = await assistant.listFailures(pool, {
+    const list = await assistant.listFailures(db.pool, {
       since: '2040-01-01T00:00:00Z',
       timeZone: 'Europe/Vienna',
       now: new Date('2040-01-01T12:00:00Z'),
@@ -41,18 +31,18 @@ describe('failures', () => {
     expect(list.summary).toContain('2040-01-01 10:30: workflow "Assistant: run a turn", node "Chat Model": POST');
     expect(list.summary).not.toContain('AAAAAAAAAAAAAAAAAAAAAAAA');
     expect(list.summary).not.toContain('abcdefghijklmnop');
-    const none = await assistant.listFailures(pool, { since: '2041-01-01T00:00:00Z', timeZone: 'UTC' });
+    const none = await assistant.listFailures(db.pool, { since: '2041-01-01T00:00:00Z', timeZone: 'UTC' });
     expect(none.summary).toBe('Nothing failed since Tue 2041-01-01 00:00 UTC.');
-    await expect(assistant.listFailures(pool, { since: 'last week', timeZone: 'UTC' })).rejects.toThrow(/^since: /);
+    await expect(assistant.listFailures(db.pool, { since: 'last week', timeZone: 'UTC' })).rejects.toThrow(/^since: /);
   });
 
   it('a delivery that ends failed, and a failed action run, are failures of their user', async () => {
-    const userId = await createUser(pool, 'fail');
-    await assistant.setCallbackUrl(pool, userId, 'https://example.com/hook');
-    const { message } = await assistant.queueMessage(pool, userId, { kind: 'notice', text: 'x' });
-    const [claimed] = (await assistant.claimDueMessages(pool, new Date())).filter((m) => m.id === message.id);
+    const userId = await createUser(db.pool, 'fail');
+    await assistant.setCallbackUrl(db.pool, userId, 'https://example.com/hook');
+    const { message } = await assistant.queueMessage(db.pool, userId, { kind: 'notice', text: 'x' });
+    const [claimed] = (await assistant.claimDueMessages(db.pool, new Date())).filter((m) => m.id === message.id);
     await assistant.recordSendOutcome(
-      pool,
+      db.pool,
       claimed,
       { status: 'retry', error: 'HTTP 503' },
       {
@@ -62,15 +52,15 @@ describe('failures', () => {
       },
     );
     const action = await assistant.scheduleAction(
-      pool,
+      db.pool,
       userId,
       { instruction: 'i', schedule: 'every minute' },
       new Date(Date.now() - 120_000),
     );
     if (!action.ok) throw new Error(action.message);
-    const [run] = (await assistant.claimDueActions(pool, new Date())).filter((r) => r.actionId === action.action.id);
-    await assistant.finishActionRun(pool, run.runId, { status: 'failed', error: 'model timed out' });
-    const mine = await pool.query(
+    const [run] = (await assistant.claimDueActions(db.pool, new Date())).filter((r) => r.actionId === action.action.id);
+    await assistant.finishActionRun(db.pool, run.runId, { status: 'failed', error: 'model timed out' });
+    const mine = await db.pool.query(
       'SELECT source, message, retried FROM assistant.failures WHERE user_id = $1 ORDER BY id',
       [userId],
     );
@@ -85,34 +75,34 @@ describe('failures', () => {
   });
 
   it('a gap in the tick ledger is an outage; the owner gets one failure report an hour', async () => {
-    await assistant.updateInstanceSettings(pool, { heartbeatIntervalSeconds: 300, ownerTelegramChatId: '777001' });
-    const owner = (await assistant.resolveIdentity(pool, 'telegram', '777001')).userId;
+    await assistant.updateInstanceSettings(db.pool, { heartbeatIntervalSeconds: 300, ownerTelegramChatId: '777001' });
+    const owner = (await assistant.resolveIdentity(db.pool, 'telegram', '777001')).userId;
     const base = Date.parse('2042-03-01T10:00:00Z');
-    const first = await assistant.startTick(pool, new Date(base));
+    const first = await assistant.startTick(db.pool, new Date(base));
     // The failures of the tests above: reported at once, in one message.
     expect(first.failuresReported).toBeGreaterThanOrEqual(2);
-    const user = await createUser(pool, 'late');
-    await assistant.setReminder(pool, user, { text: 'during the outage', when: 'in 5 minutes' }, new Date(base));
-    const after = await assistant.startTick(pool, new Date(base + 40 * 60_000));
+    const user = await createUser(db.pool, 'late');
+    await assistant.setReminder(db.pool, user, { text: 'during the outage', when: 'in 5 minutes' }, new Date(base));
+    const after = await assistant.startTick(db.pool, new Date(base + 40 * 60_000));
     expect(after.outage).toMatchObject({ lateReminders: 1 });
-    const outage = await pool.query(`SELECT message FROM assistant.failures WHERE source = 'outage'`);
+    const outage = await db.pool.query(`SELECT message FROM assistant.failures WHERE source = 'outage'`);
     expect(outage.rows).toEqual([
       { message: 'down from Sat 2042-03-01 10:00 UTC to Sat 2042-03-01 10:40 UTC; 1 reminder delivered late' },
     ]);
     // Rate-limited: the last report went out 40 min ago.
     expect(after.failuresReported).toBe(0);
     // An hour after the last report: the outage above, and the 21 min without ticks before this one (also an outage).
-    const hour = await assistant.startTick(pool, new Date(base + 61 * 60_000));
+    const hour = await assistant.startTick(db.pool, new Date(base + 61 * 60_000));
     expect(hour.failuresReported).toBe(2);
     await assistant.recordFailure(
-      pool,
+      db.pool,
       { source: 'check', message: 'site returned 500' },
       new Date(base + 65 * 60_000),
     );
-    expect((await assistant.startTick(pool, new Date(base + 70 * 60_000))).failuresReported).toBe(0);
+    expect((await assistant.startTick(db.pool, new Date(base + 70 * 60_000))).failuresReported).toBe(0);
     // The check's failure and the 52 min gap before this tick.
-    expect((await assistant.startTick(pool, new Date(base + 122 * 60_000))).failuresReported).toBe(2);
-    const reports = await pool.query(
+    expect((await assistant.startTick(db.pool, new Date(base + 122 * 60_000))).failuresReported).toBe(2);
+    const reports = await db.pool.query(
       `SELECT text FROM assistant.outbox WHERE user_id = $1 AND kind = 'notice' ORDER BY id`,
       [owner],
     );

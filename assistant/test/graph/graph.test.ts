@@ -1,56 +1,50 @@
 // The knowledge graph on a real Postgres 17: entities unique per user, neighbourhoods, relations and their ends.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pool } from 'pg';
+import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 import { createUser, expectFieldError } from '../helpers';
 
-let db: TestDatabase;
-let pool: Pool;
+const db = useAssistantDatabase();
 
-beforeAll(async () => {
-  db = await startAssistantDatabase();
-  pool = db.pool;
-});
-afterAll(async () => {
-  await db?.stop();
-});
-
-const newUser = (name: string) => createUser(pool, name);
+const newUser = (name: string) => createUser(db.pool, name);
 
 describe('knowledge graph', () => {
   it('keeps entities unique per user by normalised name, and per user only', async () => {
     const userId = await newUser('entities');
-    const first = await assistant.upsertEntity(pool, userId, { name: 'Acme  GmbH', type: 'company' });
-    const again = await assistant.upsertEntity(pool, userId, { name: ' acme gmbh ', summary: 'Makes anvils' });
+    const first = await assistant.upsertEntity(db.pool, userId, { name: 'Acme  GmbH', type: 'company' });
+    const again = await assistant.upsertEntity(db.pool, userId, { name: ' acme gmbh ', summary: 'Makes anvils' });
     expect(again.id).toBe(first.id);
     expect(again).toMatchObject({ name: 'Acme GmbH', type: 'company', summary: 'Makes anvils', created: false });
-    const other = await assistant.upsertEntity(pool, await newUser('entities-2'), { name: 'Acme GmbH' });
+    const other = await assistant.upsertEntity(db.pool, await newUser('entities-2'), { name: 'Acme GmbH' });
     expect(other.id).not.toBe(first.id);
-    await expectFieldError(() => assistant.upsertEntity(pool, userId, { name: 'X', type: 'alien' }), 'type');
+    await expectFieldError(() => assistant.upsertEntity(db.pool, userId, { name: 'X', type: 'alien' }), 'type');
   });
 
   it("returns an entity's neighbourhood to depth 2 with the memories that mention it", async () => {
     const userId = await newUser('graph');
-    await assistant.upsertEntity(pool, userId, { name: 'Stefan Huber', type: 'person', summary: 'Climbing partner' });
-    await assistant.relate(pool, userId, { from: 'Stefan Huber', relation: 'works at', to: 'Acme' });
-    await assistant.relate(pool, userId, { from: 'Acme', relation: 'based_in', to: 'Vienna' });
-    await assistant.relate(pool, userId, { from: 'Vienna', relation: 'capital_of', to: 'Austria' });
-    await assistant.relate(pool, userId, { from: 'Maria', relation: 'married_to', to: 'Stefan Huber' });
-    await assistant.relate(pool, userId, {
+    await assistant.upsertEntity(db.pool, userId, {
+      name: 'Stefan Huber',
+      type: 'person',
+      summary: 'Climbing partner',
+    });
+    await assistant.relate(db.pool, userId, { from: 'Stefan Huber', relation: 'works at', to: 'Acme' });
+    await assistant.relate(db.pool, userId, { from: 'Acme', relation: 'based_in', to: 'Vienna' });
+    await assistant.relate(db.pool, userId, { from: 'Vienna', relation: 'capital_of', to: 'Austria' });
+    await assistant.relate(db.pool, userId, { from: 'Maria', relation: 'married_to', to: 'Stefan Huber' });
+    await assistant.relate(db.pool, userId, {
       from: 'Stefan Huber',
       relation: 'worked_at',
       to: 'OldCorp',
       validTo: '2020-01-01T00:00:00Z',
     });
-    await assistant.remember(pool, userId, {
+    await assistant.remember(db.pool, userId, {
       content: 'Stefan Huber recommended the new crag',
       people: ['Stefan Huber'],
     });
-    await assistant.remember(pool, userId, { content: 'Had coffee with Stefan Huber yesterday' });
-    await assistant.remember(pool, userId, { content: 'Acme ships anvils' });
+    await assistant.remember(db.pool, userId, { content: 'Had coffee with Stefan Huber yesterday' });
+    await assistant.remember(db.pool, userId, { content: 'Acme ships anvils' });
 
-    const result = await assistant.queryGraph(pool, userId, 'Stefan');
+    const result = await assistant.queryGraph(db.pool, userId, 'Stefan');
     expect(result.entity).toMatchObject({ name: 'Stefan Huber', type: 'person', summary: 'Climbing partner' });
     expect(result.neighbours.map((n) => [n.name, n.depth])).toEqual([
       ['Acme', 1],
@@ -67,21 +61,21 @@ describe('knowledge graph', () => {
       'Stefan Huber recommended the new crag',
     ]);
 
-    const shallow = await assistant.queryGraph(pool, userId, 'Stefan Huber', { depth: 1, includeEnded: true });
+    const shallow = await assistant.queryGraph(db.pool, userId, 'Stefan Huber', { depth: 1, includeEnded: true });
     expect(shallow.neighbours.map((n) => n.name).sort()).toEqual(['Acme', 'Maria', 'OldCorp']);
   });
 
   it('reuses an identical relation, ends relations, and validates times', async () => {
     const userId = await newUser('relations');
-    const first = await assistant.relate(pool, userId, { from: 'Ann', relation: 'manages', to: 'Ben' });
-    const second = await assistant.relate(pool, userId, { from: 'ann', relation: 'Manages', to: 'BEN' });
+    const first = await assistant.relate(db.pool, userId, { from: 'Ann', relation: 'manages', to: 'Ben' });
+    const second = await assistant.relate(db.pool, userId, { from: 'ann', relation: 'Manages', to: 'BEN' });
     expect(second).toMatchObject({ id: first.id, created: false });
-    const ended = await assistant.endRelation(pool, userId, first.id);
+    const ended = await assistant.endRelation(db.pool, userId, first.id);
     expect(ended.validTo).not.toBeNull();
-    expect((await assistant.queryGraph(pool, userId, 'Ann')).neighbours).toEqual([]);
+    expect((await assistant.queryGraph(db.pool, userId, 'Ann')).neighbours).toEqual([]);
     await expectFieldError(
       () =>
-        assistant.relate(pool, userId, {
+        assistant.relate(db.pool, userId, {
           from: 'A',
           relation: 'x',
           to: 'B',
@@ -91,16 +85,16 @@ describe('knowledge graph', () => {
       'validTo',
     );
     await expectFieldError(
-      () => assistant.relate(pool, userId, { from: 'A', relation: 'x', to: 'B', validFrom: 'last week' }),
+      () => assistant.relate(db.pool, userId, { from: 'A', relation: 'x', to: 'B', validFrom: 'last week' }),
       'validFrom',
     );
     await expectFieldError(
-      () => assistant.relate(pool, userId, { from: 'A', relation: 'drop;table', to: 'B' }),
+      () => assistant.relate(db.pool, userId, { from: 'A', relation: 'drop;table', to: 'B' }),
       'relation',
     );
-    await expectFieldError(() => assistant.queryGraph(pool, userId, 'Nobody At All'), 'name', 'notFound');
-    await expectFieldError(() => assistant.queryGraph(pool, userId, 'Ann', { depth: 3 }), 'depth');
+    await expectFieldError(() => assistant.queryGraph(db.pool, userId, 'Nobody At All'), 'name', 'notFound');
+    await expectFieldError(() => assistant.queryGraph(db.pool, userId, 'Ann', { depth: 3 }), 'depth');
     const stranger = await newUser('stranger');
-    await expectFieldError(() => assistant.endRelation(pool, stranger, first.id), 'relationId', 'notFound');
+    await expectFieldError(() => assistant.endRelation(db.pool, stranger, first.id), 'relationId', 'notFound');
   });
 });

@@ -1,16 +1,15 @@
 // Recall's bounded candidate set on a real Postgres 17: words that Postgres' statistics show in very many memories
 // (here over sqrt(300 / 904) ≈ 58%) are "common" and only their newest matches become candidates, while rare
 // words, names, and memories containing all the common words together are found however old.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 
-let db: TestDatabase;
+const db = useAssistantDatabase();
 let userId: string;
 const old: Record<string, number> = {};
 
 beforeAll(async () => {
-  db = await startAssistantDatabase();
   userId = (await assistant.resolveIdentity(db.pool, 'api', 'candidates')).userId;
   for (const [key, content, people] of [
     ['both', 'widget and gadget review for the falcon team', []],
@@ -33,9 +32,6 @@ beforeAll(async () => {
     [userId],
   );
   await db.pool.query('ANALYZE assistant.memories');
-});
-afterAll(async () => {
-  await db?.stop();
 });
 
 describe('recall candidates', () => {

@@ -2,21 +2,18 @@
 // loopback OpenAI fake's /v1/embeddings (deterministic unit vectors: equal texts embed equally). Also an endpoint
 // that refuses the key and one that is not there: memories are still stored, and the outcome says so.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pool } from 'pg';
 import * as assistant from '../../src';
 import { startOpenAiChatFake, type OpenAiChatFake } from '../../../test/fakes/openai-chat';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 import { createUser } from '../helpers';
 
 const KEY = 'sk-embeddings-test-key';
-let db: TestDatabase;
-let pool: Pool;
+const db = useAssistantDatabase();
 let openai: OpenAiChatFake;
 let embedder: assistant.Embedder;
 
 beforeAll(async () => {
-  [db, openai] = await Promise.all([startAssistantDatabase(), startOpenAiChatFake({ apiKey: KEY })]);
-  pool = db.pool;
+  openai = await startOpenAiChatFake({ apiKey: KEY });
   embedder = assistant.openAiEmbedder({
     baseUrl: `${openai.url}/v1`,
     apiKey: KEY,
@@ -25,20 +22,20 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await Promise.all([db?.stop(), openai?.close()]);
+  await openai?.close();
 });
 
-const newUser = (name: string) => createUser(pool, name);
+const newUser = (name: string) => createUser(db.pool, name);
 
 async function storedEmbedding(id: number): Promise<{ embedding: number[] | null; embedding_model: string | null }> {
-  return (await pool.query('SELECT embedding, embedding_model FROM assistant.memories WHERE id = $1', [id])).rows[0];
+  return (await db.pool.query('SELECT embedding, embedding_model FROM assistant.memories WHERE id = $1', [id])).rows[0];
 }
 
 describe('remember and recall with embeddings (no pgvector: cosine re-ranking on real[])', () => {
   it('stores the unit vector and model with the memory', async () => {
     const userId = await newUser('embed');
     const { memory, embedding } = await assistant.rememberAndEmbed(
-      pool,
+      db.pool,
       userId,
       { content: 'My bike is a green Brompton' },
       embedder,
@@ -54,10 +51,10 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
   it('finds a memory by its embedding alone, where words and names find nothing', async () => {
     const userId = await newUser('semantic');
     // Only stop words: no lexeme and no name to search by.
-    const { memory } = await assistant.rememberAndEmbed(pool, userId, { content: 'To be or not to be' }, embedder);
-    await assistant.rememberAndEmbed(pool, userId, { content: 'The boiler needs a service in October' }, embedder);
-    expect(await assistant.recall(pool, userId, 'to be or not to be')).toEqual([]);
-    const found = await assistant.recallWithEmbedding(pool, userId, 'To be or not to be', { embedder });
+    const { memory } = await assistant.rememberAndEmbed(db.pool, userId, { content: 'To be or not to be' }, embedder);
+    await assistant.rememberAndEmbed(db.pool, userId, { content: 'The boiler needs a service in October' }, embedder);
+    expect(await assistant.recall(db.pool, userId, 'to be or not to be')).toEqual([]);
+    const found = await assistant.recallWithEmbedding(db.pool, userId, 'To be or not to be', { embedder });
     expect(found.embedding).toMatchObject({ status: 'used', dimensions: 256 });
     expect(found.memories.map((m) => m.id)).toEqual([memory.id]);
   });
@@ -65,15 +62,15 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
   it('re-ranks the word matches by similarity', async () => {
     const userId = await newUser('rerank');
     const important = await assistant.rememberAndEmbed(
-      pool,
+      db.pool,
       userId,
       { content: 'Coffee with Anna on Friday', importance: 5 },
       embedder,
     );
-    const close = await assistant.rememberAndEmbed(pool, userId, { content: 'coffee', importance: 1 }, embedder);
-    const plain = await assistant.recall(pool, userId, 'coffee');
+    const close = await assistant.rememberAndEmbed(db.pool, userId, { content: 'coffee', importance: 1 }, embedder);
+    const plain = await assistant.recall(db.pool, userId, 'coffee');
     expect(plain.map((m) => m.id)).toEqual([important.memory.id, close.memory.id]);
-    const semantic = await assistant.recall(pool, userId, 'coffee', { embedder });
+    const semantic = await assistant.recall(db.pool, userId, 'coffee', { embedder });
     expect(semantic.map((m) => m.id)).toEqual([close.memory.id, important.memory.id]);
     expect(semantic[0].score).toBeGreaterThan(plain.find((m) => m.id === close.memory.id)!.score + 0.3);
   });
@@ -81,45 +78,45 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
   it("ignores embeddings of another model or dimension, and another user's memories", async () => {
     const userId = await newUser('models');
     const other = await newUser('other');
-    const { memory } = await assistant.rememberAndEmbed(pool, userId, { content: 'To be or not to be' }, embedder);
-    await assistant.rememberAndEmbed(pool, other, { content: 'To be or not to be' }, embedder);
+    const { memory } = await assistant.rememberAndEmbed(db.pool, userId, { content: 'To be or not to be' }, embedder);
+    await assistant.rememberAndEmbed(db.pool, other, { content: 'To be or not to be' }, embedder);
     const otherModel = assistant.openAiEmbedder({
       baseUrl: `${openai.url}/v1`,
       apiKey: KEY,
       model: 'another-model',
       dimensions: 256,
     });
-    expect(await assistant.recall(pool, userId, 'To be or not to be', { embedder: otherModel })).toEqual([]);
-    expect((await assistant.recall(pool, userId, 'To be or not to be', { embedder })).map((m) => m.id)).toEqual([
+    expect(await assistant.recall(db.pool, userId, 'To be or not to be', { embedder: otherModel })).toEqual([]);
+    expect((await assistant.recall(db.pool, userId, 'To be or not to be', { embedder })).map((m) => m.id)).toEqual([
       memory.id,
     ]);
   });
 
   it('drops a stale embedding when the content changes, and updateAndEmbed makes a new one', async () => {
     const userId = await newUser('update');
-    const { memory } = await assistant.rememberAndEmbed(pool, userId, { content: 'To be or not to be' }, embedder);
-    await assistant.updateMemory(pool, userId, memory.id, { importance: 4 });
+    const { memory } = await assistant.rememberAndEmbed(db.pool, userId, { content: 'To be or not to be' }, embedder);
+    await assistant.updateMemory(db.pool, userId, memory.id, { importance: 4 });
     expect((await storedEmbedding(memory.id)).embedding_model).toBe('text-embedding-3-small');
-    await assistant.updateMemory(pool, userId, memory.id, { content: 'Let it be' });
+    await assistant.updateMemory(db.pool, userId, memory.id, { content: 'Let it be' });
     expect(await storedEmbedding(memory.id)).toEqual({ embedding: null, embedding_model: null });
     const updated = await assistant.updateAndEmbed(
-      pool,
+      db.pool,
       userId,
       memory.id,
       { content: 'Let it be, let it be' },
       embedder,
     );
     expect(updated.embedding).toMatchObject({ status: 'stored' });
-    const found = await assistant.recall(pool, userId, 'Let it be, let it be', { embedder });
+    const found = await assistant.recall(db.pool, userId, 'Let it be, let it be', { embedder });
     expect(found.map((m) => m.id)).toEqual([memory.id]);
   });
 
   it('checks minSimilarity', async () => {
     const userId = await newUser('min');
-    await expect(assistant.recall(pool, userId, 'x', { embedder, minSimilarity: 'high' })).rejects.toMatchObject({
+    await expect(assistant.recall(db.pool, userId, 'x', { embedder, minSimilarity: 'high' })).rejects.toMatchObject({
       field: 'minSimilarity',
     });
-    await expect(assistant.recall(pool, userId, 'x', { embedder, minSimilarity: 2 })).rejects.toMatchObject({
+    await expect(assistant.recall(db.pool, userId, 'x', { embedder, minSimilarity: 2 })).rejects.toMatchObject({
       field: 'minSimilarity',
     });
   });
@@ -136,7 +133,7 @@ describe('a failing embeddings endpoint loses nothing', () => {
   it('remember stores the memory, says the embedding failed and why, and recall still finds it by words', async () => {
     const userId = await newUser('failing');
     const result = await assistant.rememberAndEmbed(
-      pool,
+      db.pool,
       userId,
       { content: 'The spare key is under the blue flowerpot' },
       failing(),
@@ -144,12 +141,12 @@ describe('a failing embeddings endpoint loses nothing', () => {
     expect(result.embedding.status).toBe('failed');
     expect(result.embedding.error).toMatch(/401.*the memory is stored without an embedding/);
     expect(JSON.stringify(result)).not.toContain('sk-revoked-key');
-    expect(await assistant.getMemory(pool, userId, result.memory.id)).toMatchObject({
+    expect(await assistant.getMemory(db.pool, userId, result.memory.id)).toMatchObject({
       content: 'The spare key is under the blue flowerpot',
     });
     expect(await storedEmbedding(result.memory.id)).toEqual({ embedding: null, embedding_model: null });
 
-    const recalled = await assistant.recallWithEmbedding(pool, userId, 'where is the spare key?', {
+    const recalled = await assistant.recallWithEmbedding(db.pool, userId, 'where is the spare key?', {
       embedder: failing(),
     });
     expect(recalled.embedding.status).toBe('failed');
@@ -165,8 +162,8 @@ describe('a failing embeddings endpoint loses nothing', () => {
       model: 'm',
       timeoutMs: 2000,
     });
-    const result = await assistant.rememberAndEmbed(pool, userId, { content: 'Dentist on the 3rd of May' }, absent);
+    const result = await assistant.rememberAndEmbed(db.pool, userId, { content: 'Dentist on the 3rd of May' }, absent);
     expect(result.embedding).toMatchObject({ status: 'failed' });
-    expect((await assistant.recall(pool, userId, 'dentist')).map((m) => m.id)).toEqual([result.memory.id]);
+    expect((await assistant.recall(db.pool, userId, 'dentist')).map((m) => m.id)).toEqual([result.memory.id]);
   });
 });

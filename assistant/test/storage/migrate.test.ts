@@ -1,25 +1,16 @@
 // The migration runner on a real Postgres 17: the schema and its version table, concurrent runs, a failing
 // migration rolled back.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Pool } from 'pg';
 import * as assistant from '../../src';
 import { createDatabase } from '../../../scripts/runtime/postgres';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 
-let db: TestDatabase;
-let pool: Pool;
-
-beforeAll(async () => {
-  db = await startAssistantDatabase();
-  pool = db.pool;
-});
-afterAll(async () => {
-  await db?.stop();
-});
+const db = useAssistantDatabase();
 
 describe('migrations', () => {
   it('creates the assistant schema with a version table, and a re-run applies nothing', async () => {
-    const tables = await pool.query(
+    const tables = await db.pool.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = 'assistant' ORDER BY 1`,
     );
     expect(tables.rows.map((r) => r.table_name)).toEqual(
@@ -38,7 +29,7 @@ describe('migrations', () => {
     );
     const again = await assistant.runMigrations(db.server.url);
     expect(again).toEqual({ applied: [], current: assistant.migrations.at(-1)!.version });
-    const versions = await pool.query('SELECT version FROM assistant.schema_migrations ORDER BY version');
+    const versions = await db.pool.query('SELECT version FROM assistant.schema_migrations ORDER BY version');
     expect(versions.rows.map((r) => r.version)).toEqual(assistant.migrations.map((m) => m.version));
   });
 

@@ -1,50 +1,40 @@
 // A turn's life on a real Postgres 17: stored on arrival (pending) before any model runs, answered or failed, the
 // reply kept even after a caller stopped waiting, limits checked before anything is stored, history before it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pool } from 'pg';
+import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 import { createUser, expectFieldError } from '../helpers';
 
-let db: TestDatabase;
-let pool: Pool;
-
-beforeAll(async () => {
-  db = await startAssistantDatabase();
-  pool = db.pool;
-});
-afterAll(async () => {
-  await db?.stop();
-});
+const db = useAssistantDatabase();
 
 const turnCount = async (userId: string) =>
-  Number((await pool.query('SELECT count(*) FROM assistant.turns WHERE user_id = $1', [userId])).rows[0].count);
+  Number((await db.pool.query('SELECT count(*) FROM assistant.turns WHERE user_id = $1', [userId])).rows[0].count);
 
 describe('turn lifecycle', () => {
   it('stores the message as pending, then the reply; getTurn and awaitTurn see it answered', async () => {
-    const userId = await createUser(pool, 'life');
-    const received = await assistant.receiveMessage(pool, userId, { message: 'What is on today?', sessionId: 's' });
+    const userId = await createUser(db.pool, 'life');
+    const received = await assistant.receiveMessage(db.pool, userId, { message: 'What is on today?', sessionId: 's' });
     expect(received).toMatchObject({ kind: 'turn', sessionId: 's' });
     if (received.kind !== 'turn') throw new Error('unreachable');
-    expect(await assistant.getTurn(pool, userId, received.turnId)).toMatchObject({ status: 'pending', reply: null });
-    const waiting = assistant.awaitTurn(pool, userId, received.turnId, { deadline: new Date(Date.now() + 60_000) });
-    await assistant.finishTurn(pool, userId, received.turnId, 'Nothing yet.');
+    expect(await assistant.getTurn(db.pool, userId, received.turnId)).toMatchObject({ status: 'pending', reply: null });
+    const waiting = assistant.awaitTurn(db.pool, userId, received.turnId, { deadline: new Date(Date.now() + 60_000) });
+    await assistant.finishTurn(db.pool, userId, received.turnId, 'Nothing yet.');
     expect(await waiting).toMatchObject({ status: 'answered', reply: 'Nothing yet.', error: null });
-    await expectFieldError(() => assistant.finishTurn(pool, userId, received.turnId, 'again'), 'turnId');
+    await expectFieldError(() => assistant.finishTurn(db.pool, userId, received.turnId, 'again'), 'turnId');
   });
 
   it('a failed turn keeps the message and the error; the next turn finds the message in its history', async () => {
-    const userId = await createUser(pool, 'failed');
-    const first = await assistant.receiveMessage(pool, userId, { message: 'Book the dentist for Friday' });
+    const userId = await createUser(db.pool, 'failed');
+    const first = await assistant.receiveMessage(db.pool, userId, { message: 'Book the dentist for Friday' });
     if (first.kind !== 'turn') throw new Error('unreachable');
-    await assistant.failTurn(pool, userId, first.turnId, '502: the language model failed');
-    expect(await assistant.getTurn(pool, userId, first.turnId)).toMatchObject({
+    await assistant.failTurn(db.pool, userId, first.turnId, '502: the language model failed');
+    expect(await assistant.getTurn(db.pool, userId, first.turnId)).toMatchObject({
       status: 'failed',
       error: '502: the language model failed',
     });
-    const second = await assistant.receiveMessage(pool, userId, { message: 'What did I just ask?' });
+    const second = await assistant.receiveMessage(db.pool, userId, { message: 'What did I just ask?' });
     if (second.kind !== 'turn') throw new Error('unreachable');
-    const context = await assistant.loadContext(pool, userId, {
+    const context = await assistant.loadContext(db.pool, userId, {
       turnId: second.turnId,
       message: 'What did I just ask?',
     });
@@ -52,89 +42,89 @@ describe('turn lifecycle', () => {
   });
 
   it('an answered turn is not failed afterwards (a late error after the reply is kept changes nothing)', async () => {
-    const userId = await createUser(pool, 'late');
-    const turn = await assistant.receiveMessage(pool, userId, { message: 'hi' });
+    const userId = await createUser(db.pool, 'late');
+    const turn = await assistant.receiveMessage(db.pool, userId, { message: 'hi' });
     if (turn.kind !== 'turn') throw new Error('unreachable');
-    await assistant.finishTurn(pool, userId, turn.turnId, 'hello');
-    expect(await assistant.failTurn(pool, userId, turn.turnId, 'timeout')).toMatchObject({ status: 'answered' });
+    await assistant.finishTurn(db.pool, userId, turn.turnId, 'hello');
+    expect(await assistant.failTurn(db.pool, userId, turn.turnId, 'timeout')).toMatchObject({ status: 'answered' });
   });
 
   it('awaitTurn returns the turn still pending at the deadline', async () => {
-    const userId = await createUser(pool, 'deadline');
-    const turn = await assistant.receiveMessage(pool, userId, { message: 'slow one' });
+    const userId = await createUser(db.pool, 'deadline');
+    const turn = await assistant.receiveMessage(db.pool, userId, { message: 'slow one' });
     if (turn.kind !== 'turn') throw new Error('unreachable');
-    const state = await assistant.awaitTurn(pool, userId, turn.turnId, { deadline: new Date(Date.now() + 50) });
+    const state = await assistant.awaitTurn(db.pool, userId, turn.turnId, { deadline: new Date(Date.now() + 50) });
     expect(state.status).toBe('pending');
   });
 
   it('refuses over-long messages and metadata before storing anything, naming the field and the setting', async () => {
-    const userId = await createUser(pool, 'limits');
-    await assistant.updateInstanceSettings(pool, { maxMessageChars: 100 });
+    const userId = await createUser(db.pool, 'limits');
+    await assistant.updateInstanceSettings(db.pool, { maxMessageChars: 100 });
     try {
-      await expectFieldError(() => assistant.receiveMessage(pool, userId, { message: 'x'.repeat(101) }), 'message');
-      await expect(assistant.receiveMessage(pool, userId, { message: 'x'.repeat(101) })).rejects.toThrow(
+      await expectFieldError(() => assistant.receiveMessage(db.pool, userId, { message: 'x'.repeat(101) }), 'message');
+      await expect(assistant.receiveMessage(db.pool, userId, { message: 'x'.repeat(101) })).rejects.toThrow(
         /limit is 100 \(setting maxMessageChars\)/,
       );
       const metadata = { blob: 'y'.repeat(100_001) };
-      await expectFieldError(() => assistant.receiveMessage(pool, userId, { message: 'ok', metadata }), 'metadata');
+      await expectFieldError(() => assistant.receiveMessage(db.pool, userId, { message: 'ok', metadata }), 'metadata');
       await expectFieldError(
-        () => assistant.receiveMessage(pool, userId, { message: 'ok', metadata: [1] }),
+        () => assistant.receiveMessage(db.pool, userId, { message: 'ok', metadata: [1] }),
         'metadata',
       );
       expect(await turnCount(userId)).toBe(0);
     } finally {
-      await assistant.updateInstanceSettings(pool, { maxMessageChars: 200_000 });
+      await assistant.updateInstanceSettings(db.pool, { maxMessageChars: 200_000 });
     }
   });
 
   it('names bad turn ids and users', async () => {
-    const userId = await createUser(pool, 'bad');
-    await expectFieldError(() => assistant.getTurn(pool, userId, 'one'), 'turnId');
-    await expectFieldError(() => assistant.getTurn(pool, userId, 999_999_999), 'turnId', 'notFound');
-    await expectFieldError(() => assistant.failTurn(pool, 'nobody', 1, 'x'), 'userId');
-    const other = await createUser(pool, 'other');
-    const turn = await assistant.receiveMessage(pool, other, { message: 'mine' });
-    await expectFieldError(() => assistant.finishTurn(pool, userId, turn.turnId, 'stolen'), 'turnId', 'notFound');
+    const userId = await createUser(db.pool, 'bad');
+    await expectFieldError(() => assistant.getTurn(db.pool, userId, 'one'), 'turnId');
+    await expectFieldError(() => assistant.getTurn(db.pool, userId, 999_999_999), 'turnId', 'notFound');
+    await expectFieldError(() => assistant.failTurn(db.pool, 'nobody', 1, 'x'), 'userId');
+    const other = await createUser(db.pool, 'other');
+    const turn = await assistant.receiveMessage(db.pool, other, { message: 'mine' });
+    await expectFieldError(() => assistant.finishTurn(db.pool, userId, turn.turnId, 'stolen'), 'turnId', 'notFound');
   });
 
   it('the reply deadline and message cap are instance settings with checked values', async () => {
     await expectFieldError(
-      () => assistant.updateInstanceSettings(pool, { replyDeadlineSeconds: 0 }),
+      () => assistant.updateInstanceSettings(db.pool, { replyDeadlineSeconds: 0 }),
       'replyDeadlineSeconds',
     );
     await expectFieldError(
-      () => assistant.updateInstanceSettings(pool, { maxMessageChars: 'lots' }),
+      () => assistant.updateInstanceSettings(db.pool, { maxMessageChars: 'lots' }),
       'maxMessageChars',
     );
-    const settings = await assistant.updateInstanceSettings(pool, { replyDeadlineSeconds: '5' });
+    const settings = await assistant.updateInstanceSettings(db.pool, { replyDeadlineSeconds: '5' });
     expect(settings.replyDeadlineSeconds).toBe(5);
-    expect((await assistant.updateInstanceSettings(pool, { replyDeadlineSeconds: 120 })).replyDeadlineSeconds).toBe(
+    expect((await assistant.updateInstanceSettings(db.pool, { replyDeadlineSeconds: 120 })).replyDeadlineSeconds).toBe(
       120,
     );
   });
 
   it('a turn pending past the run limit is failed when the next message arrives (time injected)', async () => {
-    const userId = await createUser(pool, 'stale');
+    const userId = await createUser(db.pool, 'stale');
     const start = new Date('2026-03-01T12:00:00Z');
-    const old = await assistant.receiveMessage(pool, userId, { message: 'first', now: start });
-    await pool.query('UPDATE assistant.turns SET created_at = $2 WHERE id = $1', [old.turnId, start]);
+    const old = await assistant.receiveMessage(db.pool, userId, { message: 'first', now: start });
+    await db.pool.query('UPDATE assistant.turns SET created_at = $2 WHERE id = $1', [old.turnId, start]);
     const soon = new Date(start.getTime() + (assistant.TURN_RUN_LIMIT_SECONDS - 1) * 1000);
-    await assistant.receiveMessage(pool, userId, { message: 'second', now: soon });
-    expect((await assistant.getTurn(pool, userId, old.turnId)).status).toBe('pending');
+    await assistant.receiveMessage(db.pool, userId, { message: 'second', now: soon });
+    expect((await assistant.getTurn(db.pool, userId, old.turnId)).status).toBe('pending');
     const late = new Date(start.getTime() + (assistant.TURN_RUN_LIMIT_SECONDS + 1) * 1000);
-    await assistant.receiveMessage(pool, userId, { message: 'third', now: late });
-    expect(await assistant.getTurn(pool, userId, old.turnId)).toMatchObject({
+    await assistant.receiveMessage(db.pool, userId, { message: 'third', now: late });
+    expect(await assistant.getTurn(db.pool, userId, old.turnId)).toMatchObject({
       status: 'failed',
       error: `no reply within the run limit of ${assistant.TURN_RUN_LIMIT_SECONDS} s (the run was stopped)`,
     });
   });
 
   it('a delivery failure after the reply marks the turn failed and keeps the reply', async () => {
-    const userId = await createUser(pool, 'delivery');
-    const turn = await assistant.receiveMessage(pool, userId, { message: 'hi', channel: 'telegram' });
-    await assistant.finishTurn(pool, userId, turn.turnId, 'hello');
-    await assistant.failTurn(pool, userId, turn.turnId, 'delivery failed: 400 chat not found', { afterReply: true });
-    expect(await assistant.getTurn(pool, userId, turn.turnId)).toMatchObject({
+    const userId = await createUser(db.pool, 'delivery');
+    const turn = await assistant.receiveMessage(db.pool, userId, { message: 'hi', channel: 'telegram' });
+    await assistant.finishTurn(db.pool, userId, turn.turnId, 'hello');
+    await assistant.failTurn(db.pool, userId, turn.turnId, 'delivery failed: 400 chat not found', { afterReply: true });
+    expect(await assistant.getTurn(db.pool, userId, turn.turnId)).toMatchObject({
       status: 'failed',
       reply: 'hello',
       error: 'delivery failed: 400 chat not found',

@@ -1,22 +1,12 @@
 // Conversation turns on a real Postgres 17: stored verbatim, loaded back within a token budget, bad input named.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Pool } from 'pg';
+import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
-import { startAssistantDatabase, type TestDatabase } from '../database';
+import { useAssistantDatabase } from '../database';
 import { createUser, expectFieldError } from '../helpers';
 
-let db: TestDatabase;
-let pool: Pool;
+const db = useAssistantDatabase();
 
-beforeAll(async () => {
-  db = await startAssistantDatabase();
-  pool = db.pool;
-});
-afterAll(async () => {
-  await db?.stop();
-});
-
-const newUser = (name: string) => createUser(pool, name);
+const newUser = (name: string) => createUser(db.pool, name);
 
 describe('conversation turns', () => {
   it('stores messages verbatim: quotes, $1, emoji, SQL, 100 kB', async () => {
@@ -24,19 +14,19 @@ describe('conversation turns', () => {
     const tricky = `He said "it's fine" — costs $1 (or $2.50)… 😀🇦🇹 \\n'; DROP TABLE assistant.turns; --\n\ttab`;
     const big = 'x'.repeat(50_000) + '🙂'.repeat(12_500) + 'end';
     expect(Buffer.byteLength(big)).toBeGreaterThanOrEqual(100_000);
-    await assistant.storeTurn(pool, userId, {
+    await assistant.storeTurn(db.pool, userId, {
       sessionId: 's1',
       userMessage: tricky,
       assistantReply: big,
       metadata: { note: '$1 "q"' },
     });
-    const rows = await pool.query(
+    const rows = await db.pool.query(
       'SELECT role, content, metadata FROM assistant.turns WHERE user_id = $1 ORDER BY id',
       [userId],
     );
     expect(rows.rows.map((r) => r.content)).toEqual([tricky, big]);
     expect(rows.rows[0].metadata).toEqual({ note: '$1 "q"' });
-    const messages = await assistant.recentMessages(pool, userId, 's1', 1_000_000);
+    const messages = await assistant.recentMessages(db.pool, userId, 's1', 1_000_000);
     expect(messages).toEqual([
       { role: 'user', content: tricky },
       { role: 'assistant', content: big },
@@ -46,35 +36,38 @@ describe('conversation turns', () => {
   it('loads the newest turns of the session that fit the token budget, oldest first', async () => {
     const userId = await newUser('budget');
     for (let i = 1; i <= 5; i++) {
-      await assistant.storeTurn(pool, userId, {
+      await assistant.storeTurn(db.pool, userId, {
         sessionId: 'a',
         userMessage: `question ${i} ${'w'.repeat(36)}`,
         assistantReply: `answer ${i} ${'w'.repeat(38)}`,
       });
     }
-    await assistant.storeTurn(pool, userId, { sessionId: 'b', userMessage: 'other session' });
+    await assistant.storeTurn(db.pool, userId, { sessionId: 'b', userMessage: 'other session' });
     const perMessage = assistant.estimateTokens(`question 1 ${'w'.repeat(36)}`);
-    const recent = await assistant.recentMessages(pool, userId, 'a', perMessage * 4);
+    const recent = await assistant.recentMessages(db.pool, userId, 'a', perMessage * 4);
     expect(recent.map((m) => m.content.split(' ').slice(0, 2).join(' '))).toEqual([
       'question 4',
       'answer 4',
       'question 5',
       'answer 5',
     ]);
-    expect(await assistant.recentMessages(pool, userId, 'a', 0)).toEqual([]);
-    expect((await assistant.recentMessages(pool, userId, 'b')).map((m) => m.content)).toEqual(['other session']);
+    expect(await assistant.recentMessages(db.pool, userId, 'a', 0)).toEqual([]);
+    expect((await assistant.recentMessages(db.pool, userId, 'b')).map((m) => m.content)).toEqual(['other session']);
     const stranger = await newUser('stranger');
-    expect(await assistant.recentMessages(pool, stranger, 'a')).toEqual([]);
+    expect(await assistant.recentMessages(db.pool, stranger, 'a')).toEqual([]);
   });
 
   it('rejects bad turns, naming the field', async () => {
     const userId = await newUser('bad-turns');
-    await expectFieldError(() => assistant.storeTurn(pool, userId, { userMessage: '' }), 'userMessage');
+    await expectFieldError(() => assistant.storeTurn(db.pool, userId, { userMessage: '' }), 'userMessage');
     await expectFieldError(
-      () => assistant.storeTurn(pool, userId, { userMessage: 'hi', sessionId: 'x'.repeat(201) }),
+      () => assistant.storeTurn(db.pool, userId, { userMessage: 'hi', sessionId: 'x'.repeat(201) }),
       'sessionId',
     );
-    await expectFieldError(() => assistant.storeTurn(pool, userId, { userMessage: 'hi', metadata: [1] }), 'metadata');
-    await expectFieldError(() => assistant.loadContext(pool, userId, { tokenBudget: -1 }), 'tokenBudget');
+    await expectFieldError(
+      () => assistant.storeTurn(db.pool, userId, { userMessage: 'hi', metadata: [1] }),
+      'metadata',
+    );
+    await expectFieldError(() => assistant.loadContext(db.pool, userId, { tokenBudget: -1 }), 'tokenBudget');
   });
 });
