@@ -1,27 +1,233 @@
-// The assistant's storage and domain: one folder per concern.
-export * from './storage';
-export * from './errors';
-export * from './identities';
-export * from './settings';
-export * from './memory';
-export * from './graph';
-export * from './tasks';
-export * from './turns';
-export * from './pending';
-export * from './privacy';
-export * from './context';
-export * from './channel';
-export * from './schedule';
-export * from './outbound';
-export * from './reminders';
-export * from './actions';
-export * from './delivery';
-export * from './scheduler';
-export * from './failures';
-export * from './checks';
-export * from './providers';
-export * from './voice';
-export * from './experts';
-export * from './n8n';
-export * from './built-tools';
-export * from './setup';
+// assistant-core's public API: what the n8n nodes, the scripts and the tests import from the package root, named
+// one by one (the web, checks and browser subpaths have their own entries). One block per folder.
+export {
+  closeSharedPools,
+  enableVectorIndex,
+  ensureSchema,
+  type MigrationResult,
+  migrations,
+  poolConfigFromCredential,
+  type PostgresCredential,
+  runMigrations,
+  sharedPool,
+  USER_DATA_TABLES,
+  USER_IDENTITY_TABLES,
+  vectorExtensionAvailable,
+  vectorIndexDimensions,
+} from './storage';
+export { AssistantInputError, AssistantNotFoundError } from './errors';
+export {
+  findIdentityUser,
+  linkIdentity,
+  linkOwnerIdentities,
+  type LinkResult,
+  listIdentities,
+  resolveIdentity,
+} from './identities';
+export {
+  getInstanceSettings,
+  getUserPreferences,
+  getUserSettings,
+  isTelegramOwner,
+  requireChatModel,
+  updateInstanceSettings,
+  updateUserPreferences,
+  updateUserSettings,
+} from './settings';
+export {
+  type Embedder,
+  EmbeddingError,
+  type EmbeddingSettings,
+  forgetMemory,
+  getMemory,
+  MEMORY_KINDS,
+  openAiEmbedder,
+  orQuery,
+  recall,
+  recallParameters,
+  recallSql,
+  recallWithEmbedding,
+  recentMemories,
+  remember,
+  rememberAndEmbed,
+  searchTerms,
+  updateAndEmbed,
+  updateMemory,
+} from './memory';
+export { endRelation, ENTITY_TYPES, queryGraph, relate, upsertEntity } from './graph';
+export {
+  completeTask,
+  createTask,
+  deleteTask,
+  getTask,
+  listTasks,
+  type Task,
+  TASK_PRIORITIES,
+  TASK_STATUSES,
+  updateTask,
+} from './tasks';
+export {
+  attachToTurn,
+  awaitTurn,
+  estimateTokens,
+  failTurn,
+  finishTurn,
+  getTurn,
+  MAX_ATTACHMENT_BYTES,
+  receiveMessage,
+  recentMessages,
+  storeTurn,
+  TURN_RUN_LIMIT_SECONDS,
+} from './turns';
+export {
+  askUser,
+  isApproval,
+  OPERATOR_API_USER_ID,
+  QUESTION_KINDS,
+  recordAnswer,
+  REDACTED_CODE,
+  setQuestionMessageId,
+  takeAnswer,
+  waitForAnswer,
+} from './pending';
+export { executionsOfUser, forgetEverything, type SavedExecution, scrubSecrets } from './privacy';
+export { loadContext } from './context';
+export {
+  type AgentRequest,
+  type AwaitedTurn,
+  checkApiKey,
+  describeFailure,
+  escapeHtml,
+  FAILURE_STAGES,
+  type FailureStage,
+  type HeaderAuthCredential,
+  httpError,
+  type HttpResult,
+  isHttpResult,
+  normaliseTelegramUpdate,
+  type OutboxRequest,
+  parseAgentRequest,
+  parseOutboxRequest,
+  registerTelegramWebhook,
+  type TelegramEntryWorkflow,
+  telegramMessages,
+  type TelegramRequest,
+  telegramWebhookRegistration,
+  turnAnswer,
+} from './channel';
+export {
+  catchUp,
+  cooledDown,
+  describeInstant,
+  isQuiet,
+  missedRuns,
+  nextAllowed,
+  nextRun,
+  nudgeAllowedAt,
+  parseSchedule,
+  parseWhen,
+  requireTimeZone,
+  type Schedule,
+} from './schedule';
+export { createOutboundGuard, outboundAllowList, OutboundRefusedError, protectedEndpointsFromEnv } from './outbound';
+export { cancelReminder, listReminders, setReminder } from './reminders';
+export {
+  claimDueActions,
+  deleteAction,
+  type DueActionRun,
+  finishActionRun,
+  listActions,
+  pauseAction,
+  resumeAction,
+  scheduleAction,
+} from './actions';
+export {
+  claimDueMessages,
+  getOutboxMessage,
+  listOutbox,
+  type OutboxMessage,
+  queueMessage,
+  recordSendOutcome,
+  retryDelaySeconds,
+  sendMessage,
+  type SendOptions,
+  setCallbackUrl,
+  verifySignature,
+} from './delivery';
+export {
+  claimDueBriefings,
+  countNudges,
+  deliverDueMessages,
+  type DueBriefing,
+  findNudges,
+  finishTick,
+  gatherBriefing,
+  listTicks,
+  type NudgeDraft,
+  startTick,
+} from './scheduler';
+export { listFailures, recordFailure } from './failures';
+export {
+  addCheck,
+  type AddCheckOptions,
+  checkHistory,
+  type CheckToRun,
+  claimDueChecks,
+  compareSnapshot,
+  deleteCheck,
+  type DueCheckRun,
+  finishCheckRun,
+  listChecks,
+  loadCheckRun,
+  type Observation,
+  type ObservedRun,
+  pauseCheck,
+  recordObservation,
+  resumeCheck,
+} from './checks';
+export { AI_PROVIDERS, type AiProvider, checkProviderKey, providerById } from './providers';
+export { transcriptionSettings, voiceNoteText } from './voice';
+export {
+  approvalQuestion,
+  ASSISTANT_TOOLS,
+  type CatalogueRules,
+  EXPERT_PROVIDERS,
+  type ExpertListing,
+  expertSettings,
+  expertWorkflow,
+  installApprovedExpert,
+  installExpertByOperator,
+  listExperts,
+  loadCatalogue,
+  MAIN_AGENT_WORKFLOW_ID,
+  removeExpert,
+  renderExpertWorkflow,
+  RESERVED_EXPERT_IDS,
+  setExpertModel,
+  SHIPPED_EXPERTS,
+  validateCatalogue,
+} from './experts';
+export {
+  ownerApiKey,
+  publicWorkflowApi,
+  removeWorkflow,
+  type WorkflowApi,
+  workflowApiOver,
+  type WorkflowJson,
+} from './n8n';
+export {
+  decideTool,
+  deleteBuiltTool,
+  disableBuiltTool,
+  DRAFT_FIELD,
+  draftTool,
+  listBuiltTools,
+  renderToolWorkflow,
+  sampleUrl,
+  toolApprovalQuestion,
+  toolCall,
+  type UrlCheck,
+  urlExpression,
+  validateToolSpec,
+} from './built-tools';
+export { N8N_API_CREDENTIAL_ID, prepareAssistantDatabase, TELEGRAM_ENTRY_WORKFLOW_ID } from './setup';

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { AssistantInputError } from '../errors';
 import { outboundAllowList, protectedEndpointsFromEnv, type ProtectedEndpoint } from '../outbound';
-import { integerSetting } from '../web/settings';
+import { integerSetting } from '../env-settings';
 
 export interface BrowserServiceConfig {
   /** Where it listens: 127.0.0.1 by default (in compose, the internal network's address). */

@@ -13,7 +13,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Request, Route } from 'playwright-core';
 
 import { OutboundRefusedError, type OutboundGuard } from '../outbound';
-import { BodyTooLargeError, readBodyWithLimit } from '../web/body';
+import { BodyTooLargeError, readBodyWithLimit } from '../outbound/body';
 import { keepRedirectCookies } from './set-cookie';
 
 export interface ContextLimits {

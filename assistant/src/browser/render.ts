@@ -5,7 +5,7 @@
 import type { Browser, Page, Response } from 'playwright-core';
 
 import type { OutboundGuard } from '../outbound';
-import { formatBytes } from '../web/body';
+import { formatBytes } from '../outbound/body';
 import { openGuardedContext, type GuardedContext, type LoadRecord } from './guarded-context';
 import type { BrowserErrorCode, RenderedPage } from './protocol';
 

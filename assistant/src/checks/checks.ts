@@ -11,6 +11,7 @@ import { optionalInt, requirePositiveInt, requireText, requireUserId } from '../
 import { type OutboundGuard } from '../outbound';
 import {
   type CheckCondition,
+  type CheckDefinition,
   type CheckDefinitionInput,
   type CheckKind,
   describeCheckTarget,
@@ -23,17 +24,9 @@ export const CHECK_RUN_LIMIT_SECONDS = 300;
 export type CheckStatus = 'active' | 'paused';
 export type CheckRunStatus = 'running' | 'changed' | 'baseline' | 'unchanged' | 'notified' | 'silenced' | 'failed';
 
-export interface Check {
+/** A stored check: its definition, its schedule and how its runs went. */
+export interface Check extends CheckDefinition {
   id: number;
-  what: string;
-  kind: CheckKind;
-  target: string;
-  selector: string | null;
-  path: string | null;
-  condition: CheckCondition;
-  threshold: number | null;
-  notifyWhen: string | null;
-  notifyThreshold: number;
   /** In words: what is watched and when it speaks. */
   watches: string;
   scheduleText: string;

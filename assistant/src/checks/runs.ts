@@ -10,23 +10,14 @@ import { queueMessage } from '../delivery/outbox';
 import { requireDate } from '../schedule/zone';
 import { requirePositiveInt } from '../validate';
 import { recordCheckFailure, type CheckRunStatus } from './checks';
-import type { CheckCondition, CheckKind } from './definition';
+import type { CheckCondition, CheckDefinition, CheckKind } from './definition';
 import type { CheckState, Delta } from './compare';
 
 /** What a run needs to observe: the check's definition and its state so far. */
-export interface CheckToRun {
+export interface CheckToRun extends CheckDefinition {
   runId: number;
   checkId: number;
   userId: string;
-  what: string;
-  kind: CheckKind;
-  target: string;
-  selector: string | null;
-  path: string | null;
-  condition: CheckCondition;
-  threshold: number | null;
-  notifyWhen: string | null;
-  notifyThreshold: number;
   state: CheckState | null;
   status: CheckRunStatus;
 }

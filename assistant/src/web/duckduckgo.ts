@@ -7,7 +7,7 @@ import { parseHTML } from 'linkedom';
 
 import { WebSearchError } from './errors';
 import { absoluteHttpUrl } from './urls';
-import type { SearchResult } from './search';
+import type { SearchResult } from './search-types';
 
 export const DUCKDUCKGO = 'duckduckgo';
 

@@ -1,6 +1,7 @@
 // The web tools: web_search and read_page (see docs/WEB.md), and the browser service's client they render with.
 export * from './errors';
 export * from './settings';
+export * from './search-types';
 export * from './search';
 export * from './read-page';
 export * from './tools';

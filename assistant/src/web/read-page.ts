@@ -7,7 +7,7 @@
 import { AssistantInputError, FieldError } from '../errors';
 import { OutboundRefusedError, type OutboundGuard } from '../outbound';
 import { BrowserServiceError, type BrowserClient } from '../browser/client';
-import { BodyTooLargeError, readBodyWithLimit } from './body';
+import { BodyTooLargeError, readBodyWithLimit } from '../outbound/body';
 import { TtlCache } from './cache';
 import { BROWSER_USER_AGENT } from './duckduckgo';
 import { PageReadError } from './errors';

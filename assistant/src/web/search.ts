@@ -8,32 +8,13 @@
 import { AssistantInputError, FieldError } from '../errors';
 import { OutboundRefusedError, createOutboundGuard, type OutboundGuard, type OutboundGuardOptions } from '../outbound';
 import { formatHostPort, normaliseHost } from '../outbound/addresses';
-import { readBodyWithLimit } from './body';
+import { readBodyWithLimit } from '../outbound/body';
 import { DUCKDUCKGO, duckDuckGoRefusal, duckDuckGoRequest, parseDuckDuckGoHtml } from './duckduckgo';
 import { WebSearchError } from './errors';
 import { SEARXNG, parseSearxngJson, searxngRefusal, searxngRequest } from './searxng';
 import type { SearchBackendName } from './settings';
+import type { SearchResult, WebSearch, WebSearchAnswer, WebSearchInput } from './search-types';
 import { urlKey } from './urls';
-
-export interface SearchResult {
-  title: string;
-  url: string;
-  snippet: string;
-  /** Which engine found it: `duckduckgo`, or `searxng/<engine>` (e.g. `searxng/brave`). */
-  engine: string;
-}
-
-export interface WebSearchInput {
-  query: unknown;
-  maxResults?: unknown;
-}
-
-export interface WebSearchAnswer {
-  query: string;
-  backend: SearchBackendName;
-  count: number;
-  results: SearchResult[];
-}
 
 export interface WebSearchOptions {
   backend: SearchBackendName;
@@ -43,10 +24,6 @@ export interface WebSearchOptions {
   timeoutMs?: number;
   /** The outbound guard's options; the engine's own host:port is added to `allow` (see above). */
   outbound: OutboundGuardOptions;
-}
-
-export interface WebSearch {
-  search(input: WebSearchInput): Promise<WebSearchAnswer>;
 }
 
 export const DEFAULT_MAX_RESULTS = 8;

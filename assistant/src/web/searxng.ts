@@ -4,7 +4,7 @@
 // settings.yml, and 429 when its limiter (bot protection) stops a client.
 import { WebSearchError } from './errors';
 import { absoluteHttpUrl } from './urls';
-import type { SearchResult } from './search';
+import type { SearchResult } from './search-types';
 
 export const SEARXNG = 'searxng';
 

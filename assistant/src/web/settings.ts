@@ -1,6 +1,7 @@
 // The web tools' settings, from the environment of the process that runs them (n8n for the node, the browser service
 // for itself). Every bad value is an AssistantInputError naming the variable; unset means the documented default.
 import { AssistantInputError } from '../errors';
+import { envValue, integerSetting } from '../env-settings';
 import { outboundAllowList, protectedEndpointsFromEnv, type ProtectedEndpoint } from '../outbound';
 
 export const SEARCH_BACKENDS = ['duckduckgo', 'searxng'] as const;
@@ -40,25 +41,9 @@ export interface WebSettings {
 
 type Env = NodeJS.ProcessEnv;
 
-const value = (env: Env, name: string): string | undefined => {
-  const raw = env[name]?.trim();
-  return raw === undefined || raw === '' ? undefined : raw;
-};
-
-/** A whole number from `name`, `fallback` when unset; outside min..max is an error naming the variable. */
-export function integerSetting(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = value(env, name);
-  if (raw === undefined) return fallback;
-  const parsed = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
-    throw new AssistantInputError(name, `"${raw}" must be a whole number from ${min} to ${max}`);
-  }
-  return parsed;
-}
-
 /** An http(s) base URL from `name`, without credentials; `fallback` when unset. */
 export function urlSetting(env: Env, name: string, fallback?: string): string | undefined {
-  const raw = value(env, name) ?? fallback;
+  const raw = envValue(env, name) ?? fallback;
   if (raw === undefined) return undefined;
   let url: URL;
   try {
@@ -76,7 +61,7 @@ export function urlSetting(env: Env, name: string, fallback?: string): string | 
 }
 
 export function webSettingsFromEnv(env: Env = process.env): WebSettings {
-  const backend = (value(env, 'ASSISTANT_SEARCH_BACKEND') ?? 'duckduckgo').toLowerCase();
+  const backend = (envValue(env, 'ASSISTANT_SEARCH_BACKEND') ?? 'duckduckgo').toLowerCase();
   if (!(SEARCH_BACKENDS as readonly string[]).includes(backend)) {
     throw new AssistantInputError(
       'ASSISTANT_SEARCH_BACKEND',
@@ -94,7 +79,7 @@ export function webSettingsFromEnv(env: Env = process.env): WebSettings {
     );
   }
   const browserUrl = urlSetting(env, 'ASSISTANT_BROWSER_URL');
-  const browserKey = value(env, 'ASSISTANT_BROWSER_KEY');
+  const browserKey = envValue(env, 'ASSISTANT_BROWSER_KEY');
   if (browserUrl !== undefined && browserKey === undefined) {
     throw new AssistantInputError('ASSISTANT_BROWSER_KEY', 'is required when ASSISTANT_BROWSER_URL is set');
   }

@@ -3,7 +3,8 @@
 import { createBrowserClient } from '../browser/client';
 import { createOutboundGuard, type OutboundGuard, type OutboundLookup } from '../outbound';
 import { createPageReader, type PageReader } from './read-page';
-import { createWebSearch, type WebSearch } from './search';
+import { createWebSearch } from './search';
+import type { WebSearch } from './search-types';
 import { DEFAULT_DUCKDUCKGO_URL, webSettingsFromEnv, type SearchBackendName, type WebSettings } from './settings';
 import { AssistantInputError } from '../errors';
 

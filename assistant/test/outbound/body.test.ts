@@ -2,7 +2,7 @@
 // to the limit and then cancelled.
 import { describe, expect, it } from 'vitest';
 
-import { BodyTooLargeError, formatBytes, readBodyWithLimit } from '../../src/web/body';
+import { BodyTooLargeError, formatBytes, readBodyWithLimit } from '../../src/outbound/body';
 
 /** A response streaming `chunks` chunks of 1 KB, counting how many were pulled. */
 function streamed(chunks: number) {
