@@ -111,6 +111,44 @@ describe('POST /webhook/v1/systemone answers like the judge server', () => {
     });
   });
 
+  it("a body over the judge's limit, sent again and again, at once and slowly: the 413 every time, never a broken pipe", async () => {
+    const body = request(JSON.stringify('x'.repeat(2 * MIB)));
+    const tooLarge = {
+      detail: { error_type: 'request_too_large', message: `The request body is larger than ${MIB} bytes.` },
+    };
+    for (let i = 0; i < 10; i++) {
+      expect(await toJudge(body)).toMatchObject({ status: 413, body: tooLarge });
+      expect(await toWrapper(body)).toMatchObject({ status: 413, body: tooLarge });
+    }
+    // Streamed in pieces without a content-length, 20 ms apart: the judge answers long before the body ends.
+    const slowly = (): ReadableStream<Uint8Array> => {
+      const bytes = new TextEncoder().encode(body);
+      const piece = 128 * 1024;
+      let at = 0;
+      return new ReadableStream({
+        async pull(controller) {
+          if (at >= bytes.length) return controller.close();
+          if (at > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+          controller.enqueue(bytes.subarray(at, at + piece));
+          at += piece;
+        },
+      });
+    };
+    const streamedInit = (authorization: string) =>
+      ({
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization },
+        body: slowly(),
+        duplex: 'half',
+      }) as RequestInit;
+    for (let i = 0; i < 3; i++) {
+      const direct = await read(await fetch(`${judgeUrl}/v1/systemone`, streamedInit(`Bearer ${E2E_JUDGE_KEY}`)));
+      expect(direct).toMatchObject({ status: 413, body: tooLarge });
+      const wrapped = await read(await stack.webhook('v1/systemone', streamedInit(`Bearer ${E2E_WRAPPER_KEY}`)));
+      expect(wrapped).toMatchObject({ status: 413, body: tooLarge });
+    }
+  });
+
   it("passes the judge's X-Request-Id, x-typesafe-request-id and Server-Timing out, the caller's id in", async () => {
     const good = request('"I was charged twice, please refund"');
     const answered = await toWrapper(good, { 'x-request-id': 'e2e-trace-42' });
