@@ -1,5 +1,6 @@
-// Silent background checks on the real n8n + Postgres 17, run by the real minute tick against pages the test
-// changes on the loopback web site: a page → exactly one notification per change and none while it stays the same;
+// Silent background checks on the real n8n + Postgres 17, run by the tick workflow (a fast copy of it, every 5 s;
+// setup/fast-tick.ts) against pages the test changes on the loopback web site; before each step the test makes its
+// checks due, as their "every minute" schedule would a minute later: a page → exactly one notification per change and none while it stays the same;
 // a feed gaining two items → one notification naming both; a JSON value crossing its threshold; the Judge gate
 // through the real judge server (the same change, one check notified and one silenced by their thresholds, the
 // probability recorded); a site answering 500 → a failure row the agent names when asked "did anything fail
@@ -13,6 +14,7 @@ import { e2eStack, type E2EStack } from './setup/harness';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
 import { waitFor } from '../../scripts/runtime/process';
 import { postgresCredentialData } from './setup/postgres-credential';
+import { startFastTick } from './setup/fast-tick';
 
 const run = Math.random().toString(36).slice(2, 8);
 const USER = `checks-${run}`;
@@ -24,6 +26,7 @@ let llm: OpenAiChatFakeControl;
 let site: WebSiteControl;
 let db: Pool;
 let userId: string;
+let stopFastTick: (() => Promise<void>) | undefined;
 const ids: Record<string, number> = {};
 
 const page = (name: string) => `${name}-${run}`;
@@ -103,9 +106,14 @@ const notices = async (checkId: number) =>
     )
   ).rows.map((row) => row.text);
 
+/** Makes every check of the user due now, instead of waiting for its next minute; the tick still claims and runs it. */
+const makeDue = () =>
+  db.query(`UPDATE assistant.checks SET next_run_at = now() WHERE user_id = $1 AND status = 'active'`, [userId]);
+
 /** Waits until every named check has a finished run after `afterRunId` (baseline, unchanged, notified, …). */
 async function nextRuns(names: string[], after: Record<string, number>, what: string): Promise<Record<string, RunRow>> {
   const found: Record<string, RunRow> = {};
+  await makeDue();
   await waitFor(
     async () => {
       for (const name of names) {
@@ -144,9 +152,11 @@ beforeAll(async () => {
   await site.setPage(page('price'), price(55));
   await site.setPage(page('gate'), htmlPage(['Version 1.0 released']));
   await site.setPage(page('broken'), { status: 500, body: 'internal error' });
+  stopFastTick = await startFastTick(stack, `E2E fast tick for checks ${run}`);
 });
 
 afterAll(async () => {
+  await stopFastTick?.();
   await db?.query(`DELETE FROM assistant.checks WHERE user_id = $1`, [userId]).catch(() => undefined);
   await db?.end();
 });

@@ -1,9 +1,11 @@
-// The assistant speaking first, on the real n8n + Postgres 17 with the real minute Schedule Trigger: reminders
-// delivered by the first tick at or after their due time (read from the run ledger), exactly once although a second
-// copy of the tick workflow makes two ticks run every minute, to a signed callback and through the fake Telegram Bot
-// API; retries and the attempt limit; the outbox endpoint; the heartbeat's nudge once per cooldown and no model call
-// when idle; a recurring action on consecutive ticks; and a reminder falling due while n8n is down, delivered once
-// after the restart, marked late. Each scenario waits with a generous bound but asserts ticks, not durations.
+// The assistant speaking first, on the real n8n + Postgres 17: the shipped minute tick keeps its real one-minute
+// Schedule Trigger, and a fast copy of it (setup/fast-tick.ts) ticks every 5 seconds, so that the scenarios wait for
+// seconds instead of minutes. Reminders delivered by the first tick at or after their due time (read from the run
+// ledger), exactly once although at a whole minute two ticks run at the same moment, to a signed callback and through
+// the fake Telegram Bot API; retries and the attempt limit; the outbox endpoint; the heartbeat's nudge once per
+// cooldown and no model call when idle; a recurring action on consecutive minutes; the real minute trigger firing in
+// the ledger; and a reminder falling due while n8n is down, delivered once after the restart, marked late. Each
+// scenario waits with a generous bound but asserts ticks, not durations.
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,9 +27,11 @@ import { e2eStack, type E2EStack } from './setup/harness';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
 import { waitFor } from '../../scripts/runtime/process';
 import { postgresCredentialData } from './setup/postgres-credential';
+import { startFastTick } from './setup/fast-tick';
 
 const run = Math.random().toString(36).slice(2, 8);
-const TICK_WORKFLOW = 'assistantTick001';
+/** The fast tick's period: a whole minute is every twelfth of its ticks. */
+const FAST_TICK_SECONDS = 5;
 const TELEGRAM_CHAT = 4242777;
 /** A few ticks: generous, so the test ends, never a timing assertion. */
 const FEW_TICKS_MS = 4 * 60_000;
@@ -38,7 +42,8 @@ let telegram: TelegramBotApiFakeControl;
 let callbacks: CallbackReceiverControl;
 let callbackBase: string;
 let db: Pool;
-let twinTickId: string | undefined;
+let stopFastTick: (() => Promise<void>) | undefined;
+let fastTickFrom: number;
 const started = new Date();
 
 interface OutboxRow {
@@ -123,31 +128,13 @@ beforeAll(async () => {
   // Shortened by settings for the test; the trigger stays the real one-minute Schedule Trigger.
   await updateInstanceSettings(db, { heartbeatIntervalSeconds: 60, deliveryMaxAttempts: 3, deliveryRetrySeconds: 1 });
 
-  // A second copy of the tick workflow: from now on two ticks run every minute, at the same moment.
-  const tick = await stack.api<{ nodes: unknown[]; connections: unknown; settings: Record<string, unknown> }>(
-    `/workflows/${TICK_WORKFLOW}`,
-  );
-  const twin = await stack.api<{ id: string }>('/workflows', {
-    method: 'POST',
-    body: {
-      // Not named "Assistant: …": the reliability test holds every assistant workflow to its execution timeout.
-      name: `E2E twin of the minute tick ${run}`,
-      nodes: tick.nodes,
-      connections: tick.connections,
-      settings: { executionOrder: 'v1', executionTimeout: 120, saveDataSuccessExecution: 'none' },
-    },
-  });
-  twinTickId = twin.id;
-  await stack.api(`/workflows/${twin.id}/activate`, { method: 'POST' });
+  // From now on a tick every 5 seconds, and at every whole minute two at the same moment.
+  stopFastTick = await startFastTick(stack, `E2E fast tick ${run}`, FAST_TICK_SECONDS);
+  fastTickFrom = Date.now();
 }, 120_000);
 
 afterAll(async () => {
-  if (twinTickId) {
-    // Stop the second tick for the files that run after this one (a failure here fails the file).
-    await stack.api(`/workflows/${twinTickId}/deactivate`, { method: 'POST' });
-    await stack.api(`/workflows/${twinTickId}/archive`, { method: 'POST' }).catch(() => undefined);
-    await stack.api(`/workflows/${twinTickId}`, { method: 'DELETE' }).catch(() => undefined);
-  }
+  await stopFastTick?.();
   if (db) {
     await updateInstanceSettings(db, {
       heartbeatIntervalSeconds: 300,
@@ -195,17 +182,22 @@ describe('proactive messages on the minute tick', { timeout: 600_000 }, () => {
     });
     aliceReply = { status: response.status, body: (await response.json()) as Record<string, unknown> };
     alice.userId = (await resolveIdentity(db, 'api', alice.externalId)).userId;
+    // Due at a whole minute, where the real minute tick and the fast tick run at the same moment: both try to fire it.
+    await db.query(
+      `UPDATE assistant.reminders SET due_at = date_trunc('minute', due_at) WHERE user_id = $1 AND status = 'scheduled'`,
+      [alice.userId],
+    );
 
     tgUser = (await resolveIdentity(db, 'telegram', String(TELEGRAM_CHAT))).userId;
-    tgReminder = await reminderIn(tgUser, `drink water ${run}`, 'in 1 minute');
+    tgReminder = await reminderIn(tgUser, `drink water ${run}`, 'in 10 seconds');
 
     bob = await callbackUser('bob');
     await callbacks.fail(bob.path, 2);
-    bobReminder = await reminderIn(bob.userId, `flaky ${run}`, 'in 1 minute');
+    bobReminder = await reminderIn(bob.userId, `flaky ${run}`, 'in 10 seconds');
 
     carol = await callbackUser('carol');
     await callbacks.fail(carol.path, -1);
-    await reminderIn(carol.userId, `never arrives ${run}`, 'in 1 minute');
+    await reminderIn(carol.userId, `never arrives ${run}`, 'in 10 seconds');
 
     dave = await apiUser('dave');
     await llm.addScript(daveTask, [{ content: `Heads up: ${daveTask} is overdue.` }]);
@@ -245,7 +237,7 @@ describe('proactive messages on the minute tick', { timeout: 600_000 }, () => {
       kind: 'reminder',
       text: `⏰ Reminder: stand up ${run}`,
     });
-    // Two ticks every minute, and still exactly one message: wait for a later minute's ticks, then count.
+    // Two ticks at that minute, and still exactly one message: wait for a later tick, then count.
     await waitFor(
       async () =>
         (await listTicks(db, new Date(Date.now() - 60_000))).some((t) => t.tickAt > row.delivered_at!.toISOString()),
@@ -253,17 +245,6 @@ describe('proactive messages on the minute tick', { timeout: 600_000 }, () => {
     );
     expect(await callbacks.received(alice.path)).toHaveLength(1);
     expect(await outboxOf(alice.userId)).toHaveLength(1);
-  });
-
-  it('the real Schedule Trigger ticks every minute, twice with the twin workflow', async () => {
-    const ticks = await listTicks(db, started);
-    const minutes = [...new Set(ticks.map((t) => t.tickAt))].sort();
-    expect(minutes.length).toBeGreaterThanOrEqual(2);
-    for (let i = 1; i < minutes.length; i++) {
-      expect(Date.parse(minutes[i]) - Date.parse(minutes[i - 1])).toBe(60_000);
-    }
-    const perMinute = minutes.slice(1, -1).map((minute) => ticks.filter((t) => t.tickAt === minute).length);
-    expect(perMinute.every((n) => n === 2)).toBe(true);
   });
 
   it('delivers through the Telegram Bot API, recording the message id', async () => {
@@ -396,6 +377,28 @@ describe('proactive messages on the minute tick', { timeout: 600_000 }, () => {
       expect.objectContaining({ kind: 'action', text: `Action done ${erinMarker}` }),
     ]);
     await db.query('DELETE FROM assistant.scheduled_actions WHERE id = $1', [erinAction]);
+  });
+
+  it('the real minute trigger fires beside the fast tick: two ticks at each whole minute, one every 5 s between', async () => {
+    const whole = (at: string) => Date.parse(at) % 60_000 === 0;
+    const from = fastTickFrom + 10_000;
+    const window = async () => {
+      const ticks = await listTicks(db, new Date(from));
+      return ticks.filter((t) => Date.parse(t.tickAt) >= from && Date.parse(t.tickAt) <= Date.now() - 10_000);
+    };
+    await waitFor(async () => new Set((await window()).map((t) => t.tickAt).filter(whole)).size >= 2, {
+      timeoutMs: FEW_TICKS_MS,
+      what: 'two whole minutes in the ledger',
+    });
+    const ticks = await window();
+    const steps = [...new Set(ticks.map((t) => t.tickAt))].sort();
+    for (let i = 1; i < steps.length; i++) {
+      expect(Date.parse(steps[i]) - Date.parse(steps[i - 1]), `the step before ${steps[i]}`).toBe(
+        FAST_TICK_SECONDS * 1000,
+      );
+    }
+    const perStep = steps.map((at) => [at, ticks.filter((t) => t.tickAt === at).length]);
+    expect(perStep).toEqual(steps.map((at) => [at, whole(at) ? 2 : 1]));
   });
 
   it('a reminder that falls due while n8n is down is delivered after the restart, once, marked late', async () => {
