@@ -2,17 +2,17 @@
 // limiter, a failed question aborts its siblings' upstream calls, and a caller who goes away aborts them all.
 // No timing thresholds: fake upstream calls hang until the test releases them.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { OpenAIBackend, type OpenAIBackendOptions } from '../src/backends/openai';
-import { BackendError } from '../src/engine/backend';
-import { JudgeEngine } from '../src/engine/engine';
-import { startJudgeServer, type LogLine } from '../src/server';
-import { deferred, type Deferred } from './helpers/deferred';
+import { OpenAIBackend, type OpenAIBackendOptions } from '../../../src/backends/openai';
+import { BackendError } from '../../../src/engine/backend';
+import { JudgeEngine } from '../../../src/engine/engine';
+import { startJudgeServer, type LogLine } from '../../../src/server';
+import { deferred, type Deferred } from '../../helpers/deferred';
 import {
   startFakeOpenAI,
   type ChatCompletionRequestBody,
   type FakeOpenAI,
   type FakeReply,
-} from './fakes/openai-logprobs';
+} from '../../fakes/openai-logprobs';
 
 const ID = 'judge-openai-test-2026-01-01';
 const YES = {

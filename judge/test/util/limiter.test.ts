@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConcurrencyLimiter } from '../src/util/limiter';
+import { ConcurrencyLimiter } from '../../src/util/limiter';
 
 describe('ConcurrencyLimiter', () => {
   it('runs at most `limit` tasks at once, in arrival order', async () => {

@@ -2,13 +2,13 @@
 // with every question and option group, so its plan equals the sum of the upstream's prompt_tokens. Defaults are
 // Jev's: 64k tokens in all, 32k for the state plus the longest question, and hundreds of questions in one call.
 import { afterEach, describe, expect, it } from 'vitest';
-import { OpenAIBackend } from '../src/backends/openai';
-import { DEFAULT_ENGINE_LIMITS, JudgeEngine, plainTokenPlan } from '../src/engine/engine';
-import { renderRequest } from '../src/engine/render';
-import type { ApiError } from '../src/protocol/errors';
-import type { SystemOneRequest } from '../src/protocol/types';
-import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-logprobs';
-import { EXACT_MODEL, uniformBackend } from './helpers/exact-backend';
+import { OpenAIBackend } from '../../src/backends/openai';
+import { DEFAULT_ENGINE_LIMITS, JudgeEngine, plainTokenPlan } from '../../src/engine/engine';
+import { renderRequest } from '../../src/engine/render';
+import type { ApiError } from '../../src/protocol/errors';
+import type { SystemOneRequest } from '../../src/protocol/types';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-logprobs';
+import { EXACT_MODEL, uniformBackend } from '../helpers/exact-backend';
 
 const ID = 'judge-openai-test-2026-01-01';
 let fake: FakeOpenAI | undefined;

@@ -1,8 +1,8 @@
 // Jev's error envelope, built in one place (ApiError.body): {"detail": {"error_type", "message"}} for every error
 // but a 422, which keeps its field list. Backend failures reach callers only as fixed public sentences.
 import { describe, expect, it } from 'vitest';
-import { BackendError } from '../src/engine/backend';
-import { ApiError, badRequest, schemaError } from '../src/protocol/errors';
+import { BackendError } from '../../src/engine/backend';
+import { ApiError, badRequest, schemaError } from '../../src/protocol/errors';
 
 describe('ApiError', () => {
   it('puts the error type and the sentence inside `detail`', () => {

@@ -11,8 +11,8 @@ import {
   score,
 } from '@typesafe-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startJudgeServer, type JudgeServer } from '../src/server';
-import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-logprobs';
+import { startJudgeServer, type JudgeServer } from '../../src/server';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-logprobs';
 
 const KEY = 'sdk-test-key-abcdef';
 const PINNED = 'judge-openai-fake-2026-01-01';

@@ -3,12 +3,12 @@
 // deferred promises released by the test; the one timer involved is the deadline under test.
 import { TypeSafeClient, InternalServerError, noul } from '@typesafe-ai/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Backend, ScoreJob, ScoreResult } from '../src/engine/backend';
-import { ApiError } from '../src/protocol/errors';
-import { Admission } from '../src/server/admission';
-import { startJudgeServer, type JudgeServer, type LogLine } from '../src/server';
-import { deferred, type Deferred } from './helpers/deferred';
-import { EXACT_MODEL, ExactBackend } from './helpers/exact-backend';
+import type { Backend, ScoreJob, ScoreResult } from '../../src/engine/backend';
+import { ApiError } from '../../src/protocol/errors';
+import { Admission } from '../../src/server/admission';
+import { startJudgeServer, type JudgeServer, type LogLine } from '../../src/server';
+import { deferred, type Deferred } from '../helpers/deferred';
+import { EXACT_MODEL, ExactBackend } from '../helpers/exact-backend';
 
 /** A task that runs until released (or aborted, if it listens), recording what it saw. */
 function held<T = string>(value: T) {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ALIAS, defaultAliases, JudgeEngine } from '../src/engine/engine';
-import { choiceConfidence, readOut, scoreConfidence, toProbabilities } from '../src/engine/readout';
-import { renderQuestion } from '../src/engine/render';
-import { ApiError } from '../src/protocol/errors';
-import type { ChoiceAnswer, NoulAnswer, ScoreAnswer } from '../src/protocol/types';
-import { EXACT_MODEL, ExactBackend } from './helpers/exact-backend';
+import { DEFAULT_ALIAS, defaultAliases, JudgeEngine } from '../../src/engine/engine';
+import { choiceConfidence, readOut, scoreConfidence, toProbabilities } from '../../src/engine/readout';
+import { renderQuestion } from '../../src/engine/render';
+import { ApiError } from '../../src/protocol/errors';
+import type { ChoiceAnswer, NoulAnswer, ScoreAnswer } from '../../src/protocol/types';
+import { EXACT_MODEL, ExactBackend } from '../helpers/exact-backend';
 
 const close = (a: number, b: number) => expect(a).toBeCloseTo(b, 12);
 

@@ -1,8 +1,8 @@
 // The HTTP server: auth, error envelope, hostile input (never a 500), headers, logs, shutdown.
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startJudgeServer, type JudgeServer, type LogLine } from '../src/server';
-import { EXACT_MODEL, ExactBackend } from './helpers/exact-backend';
+import { startJudgeServer, type JudgeServer, type LogLine } from '../../src/server';
+import { EXACT_MODEL, ExactBackend } from '../helpers/exact-backend';
 
 const KEY = 'test-key-0123456789';
 const SECRET_STATE = 'State text that must never reach a log line';

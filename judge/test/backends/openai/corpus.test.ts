@@ -1,12 +1,12 @@
 // The JevBench-240 corpus through the real server and the OpenAI-compatible backend (deterministic fake model):
 // every request accepted, valid shapes; and batch independence (alone vs with the case's other questions).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAIBackend } from '../src/backends/openai';
-import { JudgeEngine } from '../src/engine/engine';
-import type { Answer, SystemOneResponse } from '../src/protocol/types';
-import { startJudgeServer, type JudgeServer } from '../src/server';
-import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-logprobs';
-import { loadCorpus } from './helpers/repo';
+import { OpenAIBackend } from '../../../src/backends/openai';
+import { JudgeEngine } from '../../../src/engine/engine';
+import type { Answer, SystemOneResponse } from '../../../src/protocol/types';
+import { startJudgeServer, type JudgeServer } from '../../../src/server';
+import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-logprobs';
+import { loadCorpus } from '../../helpers/repo';
 
 const KEY = 'corpus-key-0123456789';
 const PINNED = 'judge-openai-fake-2026-01-01';

@@ -1,9 +1,9 @@
 // Moving model names: `<name>-latest` → the newest pinned id of that name, jev-latest → the first model when no
 // jev-<version> model is served, configured aliases on top; all without configuration.
 import { describe, expect, it } from 'vitest';
-import type { Backend, ModelDescriptor } from '../src/engine/backend';
-import { compareVersions, defaultAliases, JudgeEngine, parseModelId } from '../src/engine/engine';
-import { ExactBackend } from './helpers/exact-backend';
+import type { Backend, ModelDescriptor } from '../../src/engine/backend';
+import { compareVersions, defaultAliases, JudgeEngine, parseModelId } from '../../src/engine/engine';
+import { ExactBackend } from '../helpers/exact-backend';
 
 const model = (id: string): ModelDescriptor => ({ id, description: `model ${id}`, releaseDate: '2026-01-01' });
 

@@ -7,7 +7,7 @@ import {
   renderRequest,
   renderState,
   stableJson,
-} from '../src/engine/render';
+} from '../../src/engine/render';
 
 describe('state rendering', () => {
   it('is byte-stable: key order does not matter, array order does', () => {

@@ -1,17 +1,17 @@
 // The OpenAI-compatible backend against a loopback /v1/chat/completions that returns scripted top_logprobs.
 import { afterEach, describe, expect, it } from 'vitest';
-import { OpenAIBackend, type OpenAIBackendOptions } from '../src/backends/openai';
-import { foldTopLogprobs } from '../src/backends/openai/fold';
-import { BackendError } from '../src/engine/backend';
-import { JudgeEngine } from '../src/engine/engine';
-import type { ChoiceAnswer, NoulAnswer, ScoreAnswer } from '../src/protocol/types';
+import { OpenAIBackend, type OpenAIBackendOptions } from '../../../src/backends/openai';
+import { foldTopLogprobs } from '../../../src/backends/openai/fold';
+import { BackendError } from '../../../src/engine/backend';
+import { JudgeEngine } from '../../../src/engine/engine';
+import type { ChoiceAnswer, NoulAnswer, ScoreAnswer } from '../../../src/protocol/types';
 import {
   labelsInPrompt,
   startFakeOpenAI,
   type FakeOpenAI,
   type FakeReply,
   type ChatCompletionRequestBody,
-} from './fakes/openai-logprobs';
+} from '../../fakes/openai-logprobs';
 
 const ID = 'judge-openai-test-2026-01-01';
 let fake: FakeOpenAI | undefined;

@@ -3,13 +3,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRemoteBackend } from '../src/backends/remote';
-import { BackendError } from '../src/engine/backend';
-import { JudgeEngine } from '../src/engine/engine';
-import { ApiError } from '../src/protocol/errors';
-import type { ChoiceAnswer, ScoreAnswer } from '../src/protocol/types';
-import { startJudgeServer, type JudgeServer } from '../src/server';
-import { EXACT_MODEL, ExactBackend } from './helpers/exact-backend';
+import { createRemoteBackend } from '../../../src/backends/remote';
+import { BackendError } from '../../../src/engine/backend';
+import { JudgeEngine } from '../../../src/engine/engine';
+import { ApiError } from '../../../src/protocol/errors';
+import type { ChoiceAnswer, ScoreAnswer } from '../../../src/protocol/types';
+import { startJudgeServer, type JudgeServer } from '../../../src/server';
+import { EXACT_MODEL, ExactBackend } from '../../helpers/exact-backend';
 
 const UPSTREAM_KEY = 'upstream-key-123456';
 let upstream: JudgeServer;

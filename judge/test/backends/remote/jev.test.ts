@@ -4,12 +4,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRemoteBackend } from '../src/backends/remote';
-import { BackendError } from '../src/engine/backend';
-import { JudgeEngine } from '../src/engine/engine';
-import type { ChoiceAnswer, ScoreAnswer } from '../src/protocol/types';
-import { startJudgeServer, type LogLine } from '../src/server';
-import { deferred, type Deferred } from './helpers/deferred';
+import { createRemoteBackend } from '../../../src/backends/remote';
+import { BackendError } from '../../../src/engine/backend';
+import { JudgeEngine } from '../../../src/engine/engine';
+import type { ChoiceAnswer, ScoreAnswer } from '../../../src/protocol/types';
+import { startJudgeServer, type LogLine } from '../../../src/server';
+import { deferred, type Deferred } from '../../helpers/deferred';
 
 type Handler = (body: Record<string, unknown>, res: ServerResponse) => void;
 let provider: Server;

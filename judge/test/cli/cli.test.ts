@@ -3,10 +3,10 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SystemOneResponse } from '../src/protocol/types';
-import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-logprobs';
+import type { SystemOneResponse } from '../../src/protocol/types';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-logprobs';
 
-const BIN = path.resolve(__dirname, '..', 'dist', 'cli', 'main.js');
+const BIN = path.resolve(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 let fake: FakeOpenAI;
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/protocol/errors';
-import { jsonNestingDepth, validateRequest } from '../src/protocol/validate';
+import { ApiError } from '../../src/protocol/errors';
+import { jsonNestingDepth, validateRequest } from '../../src/protocol/validate';
 
 const ok = { model: 'jev-latest', state: 'hello', questions: { q: { type: 'noul', instructions: 'Is it?' } } };
 
