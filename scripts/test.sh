@@ -1,35 +1,90 @@
 #!/usr/bin/env bash
 # Installs everything the tests need (idempotent; a second run reuses it), builds, and runs every test.
 # Prints a closing line "tests: N passed, N failed".
+#
+# On a new machine most of the time goes to installing n8n (npm) and to the e2e tests, so the work overlaps:
+#   background: Debian's packages (the test tools, Chromium)   |  n8n (npm, in its cache folder)
+#   foreground: npm install, build, static checks, then the unit tests (judge, assistant, nodes), which need only
+#               Postgres 17 (installed first, in seconds) and the Debian tools,
+# then the e2e tests on the real n8n once its install is done. Extra arguments go to both vitest runs (filters).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # npm's warnings (deprecations, engines, this machine's own npmrc keys) are noise on a newcomer's screen; errors
 # still show. npm_config_loglevel=warn (or notice) brings them back.
 export npm_config_loglevel=${npm_config_loglevel:-error}
-# Test mode: nothing is downloaded but from the npm registry and Debian's archive (sqlite3 is built from source).
+# Test mode: nothing is downloaded but from the npm registry and Debian's archive.
 export JUDGE_ASSISTANT_OFFLINE=${JUDGE_ASSISTANT_OFFLINE:-1}
+export ONNXRUNTIME_NODE_INSTALL=skip
 
-bash scripts/install.sh
-bash scripts/install-test-tools.sh
+mkdir -p .runtime
+logs=.runtime/test-logs
+rm -rf "$logs" && mkdir -p "$logs"
+started=$SECONDS
+say() { echo "[test.sh $((SECONDS - started)) s] $*"; }
+
+# Background installs, each in its own process group (stopped whole if this script ends first); each one's output
+# is shown when it is waited for.
+bash scripts/runtime/install.sh node24 postgres
+setsid bash -c 'bash scripts/install-test-tools.sh && bash scripts/runtime/install.sh chromium' >"$logs/apt.log" 2>&1 &
+apt_pid=$!
+setsid bash scripts/runtime/install.sh n8n >"$logs/n8n-install.log" 2>&1 &
+n8n_pid=$!
+# shellcheck disable=SC2064 # the PIDs are known now
+trap "kill -- -$apt_pid -$n8n_pid 2>/dev/null || true" EXIT
+
+waitFor() { # name pid log
+  local status=0
+  wait "$2" || status=$?
+  cat "$3"
+  if [ "$status" != 0 ]; then
+    say "$1 failed (exit $status)"
+    echo "tests: 0 passed, 1 failed"
+    exit "$status"
+  fi
+  say "$1 ready"
+}
+
+npm install --ignore-scripts --no-audit --no-fund
+npm run build
+say "installed and built"
 
 # Static checks first: strict TypeScript everywhere, the one lint setup (incl. n8n's community-node rules), and the
 # formatter (prettier; `npm run format` fixes what it reports).
 npm run typecheck
 npm run lint
 npm run format:check
+say "static checks passed"
 
-mkdir -p .runtime
-report=.runtime/vitest-report.json
-rm -f "$report"
+reports=()
 status=0
-npx vitest run --reporter=default --reporter=json --outputFile="$report" "$@" || status=$?
+# With filters, one of the two runs may have no file to run.
+filters=()
+[ $# -gt 0 ] && filters=(--passWithNoTests "$@")
+run_vitest() { # name, then vitest arguments
+  local report=".runtime/vitest-$1.json"
+  rm -f "$report"
+  reports+=("$report")
+  say "vitest: $1"
+  npx vitest run --reporter=default --reporter=json --outputFile="$report" "${@:2}" || status=$?
+}
+
+waitFor "Debian's packages" "$apt_pid" "$logs/apt.log"
+run_vitest unit --project judge --project assistant --project nodes "${filters[@]}"
+if [ "${E2E:-1}" != 0 ]; then
+  waitFor "n8n's install" "$n8n_pid" "$logs/n8n-install.log"
+  run_vitest e2e --project e2e "${filters[@]}"
+fi
+say "done"
 
 # shellcheck disable=SC2016 # JavaScript, not shell
 node -e '
 const fs = require("fs");
-const file = process.argv[1];
-if (!fs.existsSync(file)) { console.log("tests: 0 passed, 1 failed"); process.exit(0); }
-const r = JSON.parse(fs.readFileSync(file, "utf8"));
-console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
-' "$report"
+let passed = 0, failed = 0, skipped = 0;
+for (const file of process.argv.slice(1)) {
+  if (!fs.existsSync(file)) { failed++; continue; }
+  const r = JSON.parse(fs.readFileSync(file, "utf8"));
+  passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests;
+}
+console.log(`tests: ${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
+' "${reports[@]}"
 exit "$status"
