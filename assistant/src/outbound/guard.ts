@@ -97,164 +97,233 @@ const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 const defaultLookup: OutboundLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuard {
+  const config = guardConfig(options);
+  const check = (url: string) => checkUrl(config, url);
+  return { check, fetch: (url, init) => guardedFetch(config, check, url, init) };
+}
+
+/** The guard's options, read and checked once. */
+interface GuardConfig {
+  allow: Set<string>;
+  protect: Required<ProtectedEndpoint>[];
+  lookup: OutboundLookup;
+  maxRedirects: number;
+}
+
+function guardConfig(options: OutboundGuardOptions): GuardConfig {
   const allow = new Set((options.allow ?? []).map((entry) => formatHostPort(parseHostPort(entry, 'allow'))));
   const protect = (options.protect ?? []).map((endpoint, index) => protectedEndpoint(endpoint, index));
-  const lookup = options.lookup ?? defaultLookup;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   if (!Number.isInteger(maxRedirects) || maxRedirects < 0) {
     throw new AssistantInputError('maxRedirects', `must be a whole number of 0 or more, not ${String(maxRedirects)}`);
   }
+  return { allow, protect, lookup: options.lookup ?? defaultLookup, maxRedirects };
+}
 
-  async function resolve(host: string): Promise<ResolvedAddress[]> {
-    const literal = canonicalAddress(host);
-    if (literal) return [{ address: literal, family: literal.includes(':') ? 6 : 4 }];
-    return await lookup(host);
+const refuse = (reason: string): OutboundDecision => ({ allowed: false, reason, field: 'url' });
+
+async function checkUrl(config: GuardConfig, input: string): Promise<OutboundDecision> {
+  const target = parseTarget(input);
+  if ('allowed' in target) return target;
+  const { url, host, port } = target;
+  const addresses = await resolveAddresses(config.lookup, host);
+  if (typeof addresses === 'string') return refuse(addresses);
+  const hit = await protectedHit(
+    config,
+    host,
+    port,
+    addresses.map(({ address }) => address),
+  );
+  if (hit !== undefined)
+    return refuse(`${formatHostPort({ host, port })} is ${hit}, which can never be reached from here`);
+  const refusal = addressesRefusal(config.allow, host, port, addresses);
+  if (refusal !== undefined) return refuse(refusal);
+  return { allowed: true, url, addresses };
+}
+
+/** The URL, its normalised host and its port; a refusal when it is not an http(s) URL without credentials. */
+function parseTarget(input: string): { url: URL; host: string; port: number } | OutboundDecision {
+  if (typeof input !== 'string' || input.trim() === '') return refuse('no URL was given');
+  let url: URL;
+  try {
+    url = new URL(input.trim());
+  } catch {
+    return refuse(`"${clip(input)}" is not an absolute URL; give a full address such as https://example.com/page`);
   }
-
-  async function protectedHit(host: string, port: number, addresses: string[]): Promise<string | undefined> {
-    for (const endpoint of protect) {
-      if (endpoint.port !== port) continue;
-      if (endpoint.host === host) return endpoint.name;
-      // localhost is this machine by definition (RFC 6761), whatever DNS says; a protected name that does not
-      // resolve is still matched by name above.
-      let theirs: string[] = ['127.0.0.1', '::1'];
-      if (!isLocalhostName(endpoint.host)) {
-        try {
-          theirs = (await resolve(endpoint.host)).map((entry) => canonicalAddress(entry.address) ?? entry.address);
-        } catch {
-          theirs = [];
-        }
-      }
-      const sameHost = (ours: string): boolean =>
-        theirs.some((their) => their === ours || (isThisMachine(their) && isThisMachine(ours)));
-      if (addresses.some(sameHost)) return endpoint.name;
-    }
-    return undefined;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return refuse(`only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')} URLs`);
   }
-
-  async function check(input: string): Promise<OutboundDecision> {
-    const refuse = (reason: string): OutboundDecision => ({ allowed: false, reason, field: 'url' });
-    if (typeof input !== 'string' || input.trim() === '') return refuse('no URL was given');
-    let url: URL;
-    try {
-      url = new URL(input.trim());
-    } catch {
-      return refuse(`"${clip(input)}" is not an absolute URL; give a full address such as https://example.com/page`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      return refuse(`only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')} URLs`);
-    }
-    if (url.username !== '' || url.password !== '') {
-      return refuse('URLs with a user name or password in them are refused; remove the "user:password@" part');
-    }
-    const host = normaliseHost(url.hostname);
-    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-    const target = formatHostPort({ host, port });
-    const literal = canonicalAddress(host) !== undefined;
-
-    let resolved: ResolvedAddress[];
-    try {
-      resolved = await resolve(host);
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      return refuse(`the host ${host} could not be resolved${typeof code === 'string' ? ` (${code})` : ''}`);
-    }
-    if (resolved.length === 0) return refuse(`the host ${host} could not be resolved (no addresses)`);
-    const addresses: ResolvedAddress[] = [];
-    for (const entry of resolved) {
-      const address = canonicalAddress(entry.address);
-      if (!address) return refuse(`${host} resolves to "${clip(entry.address)}", which is not an IP address`);
-      addresses.push({ address, family: address.includes(':') ? 6 : 4 });
-    }
-
-    const hit = await protectedHit(
-      host,
-      port,
-      addresses.map(({ address }) => address),
-    );
-    if (hit !== undefined) return refuse(`${target} is ${hit}, which can never be reached from here`);
-
-    const allowedByName = allow.has(target);
-    for (const { address } of addresses) {
-      const refusal = addressRefusal(address);
-      if (!refusal) continue;
-      if (allow.has(formatHostPort({ host: address, port }))) continue;
-      // A host name on the allow list trusts its DNS, except for a cloud metadata address: only the address itself
-      // on the list lets that through.
-      if (allowedByName && !isMetadataAddress(address)) continue;
-      const subject = literal ? address : `${host} resolves to ${address},`;
-      return refuse(`${subject} ${literal ? 'is ' : ''}${refusal.what}; ${refusal.why}`);
-    }
-    return { allowed: true, url, addresses };
+  if (url.username !== '' || url.password !== '') {
+    return refuse('URLs with a user name or password in them are refused; remove the "user:password@" part');
   }
+  const host = normaliseHost(url.hostname);
+  return { url, host, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80) };
+}
 
-  async function guardedFetch(input: string, init: RequestInit = {}): Promise<Response> {
-    const mode = init.redirect ?? 'follow';
-    let method = (init.method ?? 'GET').toUpperCase();
-    const headers = new Headers(init.headers);
-    headers.delete('host'); // always the checked URL's own
-    let body: Buffer | undefined;
-    if (init.body !== undefined && init.body !== null) {
-      if (method === 'GET' || method === 'HEAD') throw new TypeError(`a ${method} request cannot have a body`);
-      const wrapped = new Response(init.body);
-      const type = wrapped.headers.get('content-type');
-      if (type && !headers.has('content-type')) headers.set('content-type', type);
-      body = Buffer.from(await wrapped.arrayBuffer());
-    }
+async function resolveHost(lookup: OutboundLookup, host: string): Promise<ResolvedAddress[]> {
+  const literal = canonicalAddress(host);
+  if (literal) return [{ address: literal, family: literal.includes(':') ? 6 : 4 }];
+  return await lookup(host);
+}
 
-    const visited = new Set<string>();
-    let current = input;
-    let previous: URL | undefined;
-    let redirects = 0;
-    for (;;) {
-      const decision = await check(current);
-      if (!decision.allowed) {
-        throw new OutboundRefusedError(
-          previous ? `${previous.href} redirects to ${current}, which is refused: ${decision.reason}` : decision.reason,
-        );
-      }
-      const { url, addresses } = decision;
-      visited.add(url.href);
-      const response = await pinnedRequest(url, addresses, { method, headers, body, signal: init.signal ?? undefined });
-      const location = response.headers.get('location');
-      if (!REDIRECT_STATUSES.has(response.status) || location === null || mode === 'manual') {
-        return withUrl(response, url, redirects > 0);
-      }
-      await response.body?.cancel();
-      if (mode === 'error') throw new OutboundRefusedError(`${url.href} redirects, and redirects were not allowed`);
-      let next: URL;
+/** Every address `host` resolves to, canonical; or why it could not be resolved. */
+async function resolveAddresses(lookup: OutboundLookup, host: string): Promise<ResolvedAddress[] | string> {
+  let resolved: ResolvedAddress[];
+  try {
+    resolved = await resolveHost(lookup, host);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return `the host ${host} could not be resolved${typeof code === 'string' ? ` (${code})` : ''}`;
+  }
+  if (resolved.length === 0) return `the host ${host} could not be resolved (no addresses)`;
+  const addresses: ResolvedAddress[] = [];
+  for (const entry of resolved) {
+    const address = canonicalAddress(entry.address);
+    if (!address) return `${host} resolves to "${clip(entry.address)}", which is not an IP address`;
+    addresses.push({ address, family: address.includes(':') ? 6 : 4 });
+  }
+  return addresses;
+}
+
+/** The name of the protected endpoint `host:port` (at `addresses`) is, if it is one. */
+async function protectedHit(
+  config: GuardConfig,
+  host: string,
+  port: number,
+  addresses: string[],
+): Promise<string | undefined> {
+  for (const endpoint of config.protect) {
+    if (endpoint.port !== port) continue;
+    if (endpoint.host === host) return endpoint.name;
+    // localhost is this machine by definition (RFC 6761), whatever DNS says; a protected name that does not
+    // resolve is still matched by name above.
+    let theirs: string[] = ['127.0.0.1', '::1'];
+    if (!isLocalhostName(endpoint.host)) {
       try {
-        next = new URL(location, url);
-      } catch {
-        throw new OutboundRefusedError(`${url.href} redirects to an invalid location "${clip(location)}"`);
-      }
-      next.hash = '';
-      if (visited.has(next.href)) {
-        throw new OutboundRefusedError(`${input} redirects in a loop (${url.href} sends back to ${next.href})`);
-      }
-      if (redirects >= maxRedirects) {
-        throw new OutboundRefusedError(
-          `${input} redirects more than ${maxRedirects} times; the redirects were stopped`,
+        theirs = (await resolveHost(config.lookup, endpoint.host)).map(
+          (entry) => canonicalAddress(entry.address) ?? entry.address,
         );
+      } catch {
+        theirs = [];
       }
-      redirects += 1;
-      // As fetch does: 303 (and 301/302 after a POST) continue as a GET without the body.
-      if (
-        response.status === 303
-          ? method !== 'HEAD'
-          : (response.status === 301 || response.status === 302) && method === 'POST'
-      ) {
-        method = 'GET';
-        body = undefined;
-        for (const name of BODY_HEADERS) headers.delete(name);
-      }
-      if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
-      previous = url;
-      current = next.href;
     }
+    const sameHost = (ours: string): boolean =>
+      theirs.some((their) => their === ours || (isThisMachine(their) && isThisMachine(ours)));
+    if (addresses.some(sameHost)) return endpoint.name;
   }
+  return undefined;
+}
 
-  return { check, fetch: guardedFetch };
+/** Why one of the addresses may not be reached (not public, and not let through by the allow list), if so. */
+function addressesRefusal(
+  allow: Set<string>,
+  host: string,
+  port: number,
+  addresses: ResolvedAddress[],
+): string | undefined {
+  const literal = canonicalAddress(host) !== undefined;
+  const allowedByName = allow.has(formatHostPort({ host, port }));
+  for (const { address } of addresses) {
+    const refusal = addressRefusal(address);
+    if (!refusal) continue;
+    if (allow.has(formatHostPort({ host: address, port }))) continue;
+    // A host name on the allow list trusts its DNS, except for a cloud metadata address: only the address itself
+    // on the list lets that through.
+    if (allowedByName && !isMetadataAddress(address)) continue;
+    const subject = literal ? address : `${host} resolves to ${address},`;
+    return `${subject} ${literal ? 'is ' : ''}${refusal.what}; ${refusal.why}`;
+  }
+  return undefined;
+}
+
+/** The request as it is sent to each hop: a redirect may turn it into a GET without a body. */
+interface OutgoingRequest {
+  method: string;
+  headers: Headers;
+  body: Buffer | undefined;
+}
+
+async function guardedFetch(
+  config: GuardConfig,
+  check: (url: string) => Promise<OutboundDecision>,
+  input: string,
+  init: RequestInit = {},
+): Promise<Response> {
+  const mode = init.redirect ?? 'follow';
+  const request = await outgoingRequest(init);
+  const visited = new Set<string>();
+  let current = input;
+  let previous: URL | undefined;
+  let redirects = 0;
+  for (;;) {
+    const decision = await check(current);
+    if (!decision.allowed) {
+      throw new OutboundRefusedError(
+        previous ? `${previous.href} redirects to ${current}, which is refused: ${decision.reason}` : decision.reason,
+      );
+    }
+    const { url, addresses } = decision;
+    visited.add(url.href);
+    const response = await pinnedRequest(url, addresses, { ...request, signal: init.signal ?? undefined });
+    const location = response.headers.get('location');
+    if (!REDIRECT_STATUSES.has(response.status) || location === null || mode === 'manual') {
+      return withUrl(response, url, redirects > 0);
+    }
+    await response.body?.cancel();
+    if (mode === 'error') throw new OutboundRefusedError(`${url.href} redirects, and redirects were not allowed`);
+    const next = redirectTarget(input, url, location, visited);
+    if (redirects >= config.maxRedirects) {
+      throw new OutboundRefusedError(
+        `${input} redirects more than ${config.maxRedirects} times; the redirects were stopped`,
+      );
+    }
+    redirects += 1;
+    followRedirect(request, response.status, url, next);
+    previous = url;
+    current = next.href;
+  }
+}
+
+/** The method, headers and body of `init`, as sent (the Host header is always the checked URL's own). */
+async function outgoingRequest(init: RequestInit): Promise<OutgoingRequest> {
+  const method = (init.method ?? 'GET').toUpperCase();
+  const headers = new Headers(init.headers);
+  headers.delete('host');
+  let body: Buffer | undefined;
+  if (init.body !== undefined && init.body !== null) {
+    if (method === 'GET' || method === 'HEAD') throw new TypeError(`a ${method} request cannot have a body`);
+    const wrapped = new Response(init.body);
+    const type = wrapped.headers.get('content-type');
+    if (type && !headers.has('content-type')) headers.set('content-type', type);
+    body = Buffer.from(await wrapped.arrayBuffer());
+  }
+  return { method, headers, body };
+}
+
+/** Where `url`'s redirect to `location` leads; refused when invalid or back to a URL already visited. */
+function redirectTarget(input: string, url: URL, location: string, visited: Set<string>): URL {
+  let next: URL;
+  try {
+    next = new URL(location, url);
+  } catch {
+    throw new OutboundRefusedError(`${url.href} redirects to an invalid location "${clip(location)}"`);
+  }
+  next.hash = '';
+  if (visited.has(next.href)) {
+    throw new OutboundRefusedError(`${input} redirects in a loop (${url.href} sends back to ${next.href})`);
+  }
+  return next;
+}
+
+/** Adjusts `request` for the next hop, as fetch does. */
+function followRedirect(request: OutgoingRequest, status: number, from: URL, to: URL): void {
+  // 303 (and 301/302 after a POST) continue as a GET without the body.
+  if (status === 303 ? request.method !== 'HEAD' : (status === 301 || status === 302) && request.method === 'POST') {
+    request.method = 'GET';
+    request.body = undefined;
+    for (const name of BODY_HEADERS) request.headers.delete(name);
+  }
+  if (to.origin !== from.origin) for (const name of CREDENTIAL_HEADERS) request.headers.delete(name);
 }
 
 function protectedEndpoint(endpoint: ProtectedEndpoint, index: number): Required<ProtectedEndpoint> {

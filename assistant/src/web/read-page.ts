@@ -7,6 +7,7 @@
 import { AssistantInputError, FieldError } from '../errors';
 import { OutboundRefusedError, type OutboundGuard } from '../outbound';
 import { BrowserServiceError, type BrowserClient } from '../browser/client';
+import type { RenderedPage } from '../browser/protocol';
 import { BodyTooLargeError, readBodyWithLimit } from '../outbound/body';
 import { TtlCache } from './cache';
 import { BROWSER_USER_AGENT } from './duckduckgo';
@@ -86,9 +87,12 @@ const TEXT_TYPES =
   /^(text\/[\w.+-]+|application\/(json|xml|rss\+xml|atom\+xml|ld\+json|javascript)|[\w.-]+\/[\w.-]+\+(json|xml))$/;
 
 export function createPageReader(options: PageReaderOptions): PageReader {
-  const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
-  const timeoutMs = options.timeoutMs ?? 20_000;
-  const renderTimeoutMs = options.renderTimeoutMs ?? 30_000;
+  const reader: ReaderContext = {
+    guard: options.guard,
+    browser: options.browser,
+    limits: { maxBytes: options.maxBytes ?? 10 * 1024 * 1024, timeoutMs: options.timeoutMs ?? 20_000 },
+    renderTimeoutMs: options.renderTimeoutMs ?? 30_000,
+  };
   const cache = new TtlCache<Page>({
     ttlMs: options.cacheTtlMs ?? 5 * 60_000,
     maxEntries: options.cacheEntries ?? 64,
@@ -98,134 +102,16 @@ export function createPageReader(options: PageReaderOptions): PageReader {
   });
   const inFlight = new Map<string, Promise<Page>>();
 
-  /** `mayRender`: false when the browser already said the page is not HTML (a server answering each differently). */
-  async function fetchPage(url: string, selector: string | undefined, mayRender = true): Promise<Page> {
-    const signal = AbortSignal.timeout(timeoutMs);
-    const late = () => new PageReadError(`${url} did not answer within ${timeoutMs / 1000} s`);
-    let response: Response;
-    try {
-      response = await options.guard.fetch(url, {
-        signal,
-        headers: {
-          accept: 'text/html,application/xhtml+xml,application/pdf;q=0.9,text/*;q=0.8,*/*;q=0.5',
-          'accept-language': 'en;q=0.9,*;q=0.5',
-          'user-agent': BROWSER_USER_AGENT,
-        },
+  /** One read of a URL at a time: a second caller waits for the first one's page. */
+  function readOnce(key: string, read: () => Promise<Page>, fresh: boolean): Promise<Page> {
+    let pending = fresh ? undefined : inFlight.get(key);
+    if (!pending) {
+      pending = read().finally(() => {
+        if (inFlight.get(key) === pending) inFlight.delete(key);
       });
-    } catch (error) {
-      throw signal.aborted ? late() : error;
+      inFlight.set(key, pending);
     }
-    const finalUrl = response.url || url;
-    if (!response.ok) {
-      await response.body?.cancel().catch(() => undefined);
-      const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-      throw new PageReadError(`${finalUrl} answered HTTP ${status}`);
-    }
-    let bytes: Buffer;
-    try {
-      bytes = await readBodyWithLimit(response, maxBytes);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) throw new PageReadError(`${finalUrl} is too large: ${error.message}`);
-      throw signal.aborted ? late() : new PageReadError(`${finalUrl} could not be read: ${(error as Error).message}`);
-    }
-    const contentType = response.headers.get('content-type') ?? '';
-    const mime = contentType.split(';')[0].trim().toLowerCase();
-    const base = { url, finalUrl, contentType: mime || 'unknown', rendered: false };
-
-    if (mime === 'application/pdf' || looksLikePdf(bytes)) {
-      const pdf = await extractPdfText(bytes).catch((error: unknown) => {
-        throw new PageReadError(`${finalUrl} is a PDF that could not be read: ${(error as Error).message}`);
-      });
-      const name = decodeURIComponent(new URL(finalUrl).pathname.split('/').pop() ?? '') || finalUrl;
-      return {
-        ...base,
-        contentType: 'application/pdf',
-        title: pdf.title ?? name,
-        format: 'text',
-        fullContent: pdf.text,
-        links: [],
-        pages: pdf.pages,
-      };
-    }
-    const text = decodeText(bytes, contentType);
-    if (HTML_TYPES.has(mime) || (mime === '' && /^\s*(<!doctype html|<html)/i.test(text))) {
-      const extracted = extractPage(text, finalUrl);
-      const page: Page = {
-        ...base,
-        title: extracted.title,
-        byline: extracted.byline,
-        siteName: extracted.siteName,
-        format: 'markdown',
-        fullContent: extracted.markdown,
-        links: extracted.links,
-      };
-      if (selector) {
-        const selected = selectContent(text, selector, finalUrl);
-        if (selected !== null) return { ...page, format: 'text', fullContent: selected };
-        if (mayRender && options.browser && /<script[\s>]/i.test(text)) return await renderPage(url, selector);
-        throw new PageReadError(`nothing on ${finalUrl} matches the selector "${selector}"`);
-      }
-      if (!extracted.needsJavaScript || !mayRender) return page;
-      if (!options.browser) {
-        return {
-          ...page,
-          note: 'the page seems to need JavaScript, and no browser service is configured (ASSISTANT_BROWSER_URL); this is what it shows without it',
-        };
-      }
-      try {
-        return await renderPage(url);
-      } catch (error) {
-        return {
-          ...page,
-          note: `the page seems to need JavaScript, but ${reasonOf(error)}; this is what it shows without it`,
-        };
-      }
-    }
-    if (TEXT_TYPES.test(mime)) {
-      return { ...base, title: finalUrl, format: 'text', fullContent: text.trim(), links: [] };
-    }
-    throw new PageReadError(`${finalUrl} is ${mime || 'of an unknown type'}, which cannot be read as text`);
-  }
-
-  async function renderPage(url: string, selector?: string): Promise<Page> {
-    if (!options.browser) {
-      throw new AssistantInputError(
-        'render',
-        'rendering needs the browser service; set ASSISTANT_BROWSER_URL and ASSISTANT_BROWSER_KEY',
-      );
-    }
-    const decision = await options.guard.check(url);
-    if (!decision.allowed) throw new OutboundRefusedError(decision.reason);
-    let rendered;
-    try {
-      rendered = await options.browser.render({ url, timeoutMs: renderTimeoutMs });
-    } catch (error) {
-      if (!(error instanceof BrowserServiceError)) throw error;
-      if (error.code === 'refused') throw new OutboundRefusedError(error.message);
-      if (error.code === 'not_html') return await fetchPage(url, selector, false);
-      throw new PageReadError(`${url} could not be rendered: ${error.message}`);
-    }
-    if (rendered.status >= 400) throw new PageReadError(`${rendered.finalUrl} answered HTTP ${rendered.status}`);
-    const extracted = extractPage(rendered.html, rendered.finalUrl);
-    let selected: string | undefined;
-    if (selector) {
-      selected = selectContent(rendered.html, selector, rendered.finalUrl) ?? undefined;
-      if (selected === undefined) {
-        throw new PageReadError(`nothing on ${rendered.finalUrl} matches the selector "${selector}", even rendered`);
-      }
-    }
-    return {
-      url,
-      finalUrl: rendered.finalUrl,
-      contentType: rendered.contentType || 'text/html',
-      title: extracted.title || rendered.title,
-      byline: extracted.byline,
-      siteName: extracted.siteName,
-      format: selected === undefined ? 'markdown' : 'text',
-      fullContent: selected ?? extracted.markdown,
-      links: extracted.links,
-      rendered: true,
-    };
+    return pending;
   }
 
   return {
@@ -238,18 +124,197 @@ export function createPageReader(options: PageReaderOptions): PageReader {
       const key = `${render ? 'render' : 'fetch'} ${url}${selector ? ` ${selector}` : ''}`;
       const cached = fresh ? undefined : cache.get(key);
       if (cached) return shape(cached, maxChars, true);
-      let pending = fresh ? undefined : inFlight.get(key);
-      if (!pending) {
-        const started = render ? renderPage(url, selector) : fetchPage(url, selector);
-        pending = started.finally(() => {
-          if (inFlight.get(key) === pending) inFlight.delete(key);
-        });
-        inFlight.set(key, pending);
-      }
-      const page = await pending;
+      const page = await readOnce(
+        key,
+        () => (render ? renderPage(reader, url, selector) : fetchPage(reader, url, selector)),
+        fresh,
+      );
       cache.set(key, page);
       return shape(page, maxChars, false);
     },
+  };
+}
+
+/** What the reader's steps need: the guard, the browser service and the limits. */
+interface ReaderContext {
+  guard: OutboundGuard;
+  browser: BrowserClient | undefined;
+  limits: FetchLimits;
+  renderTimeoutMs: number;
+}
+
+/** Fetches `url` and reads it by its type; `mayRender` is false when the browser already said it is not HTML. */
+async function fetchPage(
+  reader: ReaderContext,
+  url: string,
+  selector: string | undefined,
+  mayRender = true,
+): Promise<Page> {
+  const fetched = await fetchBody(reader.guard, url, reader.limits);
+  const { finalUrl, bytes, contentType } = fetched;
+  const mime = contentType.split(';')[0].trim().toLowerCase();
+  const base = { url, finalUrl, contentType: mime || 'unknown', rendered: false };
+  if (mime === 'application/pdf' || looksLikePdf(bytes)) return await pdfPage(base, bytes);
+  const text = decodeText(bytes, contentType);
+  if (HTML_TYPES.has(mime) || (mime === '' && /^\s*(<!doctype html|<html)/i.test(text))) {
+    return await htmlPage(reader, base, text, selector, mayRender);
+  }
+  if (TEXT_TYPES.test(mime)) {
+    return { ...base, title: finalUrl, format: 'text', fullContent: text.trim(), links: [] };
+  }
+  throw new PageReadError(`${finalUrl} is ${mime || 'of an unknown type'}, which cannot be read as text`);
+}
+
+/** An HTML page as Markdown (or the part `selector` picks), rendered when it needs JavaScript and may be. */
+async function htmlPage(
+  reader: ReaderContext,
+  base: PageBase,
+  html: string,
+  selector: string | undefined,
+  mayRender: boolean,
+): Promise<Page> {
+  const extracted = extractPage(html, base.finalUrl);
+  const page: Page = {
+    ...base,
+    title: extracted.title,
+    byline: extracted.byline,
+    siteName: extracted.siteName,
+    format: 'markdown',
+    fullContent: extracted.markdown,
+    links: extracted.links,
+  };
+  if (selector) {
+    const selected = selectContent(html, selector, base.finalUrl);
+    if (selected !== null) return { ...page, format: 'text', fullContent: selected };
+    if (mayRender && reader.browser && /<script[\s>]/i.test(html)) return await renderPage(reader, base.url, selector);
+    throw new PageReadError(`nothing on ${base.finalUrl} matches the selector "${selector}"`);
+  }
+  if (!extracted.needsJavaScript || !mayRender) return page;
+  if (!reader.browser) {
+    return {
+      ...page,
+      note: 'the page seems to need JavaScript, and no browser service is configured (ASSISTANT_BROWSER_URL); this is what it shows without it',
+    };
+  }
+  try {
+    return await renderPage(reader, base.url);
+  } catch (error) {
+    return {
+      ...page,
+      note: `the page seems to need JavaScript, but ${reasonOf(error)}; this is what it shows without it`,
+    };
+  }
+}
+
+async function renderPage(reader: ReaderContext, url: string, selector?: string): Promise<Page> {
+  if (!reader.browser) {
+    throw new AssistantInputError(
+      'render',
+      'rendering needs the browser service; set ASSISTANT_BROWSER_URL and ASSISTANT_BROWSER_KEY',
+    );
+  }
+  const decision = await reader.guard.check(url);
+  if (!decision.allowed) throw new OutboundRefusedError(decision.reason);
+  let rendered;
+  try {
+    rendered = await reader.browser.render({ url, timeoutMs: reader.renderTimeoutMs });
+  } catch (error) {
+    if (!(error instanceof BrowserServiceError)) throw error;
+    if (error.code === 'refused') throw new OutboundRefusedError(error.message);
+    if (error.code === 'not_html') return await fetchPage(reader, url, selector, false);
+    throw new PageReadError(`${url} could not be rendered: ${error.message}`);
+  }
+  return renderedPage(url, rendered, selector);
+}
+
+/** What every read page starts from: where it was asked for and where it ended up. */
+type PageBase = Pick<Page, 'url' | 'finalUrl' | 'contentType' | 'rendered'>;
+
+interface FetchLimits {
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+interface FetchedBody {
+  finalUrl: string;
+  bytes: Buffer;
+  /** The Content-Type header as sent ('' when none). */
+  contentType: string;
+}
+
+/** Fetches `url` through the guard within the time and size limits; an HTTP error is a PageReadError. */
+async function fetchBody(guard: OutboundGuard, url: string, limits: FetchLimits): Promise<FetchedBody> {
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  const late = () => new PageReadError(`${url} did not answer within ${limits.timeoutMs / 1000} s`);
+  let response: Response;
+  try {
+    response = await guard.fetch(url, {
+      signal,
+      headers: {
+        accept: 'text/html,application/xhtml+xml,application/pdf;q=0.9,text/*;q=0.8,*/*;q=0.5',
+        'accept-language': 'en;q=0.9,*;q=0.5',
+        'user-agent': BROWSER_USER_AGENT,
+      },
+    });
+  } catch (error) {
+    throw signal.aborted ? late() : error;
+  }
+  const finalUrl = response.url || url;
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+    throw new PageReadError(`${finalUrl} answered HTTP ${status}`);
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await readBodyWithLimit(response, limits.maxBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new PageReadError(`${finalUrl} is too large: ${error.message}`);
+    throw signal.aborted ? late() : new PageReadError(`${finalUrl} could not be read: ${(error as Error).message}`);
+  }
+  return { finalUrl, bytes, contentType: response.headers.get('content-type') ?? '' };
+}
+
+/** A PDF's text, titled by its metadata or else its file name. */
+async function pdfPage(base: PageBase, bytes: Buffer): Promise<Page> {
+  const { finalUrl } = base;
+  const pdf = await extractPdfText(bytes).catch((error: unknown) => {
+    throw new PageReadError(`${finalUrl} is a PDF that could not be read: ${(error as Error).message}`);
+  });
+  const name = decodeURIComponent(new URL(finalUrl).pathname.split('/').pop() ?? '') || finalUrl;
+  return {
+    ...base,
+    contentType: 'application/pdf',
+    title: pdf.title ?? name,
+    format: 'text',
+    fullContent: pdf.text,
+    links: [],
+    pages: pdf.pages,
+  };
+}
+
+/** The browser service's rendering of `url` as a page (or the part `selector` picks). */
+function renderedPage(url: string, rendered: RenderedPage, selector: string | undefined): Page {
+  if (rendered.status >= 400) throw new PageReadError(`${rendered.finalUrl} answered HTTP ${rendered.status}`);
+  const extracted = extractPage(rendered.html, rendered.finalUrl);
+  let selected: string | undefined;
+  if (selector) {
+    selected = selectContent(rendered.html, selector, rendered.finalUrl) ?? undefined;
+    if (selected === undefined) {
+      throw new PageReadError(`nothing on ${rendered.finalUrl} matches the selector "${selector}", even rendered`);
+    }
+  }
+  return {
+    url,
+    finalUrl: rendered.finalUrl,
+    contentType: rendered.contentType || 'text/html',
+    title: extracted.title || rendered.title,
+    byline: extracted.byline,
+    siteName: extracted.siteName,
+    format: selected === undefined ? 'markdown' : 'text',
+    fullContent: selected ?? extracted.markdown,
+    links: extracted.links,
+    rendered: true,
   };
 }
 
