@@ -3,3 +3,4 @@ export * from './zone';
 export * from './when';
 export * from './recurrence';
 export * from './quiet';
+export * from './locale';
