@@ -4,6 +4,15 @@
 // run once at the first valid minute after it.
 import { Cron } from 'croner';
 import { AssistantInputError } from '../errors';
+import { requireLocale, scheduleLanguage } from './locale';
+import {
+  type Days,
+  type IntervalUnit,
+  type Phrasebook,
+  type Problem,
+  RECURRENCE_LANGUAGES,
+  readRecurrence,
+} from './recurrence-grammars';
 import {
   addCalendarDays,
   describeInstant,
@@ -13,6 +22,8 @@ import {
   wallInstants,
   wallToInstant,
 } from './zone';
+
+export { parseTimeOfDay } from './recurrence-grammars/time-of-day';
 
 export type IntervalSchedule = {
   ok: true;
@@ -26,138 +37,87 @@ export type CalendarSchedule = { ok: true; kind: 'calendar'; cron: string; descr
 export type Schedule = IntervalSchedule | CalendarSchedule;
 export type ScheduleError = { ok: false; message: string };
 
-const EXAMPLES =
-  '"every 15 minutes", "every weekday at 7:30", "every Monday at 9", "daily at 18:00" or a cron line "30 7 * * 1-5"';
-const DAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-const DAY_SHORT = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 /** How far missedRuns counts before it stops (a calendar rule is walked run by run). */
 export const MAX_COUNTED_RUNS = 10_000;
 
-/** Parses a schedule in the user's zone. */
-export function parseSchedule(text: string, options: { timeZone: string }): Schedule | ScheduleError {
+/**
+ * Parses a schedule in the user's zone, read in the user's language (`locale`, BCP 47; English by default): its own
+ * phrases, English phrases or a cron line. The description and any refusal are in that language.
+ */
+export function parseSchedule(
+  text: string,
+  options: { timeZone: string; locale?: string | null },
+): Schedule | ScheduleError {
   const timeZone = requireTimeZone(options?.timeZone);
+  const language = scheduleLanguage(options?.locale == null ? undefined : requireLocale(options.locale));
   if (typeof text !== 'string') throw new AssistantInputError('schedule', 'must be a string');
   if (text.length > 200) throw new AssistantInputError('schedule', 'must be at most 200 characters');
   const input = text.trim().replace(/\s+/g, ' ');
   const lower = input.toLowerCase().replace(/[.!]+$/, '');
-  const fail = (why: string): ScheduleError => ({ ok: false, message: `${why} Try, for example, ${EXAMPLES}.` });
-  if (!lower) return fail('The schedule is empty.');
+  const { phrases } = RECURRENCE_LANGUAGES[language];
+  const fail = (problem: Problem, detail = ''): ScheduleError => ({
+    ok: false,
+    message: phrases.refuse(phrases.problems[problem](input, detail)),
+  });
+  if (!lower) return fail('empty');
 
   // 5-field cron: minute hour day-of-month month day-of-week.
   const cronText = lower.replace(/^cron:?\s*/, '');
   const fields = cronText.split(' ');
   if (/^[\d*]/.test(fields[0]) && /^[\d*,/-]+$/.test(fields[0])) {
-    if (fields.length !== 5) {
-      return fail(
-        `"${input}" is not a cron line: it needs 5 fields (minute hour day month weekday), not ${fields.length}.`,
-      );
-    }
+    if (fields.length !== 5) return fail('cronFields', String(fields.length));
     try {
       const cron = new Cron(cronText, { timezone: 'Etc/UTC', paused: true });
-      if (!cron.nextRun(new Date(Date.UTC(2000, 0, 1)))) return fail(`The cron line "${input}" never runs.`);
+      if (!cron.nextRun(new Date(Date.UTC(2000, 0, 1)))) return fail('cronNever');
     } catch (error) {
-      return fail(`"${input}" is not a valid cron line (${(error as Error).message}).`);
+      return fail('cronInvalid', (error as Error).message);
     }
-    return { ok: true, kind: 'calendar', cron: cronText, description: `cron "${cronText}" in ${timeZone}` };
+    return { ok: true, kind: 'calendar', cron: cronText, description: phrases.cron(cronText, timeZone) };
   }
 
-  // Intervals: "every 15 minutes", "every hour", "every 2 days", "every half hour".
-  const interval =
-    /^every (?:(\d+(?:\.\d+)?|other|half|an?|one) ?)?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)$/.exec(
-      lower,
-    );
-  if (interval) {
-    const [, amountText, unitText] = interval;
-    const words: Record<string, number> = { other: 2, half: 0.5, a: 1, an: 1, one: 1 };
-    const amount = amountText === undefined ? 1 : (words[amountText] ?? Number(amountText));
-    const unit = unitText[0];
-    if (unit === 's') return fail('Schedules run at most once a minute.');
-    if (unit === 'd') {
-      if (!Number.isInteger(amount)) return fail(`"${input}": give whole days, or hours instead.`);
-      return {
-        ok: true,
-        kind: 'interval',
-        unit: 'days',
-        every: amount,
-        description: `every ${amount === 1 ? 'day' : `${amount} days`} at the time of the previous run, in ${timeZone}`,
-      };
-    }
-    const minutes = unit === 'h' ? amount * 60 : amount;
-    if (!Number.isInteger(minutes) || minutes < 1) {
-      return fail(`"${input}": the interval must be a whole number of minutes, at least 1.`);
-    }
-    return {
-      ok: true,
-      kind: 'interval',
-      unit: 'minutes',
-      every: minutes,
-      description: `every ${minutes === 1 ? 'minute' : `${minutes} minutes`}`,
-    };
+  const reading = readRecurrence(lower, language);
+  if (!reading.ok) return fail(reading.problem);
+  if (reading.kind === 'interval') {
+    const interval = intervalSchedule(reading.amount, reading.unit, timeZone, phrases);
+    return typeof interval === 'string' ? fail(interval) : interval;
   }
-  if (/^every (\d+ )?(weeks?|months?|years?)$/.test(lower)) {
-    return fail(`"${input}": say which day and time, e.g. "every Monday at 9" or a cron line.`);
-  }
-
-  // Calendar rules: "every weekday at 7:30", "daily at 18:00", "at 9 every Monday", "Mondays and Thursdays at 9".
-  const timeFirst = /^at (.+?) (?:every|each|on) (.+)$/.exec(lower);
-  const daysFirst = /^(?:every |each |on )?(.+?) at (.+)$/.exec(lower);
-  const daysText = timeFirst ? timeFirst[2] : daysFirst?.[1];
-  const timeText = timeFirst ? timeFirst[1] : daysFirst?.[2];
-  if (!daysText || !timeText) {
-    if (/^(every|each|daily|weekdays|weekends)\b/.test(lower)) {
-      return fail(`"${input}" needs a time of day, e.g. "every weekday at 7:30".`);
-    }
-    return fail(`I could not read "${input}" as a schedule.`);
-  }
-  const days = parseDays(daysText);
-  if (!days) return fail(`I could not read the days in "${input}".`);
-  const time = parseTimeOfDay(timeText);
-  if (!time) return fail(`I could not read the time of day in "${input}" (use e.g. 7:30, 18:00 or 9am).`);
-  const hhmm = `${String(time.hour).padStart(2, '0')}:${String(time.minute).padStart(2, '0')}`;
+  const hhmm = `${String(reading.hour).padStart(2, '0')}:${String(reading.minute).padStart(2, '0')}`;
   return {
     ok: true,
     kind: 'calendar',
-    cron: `${time.minute} ${time.hour} * * ${days.cron}`,
-    description: `${days.label} at ${hhmm} in ${timeZone}`,
+    cron: `${reading.minute} ${reading.hour} * * ${daysCron(reading.days)}`,
+    description: phrases.calendar(reading.days, hhmm, timeZone),
   };
 }
 
-function parseDays(text: string): { cron: string; label: string } | null {
-  const t = text.trim();
-  if (/^(day|daily|days|every day)$/.test(t)) return { cron: '*', label: 'every day' };
-  if (/^(weekday|weekdays|work ?day|work ?days|business day|business days)$/.test(t)) {
-    return { cron: '1-5', label: 'every weekday (Mon-Fri)' };
+/** An interval as a schedule, or what is wrong with it: more than once a minute, part minutes or part days. */
+function intervalSchedule(
+  amount: number,
+  unit: IntervalUnit,
+  timeZone: string,
+  phrases: Phrasebook,
+): IntervalSchedule | Problem {
+  if (unit === 'seconds') return 'tooOften';
+  if (unit === 'days') {
+    if (!Number.isInteger(amount)) return 'wholeDays';
+    return {
+      ok: true,
+      kind: 'interval',
+      unit: 'days',
+      every: amount,
+      description: phrases.everyDays(amount, timeZone),
+    };
   }
-  if (/^(weekend|weekends|weekend day|weekend days)$/.test(t))
-    return { cron: '0,6', label: 'every weekend day (Sat, Sun)' };
-  const picked = new Set<number>();
-  for (const word of t.split(/\s*(?:,|\band\b|&|\/)\s*/)) {
-    const w = word.trim();
-    const index = DAY_NAMES.findIndex((name) => w.length >= 3 && (name.startsWith(w) || `${name}s` === w));
-    if (index < 0) return null;
-    picked.add(index);
-  }
-  if (picked.size === 0) return null;
-  const list = [...picked].sort((a, b) => a - b);
-  return { cron: list.join(','), label: `every ${list.map((d) => DAY_SHORT[d]).join(', ')}` };
+  const minutes = unit === 'hours' ? amount * 60 : amount;
+  if (!Number.isInteger(minutes) || minutes < 1) return 'wholeMinutes';
+  return { ok: true, kind: 'interval', unit: 'minutes', every: minutes, description: phrases.everyMinutes(minutes) };
 }
 
-/** "7:30", "07.30", "18:00", "9", "9am", "9:15 pm", "noon", "midnight". */
-export function parseTimeOfDay(text: string): { hour: number; minute: number } | null {
-  const t = text.trim().toLowerCase();
-  if (t === 'noon' || t === 'midday') return { hour: 12, minute: 0 };
-  if (t === 'midnight') return { hour: 0, minute: 0 };
-  const m = /^(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$/.exec(t);
-  if (!m) return null;
-  let hour = Number(m[1]);
-  const minute = Number(m[2] ?? 0);
-  const meridiem = m[3]?.[0];
-  if (meridiem) {
-    if (hour < 1 || hour > 12) return null;
-    hour = (hour % 12) + (meridiem === 'p' ? 12 : 0);
-  }
-  if (hour > 23 || minute > 59) return null;
-  return { hour, minute };
+function daysCron(days: Days): string {
+  if (days === 'every') return '*';
+  if (days === 'weekdays') return '1-5';
+  if (days === 'weekend') return '0,6';
+  return days.join(',');
 }
 
 function requireSchedule(schedule: Schedule): Schedule {
