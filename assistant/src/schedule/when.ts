@@ -1,15 +1,22 @@
-// Reminders' `when`: read by code, not by the model, in the user's zone. Relative durations ("in 2 hours") are
-// elapsed time; days ("in 3 days", "tomorrow at 9") are calendar days on the user's clock, so DST never shifts them.
-import * as chrono from 'chrono-node';
+// Reminders' `when`: read by code, not by the model, in the user's zone and language. Relative durations ("in 2
+// hours") are elapsed time; days ("in 3 days", "tomorrow at 9") are calendar days on the user's clock, so DST never
+// shifts them. Each language has chrono's parser and our own relative grammar (when-rules/); English is the fallback.
 import { DateTime, FixedOffsetZone } from 'luxon';
 import { AssistantInputError } from '../errors';
-import { addCalendarDays, describeInstant, requireDate, requireTimeZone, toWall, wallToInstant } from './zone';
+import { requireLocale, scheduleLanguage, type ScheduleLanguage } from './locale';
+import { WHEN_MESSAGES } from './schedule-messages';
+import { WHEN_LANGUAGES, type WhenLanguage } from './when-rules';
+import { addCalendarDays, requireDate, requireTimeZone, toWall, wallToInstant } from './zone';
+
+export { describeInstantIn } from './schedule-messages';
 
 export interface WhenOptions {
   /** The injected clock. */
   now: Date;
   /** The user's IANA zone (their setting, or the instance default). */
   timeZone: string;
+  /** The user's locale (BCP 47): its language reads `when` and words the answer. Unset or unsupported: English. */
+  locale?: string | null;
 }
 
 export type WhenResult = { ok: true; at: Date; understood: string } | { ok: false; message: string };
@@ -17,91 +24,41 @@ export type WhenResult = { ok: true; at: Date; understood: string } | { ok: fals
 /** The hour a day without a time means ("tomorrow", "next Monday", "2026-04-01"). */
 export const DEFAULT_HOUR = 9;
 const MAX_LENGTH = 300;
-const EXAMPLES = '"in 2 hours", "tomorrow at 9", "next Monday 14:30", "tonight" or "2026-04-01 09:00"';
 
 /** Parses a reminder's `when` against `now` in `timeZone`. Past or unreadable → a sentence the agent can relay. */
 export function parseWhen(text: string, options: WhenOptions): WhenResult {
   const timeZone = requireTimeZone(options?.timeZone);
   const now = requireDate(options?.now);
+  const locale = options?.locale ? requireLocale(options.locale) : 'en';
+  const language = scheduleLanguage(locale);
   if (typeof text !== 'string') throw new AssistantInputError('when', 'must be a string');
   if (text.length > MAX_LENGTH) throw new AssistantInputError('when', `must be at most ${MAX_LENGTH} characters`);
-  const input = text.trim().replace(/\s+/g, ' ');
-  const at = input ? (relative(input, now, timeZone) ?? iso(input, timeZone) ?? natural(input, now, timeZone)) : null;
-  if (!at || !at.isValid || at.year > 9999) {
-    return {
-      ok: false,
-      message:
-        `I could not read "${input}" as a time. Try, for example, ${EXAMPLES} ` +
-        `(times without a zone are in ${timeZone}).`,
-    };
-  }
+  const input = normalise(text, language);
+  const at = input ? read(input, now, timeZone, language) : null;
+  const messages = WHEN_MESSAGES[language];
+  if (!at || !at.isValid || at.year > 9999) return { ok: false, message: messages.unreadable(input, timeZone) };
+  const understood = messages.describe(at.toMillis(), timeZone, locale);
   if (at.toMillis() <= now.getTime()) {
-    const [day, ...rest] = describeInstant(at.toMillis(), timeZone).split(' ');
-    return {
-      ok: false,
-      message:
-        `I understood "${input}" as ${day} ${rest[0]} ${rest[1]} in ${timeZone}, which has already passed ` +
-        `(it is now ${describeInstant(now, timeZone)}). Please give a time in the future, e.g. "in 2 hours" or "tomorrow at 9".`,
-    };
+    const nowDescribed = messages.describe(now.getTime(), timeZone, locale);
+    return { ok: false, message: messages.passed(input, understood, nowDescribed, timeZone) };
   }
-  return { ok: true, at: at.toJSDate(), understood: describeInstant(at.toMillis(), timeZone) };
+  return { ok: true, at: at.toJSDate(), understood };
 }
 
-// --- relative: "in 2 hours", "in 1h 30m", "in 3 days", "90 minutes from now", "in half an hour" -------------------
+/** Trimmed, spaces collapsed; in other languages also NFKC (full-width digits and letters become ASCII). */
+function normalise(text: string, language: ScheduleLanguage): string {
+  const input = text.trim().replace(/\s+/g, ' ');
+  return language === 'en' ? input : input.normalize('NFKC');
+}
 
-const WORD_NUMBERS: Record<string, number> = {
-  a: 1,
-  an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  fifteen: 15,
-  twenty: 20,
-  thirty: 30,
-  forty: 40,
-  fifty: 50,
-};
-const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000 };
-const PART = String.raw`(\d+(?:\.\d+)?|${Object.keys(WORD_NUMBERS).join('|')})\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wks?|w)`;
-const PARTS = String.raw`${PART}(?:\s*(?:,|and)?\s*${PART})*`;
-const RELATIVE = [
-  new RegExp(String.raw`^in (${PARTS})(?: from now)?$`, 'i'),
-  new RegExp(`^(${PARTS}) (?:from now|later)$`, 'i'),
-];
+/** The user's language first; when it finds nothing, English (the model may pass the user's words in English). */
+function read(input: string, now: Date, zone: string, language: ScheduleLanguage): DateTime | null {
+  const own = readIn(WHEN_LANGUAGES[language], input, now, zone);
+  return own ?? (language === 'en' ? null : readIn(WHEN_LANGUAGES.en, input, now, zone));
+}
 
-function relative(input: string, now: Date, zone: string): DateTime | null {
-  const text = input
-    .toLowerCase()
-    .replace(/\b(?:a )?half an? hour\b|\ba half hour\b/g, '30 minutes')
-    .replace(/\ban? hour and a half\b/g, '90 minutes')
-    .replace(/\ba quarter of an hour\b|\ba quarter hour\b/g, '15 minutes');
-  const match = RELATIVE.map((re) => re.exec(text)).find(Boolean);
-  if (!match) return null;
-  let ms = 0;
-  let days = 0;
-  for (const part of match[1].matchAll(new RegExp(PART, 'gi'))) {
-    const amount = WORD_NUMBERS[part[1]] ?? Number(part[1]);
-    const unit = part[2][0];
-    if (unit === 'd') days += amount;
-    else if (unit === 'w') days += amount * 7;
-    else ms += amount * UNIT_MS[unit];
-  }
-  const wholeDays = Math.floor(days);
-  ms += Math.round((days - wholeDays) * 86_400_000);
-  // Whole days are calendar days on the user's clock (same time of day across a DST change); the rest is elapsed.
-  const start = wholeDays
-    ? wallToInstant(addCalendarDays(toWall(now, zone), wholeDays), zone).toMillis()
-    : now.getTime();
-  return DateTime.fromMillis(start + ms, { zone });
+function readIn(rules: WhenLanguage, input: string, now: Date, zone: string): DateTime | null {
+  return rules.relative(input, now, zone) ?? iso(input, zone) ?? natural(rules, input, now, zone);
 }
 
 // --- ISO 8601: "2026-04-01", "2026-04-01 09:00", "2026-04-01T09:00:00+02:00", "…Z" -------------------------------
@@ -136,13 +93,13 @@ function fixedZone(offset: string): FixedOffsetZone {
 
 // --- everything else, through chrono: "tomorrow at 9", "next Monday 14:30", "tonight", "3 April 10:00", "noon" ----
 
-function natural(input: string, now: Date, zone: string): DateTime | null {
+function natural(rules: WhenLanguage, input: string, now: Date, zone: string): DateTime | null {
   // chrono computes on the process's local clock. Give it a reference whose local reading is the user's reading,
   // then take back only the wall-clock fields it found and place them in the user's zone ourselves: the result
   // does not depend on the process's TZ.
   const w = toWall(now, zone);
   const reference = new Date(w.year, w.month - 1, w.day, w.hour, w.minute, w.second ?? 0);
-  const [result] = chrono.parse(input, reference, { forwardDate: true });
+  const [result] = rules.chrono.parse(input, reference, { forwardDate: true });
   if (!result) return null;
   const s = result.start;
   const wall = {
@@ -155,8 +112,7 @@ function natural(input: string, now: Date, zone: string): DateTime | null {
   };
   if (!s.isCertain('hour')) {
     // chrono's guesses for a day without a time are the current hour or noon; ours are fixed and documented.
-    const lower = input.toLowerCase();
-    wall.hour = /\b(tonight|evening|night)\b/.test(lower) ? 20 : /\bafternoon\b/.test(lower) ? 15 : DEFAULT_HOUR;
+    wall.hour = rules.dayPartHour(input.toLowerCase()) ?? DEFAULT_HOUR;
     wall.minute = 0;
   }
   if (s.isCertain('weekday') && !s.isCertain('day') && wall.day === w.day && wall.month === w.month) {
