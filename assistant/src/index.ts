@@ -118,6 +118,7 @@ export {
 export {
   catchUp,
   cooledDown,
+  DEFAULT_LOCALE,
   describeInstant,
   isQuiet,
   missedRuns,
@@ -126,6 +127,7 @@ export {
   nudgeAllowedAt,
   parseSchedule,
   parseWhen,
+  requireLocale,
   requireTimeZone,
   type Schedule,
 } from './schedule';

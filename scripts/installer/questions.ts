@@ -1,7 +1,14 @@
 // The installer's questions (setup.sh): what each asks, its settings name in local.env, its default, and how the
 // answer is checked. Checks that need the network (the provider's key, the bot token, the chat) are given as
 // functions, so the flow is the same on a TTY, from an answers file and in tests against loopback fakes.
-import { AI_PROVIDERS, providerById, requireChatModel, requireTimeZone, type AiProvider } from 'assistant-core';
+import {
+  AI_PROVIDERS,
+  providerById,
+  requireChatModel,
+  requireLocale,
+  requireTimeZone,
+  type AiProvider,
+} from 'assistant-core';
 
 /** Postgres 17's built-in text-search configurations: the assistant's language setting is one of them. */
 export const LANGUAGES = [
@@ -35,6 +42,45 @@ export const LANGUAGES = [
   'turkish',
   'yiddish',
 ] as const;
+
+/** The text-search configuration of a locale's language (ISO 639-1), where Postgres has one. */
+const TEXT_SEARCH_BY_LANGUAGE: Record<string, (typeof LANGUAGES)[number]> = {
+  ar: 'arabic',
+  hy: 'armenian',
+  eu: 'basque',
+  ca: 'catalan',
+  da: 'danish',
+  nl: 'dutch',
+  en: 'english',
+  fi: 'finnish',
+  fr: 'french',
+  de: 'german',
+  el: 'greek',
+  hi: 'hindi',
+  hu: 'hungarian',
+  id: 'indonesian',
+  ga: 'irish',
+  it: 'italian',
+  lt: 'lithuanian',
+  ne: 'nepali',
+  nb: 'norwegian',
+  nn: 'norwegian',
+  no: 'norwegian',
+  pt: 'portuguese',
+  ro: 'romanian',
+  ru: 'russian',
+  sr: 'serbian',
+  es: 'spanish',
+  sv: 'swedish',
+  ta: 'tamil',
+  tr: 'turkish',
+  yi: 'yiddish',
+};
+
+/** The text-search language that fits a locale (de-AT → german), `simple` where none fits (ja). */
+export function textSearchLanguage(locale: string | undefined): string {
+  return TEXT_SEARCH_BY_LANGUAGE[(locale ?? '').split('-')[0].toLowerCase()] ?? 'simple';
+}
 
 /** The answers so far, by settings name (local.env). */
 export type Answers = Record<string, string>;
@@ -179,12 +225,24 @@ export const QUESTIONS: Question[] = [
     },
   },
   {
+    key: 'ASSISTANT_LOCALE',
+    prompt: () => 'Locale that dates and times are read in (BCP 47, e.g. en, de-AT, fr, pt-BR, ja)',
+    defaultValue: () => 'en',
+    check: async (value) => {
+      try {
+        return requireLocale(value.trim());
+      } catch {
+        throw new Error(`"${value}" is not a locale like en, de-AT, pt-BR or ja`);
+      }
+    },
+  },
+  {
     key: 'ASSISTANT_LANGUAGE',
     prompt: () =>
-      `Language (${LANGUAGES.filter((entry) => entry !== 'simple')
+      `Language for searching memories (${LANGUAGES.filter((entry) => entry !== 'simple')
         .slice(0, 6)
-        .join(', ')}, …)`,
-    defaultValue: () => 'english',
+        .join(', ')}, …; simple: none)`,
+    defaultValue: (answers) => textSearchLanguage(answers.ASSISTANT_LOCALE),
     check: async (value) => {
       const language = value.trim().toLowerCase();
       if (!(LANGUAGES as readonly string[]).includes(language)) {

@@ -58,12 +58,13 @@ function defaultSettings(): Record<string, string> {
     // Without a domain, the self-signed certificate (PEM) of N8N_PUBLIC_URL, uploaded to Telegram with setWebhook at
     // every start (setup.sh writes both).
     ASSISTANT_WEBHOOK_CERTIFICATE: '',
-    // Asked by setup.sh (scripts/installer): the provider, the domain for HTTPS, the time zone and personality
+    // Asked by setup.sh (scripts/installer): the provider, the domain for HTTPS, the time zone, locale and personality
     // (stored as the assistant's settings; empty leaves them as they are), and an n8n API key to use.
     ASSISTANT_PROVIDER: '',
     ASSISTANT_DOMAIN: '',
     ASSISTANT_TIME_ZONE: '',
     ASSISTANT_NAME: '',
+    ASSISTANT_LOCALE: '',
     ASSISTANT_LANGUAGE: '',
     ASSISTANT_STYLE: '',
     N8N_API_KEY: '',

@@ -117,6 +117,19 @@ describe('scripts/installer/main.ts', () => {
     expect(readFileSync(envFile, 'utf8')).toContain('JUDGE_PORT=8787\n');
   });
 
+  it('asks for the locale apart from the text-search language, whose default follows the locale', async () => {
+    const envFile = path.join(dir, 'locale', 'local.env');
+    const { ASSISTANT_LANGUAGE: _language, ...withoutLanguage } = GOOD;
+    await run(envFile, [
+      '--non-interactive',
+      '--answers',
+      answers('locale.env', { ...withoutLanguage, ASSISTANT_LOCALE: 'de-at' }),
+    ]);
+    const written = readFileSync(envFile, 'utf8');
+    expect(written).toContain('ASSISTANT_LOCALE=de-AT\n');
+    expect(written).toContain('ASSISTANT_LANGUAGE=german\n');
+  });
+
   it('with --containers (the Docker path), writes a model server on the loopback as the containers reach it', async () => {
     const envFile = path.join(dir, 'containers', 'compose.env');
     await run(envFile, ['--non-interactive', '--answers', answers('good.env', GOOD), '--containers']);
@@ -137,6 +150,7 @@ describe('scripts/installer/main.ts', () => {
       ASSISTANT_TELEGRAM_BOT_TOKEN: '7000000999:not-the-bots-token-abcdefghijklmnopq',
       ASSISTANT_TIME_ZONE: 'Mars/Olympus',
       ASSISTANT_LANGUAGE: 'klingon',
+      ASSISTANT_LOCALE: 'Deutsch!',
       ASSISTANT_DOMAIN: 'not a domain',
     });
     const result = (await run(envFile, ['--non-interactive', '--answers', bad]).catch(failure)) as {
@@ -148,6 +162,7 @@ describe('scripts/installer/main.ts', () => {
     expect(result.stderr).toContain('ASSISTANT_TELEGRAM_BOT_TOKEN: Telegram refused the bot token');
     expect(result.stderr).toContain('ASSISTANT_TIME_ZONE: "Mars/Olympus" is not a time zone');
     expect(result.stderr).toContain('ASSISTANT_LANGUAGE: "klingon" is not one of simple, arabic');
+    expect(result.stderr).toContain('ASSISTANT_LOCALE: "Deutsch!" is not a locale like en, de-AT');
     expect(result.stderr).toContain('ASSISTANT_DOMAIN: "not a domain" is not a domain name');
     expect(result.stderr).not.toContain('sk-wrong-key');
     expect(() => statSync(envFile)).toThrow();
@@ -187,6 +202,7 @@ for prompt, answer in ${JSON.stringify([
       ['Time zone', 'Nowhere/Atlantis'],
       ['is not a time zone', 'Europe/Vienna'],
       ["assistant's name", 'Ada'],
+      ['Locale', 'ja'],
       ['Language', ''],
       ['Style', ''],
       ['n8n API key', ''],
@@ -232,5 +248,8 @@ sys.stdout.write(out.decode('utf-8', 'replace'))
     expect(written).toContain(`ASSISTANT_LLM_API_KEY=${KEY}\n`);
     expect(written).toContain(`ASSISTANT_TELEGRAM_OWNER_CHAT_ID=${CHAT}\n`);
     expect(written).toContain('ASSISTANT_TIME_ZONE=Europe/Vienna\n');
+    // Japanese has no text-search configuration: the language falls back to simple.
+    expect(written).toContain('ASSISTANT_LOCALE=ja\n');
+    expect(written).toContain('ASSISTANT_LANGUAGE=simple\n');
   }, 120_000);
 });

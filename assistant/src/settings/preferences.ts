@@ -1,13 +1,16 @@
-// A user's proactive preferences: their time zone, quiet hours (no nudges or briefings then) and the local time of
-// their daily briefing. Unset values fall back to the instance defaults (time zone, quiet hours); no briefing time
-// means no briefing.
+// A user's proactive preferences: their time zone, locale (the language times are read in), quiet hours (no nudges or
+// briefings then) and the local time of their daily briefing. Unset values fall back to the instance defaults (time
+// zone, locale, quiet hours); no briefing time means no briefing.
 import type { Queryable } from '../storage/db';
 import { AssistantInputError } from '../errors';
+import { requireLocale } from '../schedule/locale';
 import type { QuietHours } from '../schedule/quiet';
 import { requireTimeZone, requireUserId } from '../validate';
 
 export interface UserPreferences {
   timeZone: string;
+  /** BCP 47 (e.g. de-AT): the language the user's times, dates and recurrences are read and answered in. */
+  locale: string;
   quietHours: QuietHours | null;
   /** "HH:MM" on the user's clock, or null: no briefing. */
   briefingTime: string | null;
@@ -61,7 +64,7 @@ export function quietHoursFromColumns(row: Record<string, unknown>): QuietHours 
 export async function getUserPreferences(db: Queryable, userIdInput: unknown): Promise<UserPreferences> {
   const userId = requireUserId(userIdInput);
   const result = await db.query(
-    `SELECT coalesce(u.time_zone, i.time_zone) AS time_zone,
+    `SELECT coalesce(u.time_zone, i.time_zone) AS time_zone, coalesce(u.locale, i.locale) AS locale,
             CASE WHEN u.quiet_start IS NOT NULL OR u.quiet_end = '' THEN u.quiet_start ELSE i.quiet_start END
               AS quiet_start,
             CASE WHEN u.quiet_start IS NOT NULL OR u.quiet_end = '' THEN u.quiet_end ELSE i.quiet_end END
@@ -73,6 +76,7 @@ export async function getUserPreferences(db: Queryable, userIdInput: unknown): P
   const row = result.rows[0];
   return {
     timeZone: row.time_zone as string,
+    locale: row.locale as string,
     quietHours: quietHoursFromColumns(row),
     briefingTime: (row.briefing_time as string | null) ?? null,
     callbackUrl: (row.callback_url as string | null) ?? null,
@@ -81,6 +85,8 @@ export async function getUserPreferences(db: Queryable, userIdInput: unknown): P
 
 export interface PreferencesInput {
   timeZone?: unknown;
+  /** BCP 47, e.g. "de-AT". */
+  locale?: unknown;
   /** "22:00-07:00", or "off". */
   quietHours?: unknown;
   /** "07:30", or "off". */
@@ -105,6 +111,7 @@ export async function updateUserPreferences(
     sets.push(`${column} = $${values.length}`);
   };
   if (given(input.timeZone)) set('time_zone', requireTimeZone(input.timeZone, 'time_zone'));
+  if (given(input.locale)) set('locale', requireLocale(input.locale, 'locale'));
   if (given(input.quietHours)) {
     // No quiet hours of one's own is stored as start null / end '' (so the instance default does not apply).
     const quiet = requireQuietHours(input.quietHours, 'quiet_hours');
@@ -116,7 +123,7 @@ export async function updateUserPreferences(
     set('briefing_time', off ? null : requireClockTime(input.briefingTime, 'briefing_time'));
   }
   if (sets.length === 0) {
-    throw new AssistantInputError('time_zone', 'give at least one of time_zone, quiet_hours or briefing_time');
+    throw new AssistantInputError('time_zone', 'give at least one of time_zone, locale, quiet_hours or briefing_time');
   }
   const user = await db.query('SELECT 1 FROM assistant.users WHERE id = $1', [userId]);
   if (user.rowCount === 0) throw new AssistantInputError('userId', 'no such user');

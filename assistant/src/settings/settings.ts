@@ -1,7 +1,9 @@
 // Personality and settings: instance defaults (one row, including the bot owner's Telegram chat id) and
-// per-user overrides. The language is a Postgres text-search configuration (pg_ts_config), used for stemming.
+// per-user overrides. The language is a Postgres text-search configuration (pg_ts_config), used for stemming; the
+// locale (BCP 47) is the one times and dates are read and answered in.
 import type { Queryable } from '../storage/db';
 import { AssistantInputError } from '../errors';
+import { requireLocale } from '../schedule/locale';
 import type { QuietHours } from '../schedule/quiet';
 import { optionalText, requireTimeZone, requireUserId } from '../validate';
 import { quietHoursFromColumns, requireQuietHours } from './preferences';
@@ -11,6 +13,8 @@ export interface AssistantSettings {
   language: string;
   style: string;
   timeZone: string;
+  /** BCP 47, e.g. de-AT: the language times, dates and recurrences are read and answered in. */
+  locale: string;
 }
 
 export interface InstanceSettings extends AssistantSettings {
@@ -28,6 +32,8 @@ export interface InstanceSettings extends AssistantSettings {
   nudgeCooldownMinutes: number;
   /** High-priority tasks due within this many hours are nudged about; default 24. */
   nudgeSoonHours: number;
+  /** Urgent tasks without a due date are nudged about this often, in hours (0: never); default 24. */
+  urgentNudgeHours: number;
   /** Attempts to deliver one proactive message (Telegram or callback) before it is marked failed; default 8. */
   deliveryMaxAttempts: number;
   /** The first retry's delay in seconds; each further retry waits twice as long (30 s → 8 attempts in ~1 h). */
@@ -74,6 +80,7 @@ const FIELDS = {
   language: 'language',
   style: 'style',
   timeZone: 'time_zone',
+  locale: 'locale',
 } as const;
 
 export async function requireLanguage(db: Queryable, value: unknown, field = 'language'): Promise<string> {
@@ -103,6 +110,7 @@ async function validatedChanges(db: Queryable, input: Record<string, unknown>): 
     changes.language = await requireLanguage(db, input.language);
   if (input.style !== undefined && input.style !== '') changes.style = optionalText(input.style, 'style', 4000);
   if (input.timeZone !== undefined && input.timeZone !== '') changes.timeZone = requireTimeZone(input.timeZone);
+  if (input.locale !== undefined && input.locale !== '') changes.locale = requireLocale(input.locale);
   return changes;
 }
 
@@ -112,6 +120,7 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     language: row.language as string,
     style: row.style as string,
     timeZone: row.time_zone as string,
+    locale: row.locale as string,
     ownerTelegramChatId: (row.owner_telegram_chat_id as string | null) ?? null,
     chatModel: row.chat_model as string,
     replyDeadlineSeconds: Number(row.reply_deadline_seconds),
@@ -119,6 +128,7 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     heartbeatIntervalSeconds: Number(row.heartbeat_interval_seconds),
     nudgeCooldownMinutes: Number(row.nudge_cooldown_minutes),
     nudgeSoonHours: Number(row.nudge_soon_hours),
+    urgentNudgeHours: Number(row.urgent_nudge_hours),
     deliveryMaxAttempts: Number(row.delivery_max_attempts),
     deliveryRetrySeconds: Number(row.delivery_retry_seconds),
     failureReportMinutes: Number(row.failure_report_minutes),
@@ -171,6 +181,7 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     ['heartbeatIntervalSeconds', 'heartbeat_interval_seconds', 60, 86_400],
     ['nudgeCooldownMinutes', 'nudge_cooldown_minutes', 1, 10_080],
     ['nudgeSoonHours', 'nudge_soon_hours', 1, 168],
+    ['urgentNudgeHours', 'urgent_nudge_hours', 0, 720],
     ['deliveryMaxAttempts', 'delivery_max_attempts', 1, 20],
     ['deliveryRetrySeconds', 'delivery_retry_seconds', 1, 3600],
     ['failureReportMinutes', 'failure_report_minutes', 0, 10_080],
@@ -235,7 +246,8 @@ export async function getUserSettings(db: Queryable, userIdInput: unknown): Prom
   const userId = requireUserId(userIdInput);
   const result = await db.query(
     `SELECT coalesce(u.assistant_name, i.assistant_name) AS assistant_name, coalesce(u.language, i.language) AS language,
-            coalesce(u.style, i.style) AS style, coalesce(u.time_zone, i.time_zone) AS time_zone
+            coalesce(u.style, i.style) AS style, coalesce(u.time_zone, i.time_zone) AS time_zone,
+            coalesce(u.locale, i.locale) AS locale
        FROM assistant.instance_settings i LEFT JOIN assistant.user_settings u ON u.user_id = $1`,
     [userId],
   );
@@ -245,6 +257,7 @@ export async function getUserSettings(db: Queryable, userIdInput: unknown): Prom
     language: row.language as string,
     style: row.style as string,
     timeZone: row.time_zone as string,
+    locale: row.locale as string,
   };
 }
 
@@ -258,14 +271,23 @@ export async function updateUserSettings(
   const user = await db.query('SELECT 1 FROM assistant.users WHERE id = $1', [userId]);
   if (user.rowCount === 0) throw new AssistantInputError('userId', 'no such user');
   await db.query(
-    `INSERT INTO assistant.user_settings (user_id, assistant_name, language, style, time_zone) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO assistant.user_settings (user_id, assistant_name, language, style, time_zone, locale)
+     VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (user_id) DO UPDATE SET
        assistant_name = coalesce(EXCLUDED.assistant_name, user_settings.assistant_name),
        language = coalesce(EXCLUDED.language, user_settings.language),
        style = coalesce(EXCLUDED.style, user_settings.style),
        time_zone = coalesce(EXCLUDED.time_zone, user_settings.time_zone),
+       locale = coalesce(EXCLUDED.locale, user_settings.locale),
        updated_at = now()`,
-    [userId, changes.assistantName ?? null, changes.language ?? null, changes.style ?? null, changes.timeZone ?? null],
+    [
+      userId,
+      changes.assistantName ?? null,
+      changes.language ?? null,
+      changes.style ?? null,
+      changes.timeZone ?? null,
+      changes.locale ?? null,
+    ],
   );
   return getUserSettings(db, userId);
 }

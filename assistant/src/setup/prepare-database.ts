@@ -16,6 +16,7 @@ export const SETTINGS_FROM_ENV: ReadonlyArray<readonly [string, string]> = [
   ['ASSISTANT_TELEGRAM_OWNER_CHAT_ID', 'ownerTelegramChatId'],
   ['ASSISTANT_TIME_ZONE', 'timeZone'],
   ['ASSISTANT_NAME', 'assistantName'],
+  ['ASSISTANT_LOCALE', 'locale'],
   ['ASSISTANT_LANGUAGE', 'language'],
   ['ASSISTANT_STYLE', 'style'],
 ];

@@ -509,4 +509,19 @@ CREATE TABLE assistant.built_tools (
 );
 `,
   },
+  {
+    version: 13,
+    name: 'the locale times are read in, and how often urgent tasks without a due date are nudged',
+    sql: `
+-- The locale (BCP 47) times, dates and recurrences are read and answered in; separate from language (text search).
+-- A user's null: the instance's.
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN locale text NOT NULL DEFAULT 'en'
+    CHECK (locale ~ '^[a-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?$'),
+  -- An urgent task without a due date is nudged about this often, in hours (0: never); default 24, daily.
+  ADD COLUMN urgent_nudge_hours integer NOT NULL DEFAULT 24 CHECK (urgent_nudge_hours BETWEEN 0 AND 720);
+ALTER TABLE assistant.user_settings
+  ADD COLUMN locale text CHECK (locale ~ '^[a-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?$');
+`,
+  },
 ];

@@ -41,6 +41,16 @@ describe('preferences', () => {
     await expectFieldError(() => assistant.updateUserPreferences(db.pool, userId, {}), 'time_zone');
   });
 
+  it('stores a locale (BCP 47, canonicalised) beside the time zone; a bad one names locale', async () => {
+    const userId = await createUser(db.pool, 'prefs');
+    expect((await assistant.getUserPreferences(db.pool, userId)).locale).toBe('en');
+    const prefs = await assistant.updateUserPreferences(db.pool, userId, { locale: 'pt-br' });
+    expect(prefs).toMatchObject({ locale: 'pt-BR', timeZone: 'UTC' });
+    expect((await assistant.getUserSettings(db.pool, userId)).locale).toBe('pt-BR');
+    await expectFieldError(() => assistant.updateUserPreferences(db.pool, userId, { locale: 'Klingon!' }), 'locale');
+    expect((await assistant.getUserPreferences(db.pool, userId)).locale).toBe('pt-BR');
+  });
+
   it('instance proactive settings are validated', async () => {
     await expectFieldError(
       () => assistant.updateInstanceSettings(db.pool, { heartbeatIntervalSeconds: 30 }),

@@ -1,4 +1,5 @@
-// Settings on a real Postgres 17: user overrides over instance defaults, the owner's chat, the chat model name.
+// Settings on a real Postgres 17: user overrides over instance defaults (the locale too), the owner's chat, the chat
+// model name, the urgent nudges' interval.
 import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
 import { useAssistantDatabase } from '../database';
@@ -28,6 +29,35 @@ describe('settings', () => {
       'timeZone',
     );
     expect((await assistant.getUserSettings(db.pool, userId)).language).toBe('german');
+  });
+
+  it('layers a user locale over the instance one (default en), canonicalised; a bad one names the field', async () => {
+    const userId = await newUser('locale');
+    expect((await assistant.getInstanceSettings(db.pool)).locale).toBe('en');
+    expect((await assistant.getUserSettings(db.pool, userId)).locale).toBe('en');
+    await assistant.updateInstanceSettings(db.pool, { locale: 'fr' });
+    expect((await assistant.getUserSettings(db.pool, userId)).locale).toBe('fr');
+    expect((await assistant.updateUserSettings(db.pool, userId, { locale: 'de-at' })).locale).toBe('de-AT');
+    expect((await assistant.getUserPreferences(db.pool, userId)).locale).toBe('de-AT');
+    await expectFieldError(() => assistant.updateUserSettings(db.pool, userId, { locale: 'German' }), 'locale');
+    await expectFieldError(() => assistant.updateInstanceSettings(db.pool, { locale: 'x' }), 'locale');
+    // Japanese has no text-search configuration, and is a locale all the same.
+    expect((await assistant.updateInstanceSettings(db.pool, { locale: 'ja' })).locale).toBe('ja');
+    expect((await assistant.getUserSettings(db.pool, userId)).language).toBe('english');
+    await expect(db.pool.query("UPDATE assistant.instance_settings SET locale = 'not a locale'")).rejects.toThrow(
+      /check constraint/,
+    );
+    await assistant.updateInstanceSettings(db.pool, { locale: 'en' });
+  });
+
+  it('stores how often urgent tasks without a due date are nudged (default 24 h, 0: never)', async () => {
+    expect((await assistant.getInstanceSettings(db.pool)).urgentNudgeHours).toBe(24);
+    expect((await assistant.updateInstanceSettings(db.pool, { urgentNudgeHours: '0' })).urgentNudgeHours).toBe(0);
+    await expectFieldError(
+      () => assistant.updateInstanceSettings(db.pool, { urgentNudgeHours: 721 }),
+      'urgentNudgeHours',
+    );
+    await assistant.updateInstanceSettings(db.pool, { urgentNudgeHours: 24 });
   });
 
   it("stores the owner's Telegram chat id; only that chat is the owner", async () => {

@@ -28,6 +28,7 @@ describe('prepareAssistantDatabase', () => {
       ASSISTANT_OWNER_USER_ID: 'owner',
       ASSISTANT_TIME_ZONE: 'Europe/Berlin',
       ASSISTANT_NAME: 'Dockerbot',
+      ASSISTANT_LOCALE: 'de-AT',
       ASSISTANT_LANGUAGE: 'german',
       ASSISTANT_STYLE: '',
     };
@@ -42,6 +43,7 @@ describe('prepareAssistantDatabase', () => {
         time_zone: 'Europe/Berlin',
         assistant_name: 'Dockerbot',
         language: 'german',
+        locale: 'de-AT',
       });
     } finally {
       await pool.end();
@@ -55,6 +57,9 @@ describe('prepareAssistantDatabase', () => {
   it('names a bad answer and a bad database name', async () => {
     await expect(prepareAssistantDatabase(connection, { ASSISTANT_TIME_ZONE: 'Mars/Olympus' })).rejects.toThrow(
       /^ASSISTANT_TIME_ZONE: /,
+    );
+    await expect(prepareAssistantDatabase(connection, { ASSISTANT_LOCALE: 'Deutsch' })).rejects.toThrow(
+      /^ASSISTANT_LOCALE: /,
     );
     await expect(ensureDatabase(connection, 'Robert"); DROP')).rejects.toThrow(/database: .* must be lower-case/);
   });

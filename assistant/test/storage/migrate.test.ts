@@ -1,5 +1,5 @@
-// The migration runner on a real Postgres 17: the schema and its version table, concurrent runs, a failing
-// migration rolled back.
+// The migration runner on a real Postgres 17: the schema and its version table, concurrent runs, a migration on an
+// existing database, a failing migration rolled back.
 import { describe, expect, it } from 'vitest';
 import { Pool } from 'pg';
 import * as assistant from '../../src';
@@ -40,6 +40,38 @@ describe('migrations', () => {
     const applied = results.flatMap((r) => r.applied).sort((a, b) => a - b);
     expect(applied).toEqual(assistant.migrations.map((m) => m.version));
     expect(results.every((r) => r.current === assistant.migrations.at(-1)!.version)).toBe(true);
+  });
+
+  it('adds the locale and the urgent nudges interval to an existing database, keeping its settings', async () => {
+    await createDatabase(db.server.url, 'before_locale');
+    const url = db.server.url.replace(/\/assistant_test$/, '/before_locale');
+    const before = assistant.migrations.filter((m) => m.version < 13);
+    await assistant.runMigrations(url, before);
+    const existing = new Pool({ connectionString: url, max: 1 });
+    existing.on('error', () => undefined);
+    try {
+      await existing.query("UPDATE assistant.instance_settings SET time_zone = 'Europe/Vienna', language = 'german'");
+      const user = await assistant.resolveIdentity(existing, 'api', 'before-locale');
+      await existing.query("INSERT INTO assistant.user_settings (user_id, time_zone) VALUES ($1, 'Asia/Tokyo')", [
+        user.userId,
+      ]);
+      const after = assistant.migrations.filter((m) => m.version >= 13).map((m) => m.version);
+      expect(await assistant.runMigrations(url)).toEqual({ applied: after, current: after.at(-1) });
+      expect(await assistant.getInstanceSettings(existing)).toMatchObject({
+        timeZone: 'Europe/Vienna',
+        language: 'german',
+        locale: 'en',
+        urgentNudgeHours: 24,
+      });
+      expect(await assistant.getUserSettings(existing, user.userId)).toMatchObject({
+        timeZone: 'Asia/Tokyo',
+        locale: 'en',
+      });
+      const own = await existing.query('SELECT locale FROM assistant.user_settings WHERE user_id = $1', [user.userId]);
+      expect(own.rows[0].locale).toBeNull();
+    } finally {
+      await existing.end();
+    }
   });
 
   it('rolls a failing migration back entirely and reports it', async () => {

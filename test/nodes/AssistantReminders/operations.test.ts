@@ -75,4 +75,14 @@ describe('Assistant Reminders operations', () => {
       preferences: { timeZone: 'Europe/Vienna', quietHours: { start: '22:00', end: '07:00' }, briefingTime: null },
     });
   });
+
+  it('updates the locale (canonicalised); a bad one names the field', async () => {
+    const localeUser = (await resolveIdentity(db.pool, 'api', 'reminders-node-locale')).userId;
+    const [prefs] = await run([{ operation: 'updatePreferences', userId: localeUser, locale: 'de-at' }]);
+    expect(prefs).toMatchObject({ ok: true, preferences: { locale: 'de-AT' } });
+    const [bad] = await run([{ operation: 'updatePreferences', userId: localeUser, locale: 'Deutsch' }], {
+      continueOnFail: true,
+    });
+    expect(bad).toMatchObject({ field: 'locale', error: expect.stringMatching(/^locale: must be a BCP 47 locale/) });
+  });
 });

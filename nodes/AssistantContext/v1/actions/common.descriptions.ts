@@ -40,6 +40,13 @@ export const settingsFields: INodeProperties[] = [
     default: '',
     description: 'A Postgres text search configuration: english, german, french, simple, …',
   },
+  {
+    displayName: 'Locale',
+    name: 'locale',
+    type: 'string',
+    default: '',
+    description: 'BCP 47, e.g. de-AT: the language times and dates are read and answered in',
+  },
   { displayName: 'Style', name: 'style', type: 'string', typeOptions: { rows: 3 }, default: '' },
   {
     displayName: 'Time Zone',

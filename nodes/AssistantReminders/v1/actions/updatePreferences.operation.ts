@@ -1,4 +1,4 @@
-// Update Preferences: the user's time zone, quiet hours (no nudges) and daily briefing time (or off).
+// Update Preferences: the user's time zone, locale, quiet hours (no nudges) and daily briefing time (or off).
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
@@ -14,6 +14,13 @@ const properties: INodeProperties[] = [
     type: 'string',
     default: '',
     description: 'IANA zone, e.g. Europe/Vienna; empty keeps it',
+  },
+  {
+    displayName: 'Locale',
+    name: 'locale',
+    type: 'string',
+    default: '',
+    description: 'BCP 47, e.g. de-AT: the language times and dates are read in; empty keeps it',
   },
   {
     displayName: 'Quiet Hours',
@@ -42,6 +49,7 @@ export async function execute(
 ): Promise<IDataObject | IDataObject[]> {
   const preferences = await updateUserPreferences(pool, parameter(this, 'userId', itemIndex), {
     timeZone: parameter(this, 'timeZone', itemIndex),
+    locale: parameter(this, 'locale', itemIndex),
     quietHours: parameter(this, 'quietHours', itemIndex),
     briefingTime: parameter(this, 'briefingTime', itemIndex),
   });
