@@ -99,7 +99,10 @@ function natural(rules: WhenLanguage, input: string, now: Date, zone: string): D
   // does not depend on the process's TZ.
   const w = toWall(now, zone);
   const reference = new Date(w.year, w.month - 1, w.day, w.hour, w.minute, w.second ?? 0);
-  const [result] = rules.chrono.parse(input, reference, { forwardDate: true });
+  // "The day after tomorrow" chrono misreads: ask it for tomorrow, add a day below.
+  const later = rules.dayAfterTomorrow?.phrase.test(input) ? rules.dayAfterTomorrow : undefined;
+  const text = later ? input.replace(later.phrase, later.tomorrow) : input;
+  const [result] = rules.chrono.parse(text, reference, { forwardDate: true });
   if (!result) return null;
   const s = result.start;
   const wall = {
@@ -115,6 +118,7 @@ function natural(rules: WhenLanguage, input: string, now: Date, zone: string): D
     wall.hour = rules.dayPartHour(input.toLowerCase()) ?? DEFAULT_HOUR;
     wall.minute = 0;
   }
+  if (later) Object.assign(wall, addCalendarDays(wall, 1));
   if (s.isCertain('weekday') && !s.isCertain('day') && wall.day === w.day && wall.month === w.month) {
     // A bare weekday that is today ("Monday", said on a Monday) means the next one.
     Object.assign(wall, addCalendarDays(wall, 7));

@@ -22,6 +22,7 @@ interface LanguageCase {
   mondayAt1430: string;
   firstOfNovemberAt10: string;
   tomorrow: string;
+  dayAfterTomorrowAt10: string;
   todayAt9: string;
   /** What "in 2 hours" at 01:30 on the spring-forward night is understood as. */
   understood: string;
@@ -38,6 +39,7 @@ const CASES: LanguageCase[] = [
     mondayAt1430: 'Montag um 14:30',
     firstOfNovemberAt10: '1. November 2026 um 10:00',
     tomorrow: 'morgen',
+    dayAfterTomorrowAt10: 'übermorgen um 10',
     todayAt9: 'heute um 9',
     understood: 'Sonntag, 29. März 2026, 04:30 Uhr (Europe/Berlin)',
     relatives: [
@@ -61,6 +63,7 @@ const CASES: LanguageCase[] = [
     mondayAt1430: 'lundi à 14h30',
     firstOfNovemberAt10: '1er novembre 2026 à 10h',
     tomorrow: 'demain',
+    dayAfterTomorrowAt10: 'après-demain à 10h',
     todayAt9: "aujourd'hui à 9h",
     understood: 'dimanche 29 mars 2026 à 04:30 (Europe/Paris)',
     relatives: [
@@ -83,6 +86,7 @@ const CASES: LanguageCase[] = [
     mondayAt1430: 'el lunes a las 14:30',
     firstOfNovemberAt10: '1 de noviembre de 2026 a las 10:00',
     tomorrow: 'mañana',
+    dayAfterTomorrowAt10: 'pasado mañana a las 10',
     todayAt9: 'hoy a las 9',
     understood: 'domingo 29 de marzo de 2026, a las 04:30 (Europe/Madrid)',
     relatives: [
@@ -104,6 +108,7 @@ const CASES: LanguageCase[] = [
     mondayAt1430: 'segunda-feira às 14:30',
     firstOfNovemberAt10: '1 de novembro de 2026 às 10:00',
     tomorrow: 'amanhã',
+    dayAfterTomorrowAt10: 'depois de amanhã às 10',
     todayAt9: 'hoje às 9',
     understood: 'domingo, 29 de março de 2026, às 03:30 (Europe/Lisbon)',
     relatives: [
@@ -125,6 +130,7 @@ const CASES: LanguageCase[] = [
     mondayAt1430: 'maandag om 14:30',
     firstOfNovemberAt10: '1 november 2026 om 10:00',
     tomorrow: 'morgen',
+    dayAfterTomorrowAt10: 'overmorgen om 10 uur',
     todayAt9: 'vandaag om 9 uur',
     understood: 'zondag 29 maart 2026 om 04:30 (Europe/Amsterdam)',
     relatives: [
@@ -146,6 +152,7 @@ const CASES: LanguageCase[] = [
     mondayAt1430: 'lunedì alle 14:30',
     firstOfNovemberAt10: '1 novembre 2026 alle 10:00',
     tomorrow: 'domani',
+    dayAfterTomorrowAt10: 'dopodomani alle 10',
     todayAt9: 'oggi alle 9',
     understood: 'domenica 29 marzo 2026 alle 04:30 (Europe/Rome)',
     relatives: [
@@ -196,12 +203,16 @@ describe.each(CASES)('parseWhen in $locale ($zone)', (c) => {
     );
   });
 
-  it('an absolute date after the autumn change, and a day without a time at the default hour', () => {
+  it('an absolute date after the autumn change; tomorrow at the default hour; the day after tomorrow', () => {
     expect(instant(c.firstOfNovemberAt10, '2026-10-20T08:00:00Z', zone, locale)).toBe(
       inZone('2026-11-01T09:00:00.000Z', zone),
     );
     expect(instant(c.tomorrow, inZone('2026-03-27T09:00:00Z', zone), zone, locale)).toBe(
       inZone('2026-03-28T08:00:00.000Z', zone),
+    );
+    // Fri 10:00 (winter time) → Sun 10:00 (summer time).
+    expect(instant(c.dayAfterTomorrowAt10, inZone('2026-03-27T09:00:00Z', zone), zone, locale)).toBe(
+      inZone('2026-03-29T08:00:00.000Z', zone),
     );
   });
 
@@ -243,6 +254,8 @@ describe('parseWhen in Japanese', () => {
     expect(instant('2週間後', now, 'Asia/Tokyo', 'ja')).toBe('2026-04-11T01:00:00.000Z');
     expect(instant('明日9時', now, 'Asia/Tokyo', 'ja')).toBe('2026-03-29T00:00:00.000Z');
     expect(instant('明日', now, 'Asia/Tokyo', 'ja')).toBe('2026-03-29T00:00:00.000Z');
+    expect(instant('明後日10時', now, 'Asia/Tokyo', 'ja')).toBe('2026-03-30T01:00:00.000Z');
+    expect(instant('明後日', now, 'Asia/Tokyo', 'ja')).toBe('2026-03-30T00:00:00.000Z');
     expect(instant('今夜', now, 'Asia/Tokyo', 'ja')).toBe('2026-03-28T11:00:00.000Z');
     expect(instant('月曜日14時30分', now, 'Asia/Tokyo', 'ja')).toBe('2026-03-30T05:30:00.000Z');
     expect(instant('2026年4月1日10時', now, 'Asia/Tokyo', 'ja')).toBe('2026-04-01T01:00:00.000Z');

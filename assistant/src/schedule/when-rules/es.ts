@@ -44,5 +44,6 @@ export const es: WhenLanguage = {
     joiner: '(?:,|y)?',
     phrases: ['^(?:en|dentro de|de aquí a) {parts}$', '^{parts} más tarde$'],
   }),
+  dayAfterTomorrow: { phrase: /pasado mañana/i, tomorrow: 'mañana' },
   dayPartHour: (text) => (/noche/.test(text) ? 20 : /tarde/.test(text) ? 15 : undefined),
 };

@@ -45,5 +45,6 @@ export const fr: WhenLanguage = {
     joiner: '(?:,|et)?',
     phrases: ['^dans {parts}$', "^d'ici {parts}$", '^{parts} plus tard$'],
   }),
+  dayAfterTomorrow: { phrase: /après-demain/i, tomorrow: 'demain' },
   dayPartHour: (text) => (/soir|nuit/.test(text) ? 20 : /apr[eè]s-? ?midi|aprem/.test(text) ? 15 : undefined),
 };

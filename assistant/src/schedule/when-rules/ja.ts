@@ -35,5 +35,6 @@ export const ja: WhenLanguage = {
     joiner: '(?:,|、)?',
     phrases: [String.raw`^{parts}\s*後(?:に|で)?$`, String.raw`^あと\s*{parts}\s*(?:後|で)?(?:に)?$`],
   }),
+  dayAfterTomorrow: { phrase: /明後日/, tomorrow: '明日' },
   dayPartHour: (text) => (/夜|晩|夕方/.test(text) ? 20 : /午後|昼過ぎ/.test(text) ? 15 : undefined),
 };

@@ -9,4 +9,6 @@ export interface WhenLanguage {
   relative: RelativeReader;
   /** The hour a day-part word means when no time is given ("tonight" → 20), read from the lower-cased text. */
   dayPartHour(text: string): number | undefined;
+  /** "The day after tomorrow", where chrono reads it as "tomorrow" or not at all: read as `tomorrow`, plus a day. */
+  dayAfterTomorrow?: { phrase: RegExp; tomorrow: string };
 }

@@ -43,5 +43,6 @@ export const nl: WhenLanguage = {
     joiner: '(?:,|en)?',
     phrases: ['^over {parts}$', '^{parts} vanaf nu$'],
   }),
+  dayAfterTomorrow: { phrase: /overmorgen/i, tomorrow: 'morgen' },
   dayPartHour: (text) => (/avond|nacht/.test(text) ? 20 : /middag/.test(text) ? 15 : undefined),
 };

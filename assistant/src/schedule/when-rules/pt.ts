@@ -45,5 +45,6 @@ export const pt: WhenLanguage = {
     joiner: '(?:,|e)?',
     phrases: ['^(?:em|daqui a|daqui|dentro de) {parts}$', '^{parts} a partir de agora$'],
   }),
+  dayAfterTomorrow: { phrase: /depois de amanhã/i, tomorrow: 'amanhã' },
   dayPartHour: (text) => (/noite/.test(text) ? 20 : /tarde/.test(text) ? 15 : undefined),
 };
