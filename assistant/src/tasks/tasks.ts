@@ -1,13 +1,13 @@
 // Tasks: title, notes, status, priority, due time, parent, tags. "Overdue" and "due today" are derived in the
-// query (the latter in the user's time zone), never stored.
+// query (the latter in the user's time zone), never stored. The due time is read on the user's clock (due.ts).
 import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { getUserSettings } from '../settings/settings';
+import { readTaskDue, type TaskDueInput } from './due';
 import {
   optionalEnum,
   optionalInt,
   optionalText,
-  optionalTimestamp,
   requirePositiveInt,
   requireText,
   requireTimeZone,
@@ -37,12 +37,11 @@ export interface Task {
   completedAt: string | null;
 }
 
-export interface TaskInput {
+export interface TaskInput extends TaskDueInput {
   title?: unknown;
   notes?: unknown;
   status?: unknown;
   priority?: unknown;
-  dueAt?: unknown;
   parentId?: unknown;
   tags?: unknown;
 }
@@ -87,13 +86,19 @@ async function requireParent(db: Queryable, userId: string, value: unknown, task
   return parentId;
 }
 
-export async function createTask(db: Queryable, userIdInput: unknown, input: TaskInput): Promise<Task> {
+/** Creates a task; `now` is the clock a due time in words is read against. */
+export async function createTask(
+  db: Queryable,
+  userIdInput: unknown,
+  input: TaskInput,
+  now: Date = new Date(),
+): Promise<Task> {
   const userId = requireUserId(userIdInput);
   const title = requireText(input.title, 'title', 500).trim();
   const notes = optionalText(input.notes, 'notes', 100_000) ?? null;
   const status = optionalEnum(input.status, 'status', TASK_STATUSES) ?? 'open';
   const priority = optionalEnum(input.priority, 'priority', TASK_PRIORITIES) ?? 'medium';
-  const dueAt = optionalTimestamp(input.dueAt, 'dueAt') ?? null;
+  const dueAt = (await readTaskDue(db, userId, input, now)) ?? null;
   const tags = stringList(input.tags, 'tags');
   const parentId =
     input.parentId === undefined || input.parentId === '' ? null : await requireParent(db, userId, input.parentId);
@@ -182,12 +187,13 @@ export async function listTasks(db: Queryable, userIdInput: unknown, options: Ta
   return result.rows.map(toTask);
 }
 
-/** Changes the given fields only; `dueAt: null` and `parentId: null` clear them. */
+/** Changes the given fields only; `due: null` (or "none"), `dueAt: null` and `parentId: null` clear them. */
 export async function updateTask(
   db: Queryable,
   userIdInput: unknown,
   idInput: unknown,
   input: TaskInput,
+  now: Date = new Date(),
 ): Promise<Task> {
   const userId = requireUserId(userIdInput);
   const current = await getTask(db, userId, idInput);
@@ -206,7 +212,7 @@ export async function updateTask(
   }
   const priority = optionalEnum(input.priority, 'priority', TASK_PRIORITIES);
   if (priority) set('priority', priority);
-  const dueAt = optionalTimestamp(input.dueAt, 'dueAt');
+  const dueAt = await readTaskDue(db, userId, input, now);
   if (dueAt !== undefined) set('due_at', dueAt);
   if (input.tags !== undefined) set('tags', stringList(input.tags, 'tags'));
   if (input.parentId !== undefined && input.parentId !== '')

@@ -2,7 +2,7 @@
 // the shared fake IExecuteFunctions: parameters per item, errors that name the field and the item.
 import { NodeOperationError } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveIdentity } from 'assistant-core';
+import { resolveIdentity, updateUserPreferences } from 'assistant-core';
 
 import { AssistantTasks } from '../../../nodes/AssistantTasks/AssistantTasks.node';
 import { nodeVersion, runNode, type Parameters } from '../helpers/executeFunctions';
@@ -60,6 +60,27 @@ describe('Assistant Tasks operations', () => {
     expect(completed.json.task).toMatchObject({ status: 'done' });
     const [deleted] = await run([{ operation: 'delete', userId, taskId, withSubtasks: false }]);
     expect(deleted.json).toEqual({ deleted: [taskId] });
+  });
+
+  it("reads Due in the user's words and an offset-less Due At on the user's clock, at the Now given", async () => {
+    const zoned = (await resolveIdentity(db.pool, 'api', 'tasks-node-zone')).userId;
+    await updateUserPreferences(db.pool, zoned, { timeZone: 'Europe/Vienna' });
+    const now = '2030-06-01T08:00:00.000Z';
+    const [inWords] = await run([
+      { operation: 'create', userId: zoned, title: 'Dentist', details: { due: 'tomorrow at 9' }, now },
+    ]);
+    expect(inWords.json.task).toMatchObject({ dueAt: '2030-06-02T07:00:00.000Z' });
+    const taskId = (inWords.json.task as { id: number }).id;
+    const updateFields = { dueAt: '2030-06-03T18:00' };
+    const [moved] = await run([{ operation: 'update', userId: zoned, taskId, updateFields, now }]);
+    expect(moved.json.task).toMatchObject({ dueAt: '2030-06-03T16:00:00.000Z' });
+    const [cleared] = await run([{ operation: 'update', userId: zoned, taskId, updateFields: { due: 'none' }, now }]);
+    expect(cleared.json.task).toMatchObject({ dueAt: null });
+    const [past] = await run(
+      [{ operation: 'update', userId: zoned, taskId, updateFields: { due: 'yesterday at 9' }, now }],
+      { continueOnFail: true },
+    );
+    expect(past.json).toMatchObject({ field: 'due', error: expect.stringContaining('has already passed') });
   });
 
   it('subtasks: Parent Task ID links a task; listing by parent finds it', async () => {

@@ -5,7 +5,7 @@ import type { Pool } from 'pg';
 import { updateTask } from 'assistant-core';
 
 import { userIdProperty } from '../../../shared/helpers/descriptions';
-import { asData, parameter } from '../../../shared/helpers/parameters';
+import { asData, nowParameter, nowProperty, parameter } from '../../../shared/helpers/parameters';
 import { updateInput } from '../helpers/taskInput';
 import { priorityOptions, statusOptions, taskId } from './common.descriptions';
 
@@ -19,14 +19,21 @@ const properties: INodeProperties[] = [
     placeholder: 'Add Field',
     default: {},
     description:
-      'Only the fields added here change; empty values change nothing; Due At "none" or Parent Task ID 0 clears it',
+      'Only the fields added here change; empty values change nothing; Due or Due At "none" (or Parent Task ID 0) clears it',
     options: [
+      {
+        displayName: 'Due',
+        name: 'due',
+        type: 'string',
+        default: '',
+        description: 'In the user\'s words (e.g. Friday 17:00), or "none" to remove the due time',
+      },
       {
         displayName: 'Due At',
         name: 'dueAt',
         type: 'string',
         default: '',
-        description: 'ISO 8601 date-time with offset, or "none" to remove the due time',
+        description: 'ISO 8601 (without an offset: on the user\'s clock), or "none" to remove the due time',
       },
       { displayName: 'Notes', name: 'notes', type: 'string', typeOptions: { rows: 3 }, default: '' },
       { displayName: 'Parent Task ID', name: 'parentId', type: 'number', default: 0 },
@@ -36,6 +43,7 @@ const properties: INodeProperties[] = [
       { displayName: 'Title', name: 'title', type: 'string', default: '' },
     ],
   },
+  nowProperty,
 ];
 
 const displayOptions = { show: { operation: ['update'] } };
@@ -45,5 +53,6 @@ export const description = updateDisplayOptions(displayOptions, properties);
 export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: number): Promise<IDataObject> {
   const userId = parameter(this, 'userId', itemIndex);
   const fields = updateInput(parameter(this, 'updateFields', itemIndex) as IDataObject);
-  return asData({ task: await updateTask(pool, userId, parameter(this, 'taskId', itemIndex), fields) });
+  const taskId = parameter(this, 'taskId', itemIndex);
+  return asData({ task: await updateTask(pool, userId, taskId, fields, nowParameter(this, itemIndex)) });
 }

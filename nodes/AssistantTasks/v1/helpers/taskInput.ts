@@ -8,13 +8,16 @@ export function withoutEmptyParent(fields: IDataObject): IDataObject {
   return input;
 }
 
+const isNone = (value: unknown) => typeof value === 'string' && value.trim().toLowerCase() === 'none';
+
 /**
  * In Update Fields an empty value leaves a field unchanged (so an expression that resolves to nothing never
- * erases data); Due At "none" and Parent Task ID 0 clear them.
+ * erases data); Due or Due At "none" and Parent Task ID 0 clear them.
  */
 export function updateInput(fields: IDataObject): IDataObject {
   const input = { ...fields };
-  if (typeof input.dueAt === 'string' && input.dueAt.trim().toLowerCase() === 'none') input.dueAt = null;
+  if (isNone(input.due)) input.due = null;
+  if (isNone(input.dueAt)) input.dueAt = null;
   if (input.parentId === 0) input.parentId = null;
   return input;
 }
