@@ -1,5 +1,6 @@
-// The heartbeat: every `heartbeatIntervalSeconds` the database is asked whether anyone has overdue tasks or
-// high-priority tasks due soon. Only then is anything phrased (so an idle heartbeat costs no model call). A task is
+// The heartbeat: every `heartbeatIntervalSeconds` the database is asked whether anyone has overdue tasks,
+// high-priority tasks due soon, or urgent tasks without a due date left alone for `urgentNudgeHours` (since they were
+// last changed or nudged about). Only then is anything phrased (so an idle heartbeat costs no model call). A task is
 // nudged about at most once per cooldown, and never during the user's quiet hours (it waits for their end).
 import type { Pool } from 'pg';
 
@@ -13,7 +14,8 @@ export interface NudgeTask {
   id: number;
   title: string;
   priority: string;
-  due: string;
+  /** On the user's clock, or null: an urgent task without a due date. */
+  due: string | null;
   overdue: boolean;
 }
 
@@ -40,16 +42,21 @@ export async function findNudges(pool: Pool, nowInput: Date, tickId: number): Pr
   return withTransaction(pool, async (client) => {
     const settings = await getInstanceSettings(client);
     const candidates = await client.query(
-      `SELECT t.id, t.user_id, t.title, t.priority, t.due_at, t.due_at < $1 AS overdue
+      `SELECT t.id, t.user_id, t.title, t.priority, t.due_at, coalesce(t.due_at < $1, false) AS overdue
          FROM assistant.tasks t
-        WHERE t.status IN ('open', 'in_progress') AND t.due_at IS NOT NULL
-          AND (t.due_at < $1 OR (t.priority IN ('high', 'urgent') AND t.due_at <= $1::timestamptz + make_interval(hours => $2)))
+        WHERE t.status IN ('open', 'in_progress')
+          AND (t.due_at < $1 OR (t.priority IN ('high', 'urgent') AND t.due_at <= $1::timestamptz + make_interval(hours => $2))
+               OR (t.due_at IS NULL AND t.priority = 'urgent' AND $4 > 0
+                   AND t.updated_at <= $1::timestamptz - make_interval(hours => $4)
+                   AND NOT EXISTS (SELECT 1 FROM assistant.nudge_log n
+                                    WHERE n.user_id = t.user_id AND n.subject = 'task:' || t.id
+                                      AND n.last_sent_at > $1::timestamptz - make_interval(hours => $4))))
           AND NOT EXISTS (SELECT 1 FROM assistant.nudge_log n
                            WHERE n.user_id = t.user_id AND n.subject = 'task:' || t.id
                              AND n.last_sent_at > $1::timestamptz - make_interval(mins => $3))
-        ORDER BY t.user_id, t.due_at LIMIT 1000
+        ORDER BY t.user_id, t.due_at NULLS LAST, t.id LIMIT 1000
         FOR UPDATE OF t SKIP LOCKED`,
-      [now, settings.nudgeSoonHours, settings.nudgeCooldownMinutes],
+      [now, settings.nudgeSoonHours, settings.nudgeCooldownMinutes, settings.urgentNudgeHours],
     );
     const byUser = new Map<string, Array<Record<string, unknown>>>();
     for (const row of candidates.rows) {
@@ -73,10 +80,10 @@ export async function findNudges(pool: Pool, nowInput: Date, tickId: number): Pr
         id: Number(row.id),
         title: row.title as string,
         priority: row.priority as string,
-        due: describeInstant(row.due_at as Date, prefs.timeZone),
+        due: row.due_at instanceof Date ? describeInstant(row.due_at, prefs.timeZone) : null,
         overdue: row.overdue as boolean,
       }));
-      const lines = tasks.map((t) => `• ${t.title} (${t.priority}) — ${t.overdue ? 'was due' : 'due'} ${t.due}`);
+      const lines = tasks.map((t) => `• ${t.title} (${t.priority}) — ${dueWords(t)}`);
       drafts.push({
         userId,
         assistantName: personality.assistantName,
@@ -90,4 +97,9 @@ export async function findNudges(pool: Pool, nowInput: Date, tickId: number): Pr
     }
     return drafts;
   });
+}
+
+function dueWords(task: NudgeTask): string {
+  if (task.due === null) return 'no due date yet';
+  return `${task.overdue ? 'was due' : 'due'} ${task.due}`;
 }
