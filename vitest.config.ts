@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// One runner, four projects: the judgement package, the assistant's domain, the n8n nodes with the scripts,
-// fakes and workflow checks (unit), and end-to-end tests on a real n8n.
+// One runner, five projects: the judgement package, the assistant's domain (and its time handling again under another
+// server zone), the n8n nodes with the scripts, fakes and workflow checks (unit), and end-to-end tests on a real n8n.
 export default defineConfig({
   test: {
     projects: [
@@ -17,6 +17,21 @@ export default defineConfig({
         test: {
           name: 'assistant',
           include: ['assistant/test/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      // The same time handling again with the server in another zone (+12:45/+13:45, with DST): users' times must
+      // never depend on the server's zone.
+      {
+        test: {
+          name: 'assistant-tz',
+          include: [
+            'assistant/test/schedule/**/*.test.ts',
+            'assistant/test/reminders/**/*.test.ts',
+            'assistant/test/tasks/**/*.test.ts',
+          ],
+          env: { TZ: 'Pacific/Chatham' },
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

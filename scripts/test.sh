@@ -2,11 +2,13 @@
 # Installs everything the tests need (idempotent; a second run reuses it), builds, and runs every test.
 # Prints a closing line "tests: N passed, N failed".
 #
-# On a new machine most of the time goes to installing n8n (npm) and to the e2e tests, so the work overlaps:
+# On a new machine most of the time goes to installing n8n (npm) and to the e2e tests, which mostly wait on n8n and
+# its ticks, so the work overlaps:
 #   background: Debian's packages (the test tools, Chromium)   |  n8n (npm, in its cache folder)
-#   foreground: npm install, build, static checks, then the unit tests (judge, assistant, nodes), which need only
-#               Postgres 17 (installed first, in seconds) and the Debian tools,
-# then the e2e tests on the real n8n once its install is done. Extra arguments go to both vitest runs (filters).
+#   foreground: npm install, build, static checks;
+# then the unit tests (judge, assistant[-tz], nodes: they need only Postgres 17, installed first in seconds, and the
+# Debian tools) start in the background, and the e2e tests on the real n8n start as soon as n8n is installed.
+# The unit tests' output is shown when they end. Extra arguments go to both vitest runs (filters).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # npm's warnings (deprecations, engines, this machine's own npmrc keys) are noise on a newcomer's screen; errors
@@ -55,25 +57,31 @@ npm run lint
 npm run format:check
 say "static checks passed"
 
-reports=()
 status=0
 # With filters, one of the two runs may have no file to run.
 filters=()
 [ $# -gt 0 ] && filters=(--passWithNoTests "$@")
-run_vitest() { # name, then vitest arguments
-  local report=".runtime/vitest-$1.json"
-  rm -f "$report"
-  reports+=("$report")
-  say "vitest: $1"
-  npx vitest run --reporter=default --reporter=json --outputFile="$report" "${@:2}" || status=$?
-}
+vitest=(npx vitest run --reporter=default --reporter=json)
+reports=(.runtime/vitest-unit.json)
+[ "${E2E:-1}" != 0 ] && reports+=(.runtime/vitest-e2e.json)
+rm -f .runtime/vitest-*.json
 
 waitFor "Debian's packages" "$apt_pid" "$logs/apt.log"
-run_vitest unit --project judge --project assistant --project nodes "${filters[@]}"
+say "vitest: unit (in the background; its output follows when it ends)"
+setsid "${vitest[@]}" --outputFile=.runtime/vitest-unit.json \
+  --project judge --project assistant --project assistant-tz --project nodes "${filters[@]}" >"$logs/unit.log" 2>&1 &
+unit_pid=$!
+# shellcheck disable=SC2064 # the PIDs are known now
+trap "kill -- -$apt_pid -$n8n_pid -$unit_pid 2>/dev/null || true" EXIT
 if [ "${E2E:-1}" != 0 ]; then
   waitFor "n8n's install" "$n8n_pid" "$logs/n8n-install.log"
-  run_vitest e2e --project e2e "${filters[@]}"
+  say "vitest: e2e"
+  "${vitest[@]}" --outputFile=.runtime/vitest-e2e.json --project e2e "${filters[@]}" || status=$?
 fi
+unit_status=0
+wait "$unit_pid" || unit_status=$?
+cat "$logs/unit.log"
+[ "$unit_status" = 0 ] || status=$unit_status
 say "done"
 
 # shellcheck disable=SC2016 # JavaScript, not shell
