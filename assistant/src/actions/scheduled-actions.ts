@@ -68,8 +68,8 @@ export async function scheduleAction(
   const userId = requireUserId(userIdInput);
   const instruction = requireText(input.instruction, 'instruction', 4000).trim();
   const scheduleText = requireText(input.schedule, 'schedule', 200).trim();
-  const { timeZone } = await getUserPreferences(db, userId);
-  const schedule = parseSchedule(scheduleText, { timeZone });
+  const { timeZone, locale } = await getUserPreferences(db, userId);
+  const schedule = parseSchedule(scheduleText, { timeZone, locale });
   if (!schedule.ok) return { ok: false, message: schedule.message, field: 'schedule' };
   // Interval grids start on a whole minute, so "every minute" runs on every tick.
   const anchor = floorToMinute(now);

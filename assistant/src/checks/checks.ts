@@ -145,8 +145,8 @@ export async function addCheck(
     throw error;
   }
   const scheduleText = requireText(input.schedule, 'schedule', 200).trim();
-  const { timeZone } = await getUserPreferences(db, userId);
-  const schedule = parseSchedule(scheduleText, { timeZone });
+  const { timeZone, locale } = await getUserPreferences(db, userId);
+  const schedule = parseSchedule(scheduleText, { timeZone, locale });
   if (!schedule.ok) return { ok: false, field: 'schedule', message: `The check was not added. ${schedule.message}` };
   if (definition.kind !== 'search' && options.guard) {
     const decision = await options.guard.check(definition.target);

@@ -1,6 +1,6 @@
-// Reminders: the user's words for "when" are read by code (parseWhen) in their time zone; the minute tick fires each
-// one exactly once (see scheduler/tick.ts). An unreadable or past `when` is an answer for the agent to relay, not an
-// error: it names what was understood.
+// Reminders: the user's words for "when" are read by code (parseWhen) in their time zone and locale; the minute tick
+// fires each one exactly once (see scheduler/tick.ts). An unreadable or past `when` is an answer for the agent to
+// relay, not an error: it names what was understood.
 import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { getUserPreferences } from '../settings/preferences';
@@ -66,8 +66,8 @@ export async function setReminder(
     if (text === undefined || text === null || text === '') text = task.rows[0].title as string;
   }
   const reminderText = requireText(text, 'text', 2000).trim();
-  const { timeZone } = await getUserPreferences(db, userId);
-  const parsed = parseWhen(when, { now, timeZone });
+  const { timeZone, locale } = await getUserPreferences(db, userId);
+  const parsed = parseWhen(when, { now, timeZone, locale });
   if (!parsed.ok) return { ok: false, message: parsed.message, field: 'when' };
   const result = await db.query(
     `INSERT INTO assistant.reminders (user_id, text, due_at, when_text, time_zone, task_id)

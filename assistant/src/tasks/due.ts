@@ -55,8 +55,7 @@ export function readDueWords(
   if (value === null) return null;
   const text = requireText(value, field, 300).trim();
   if (NONE.has(text.toLowerCase())) return null;
-  const { now, timeZone } = options;
-  const parsed = parseWhen(text, { now, timeZone });
+  const parsed = parseWhen(text, options);
   if (!parsed.ok) throw new AssistantInputError(field, parsed.message);
   return parsed.at;
 }

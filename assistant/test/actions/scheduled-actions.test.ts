@@ -87,4 +87,13 @@ describe('scheduled actions', () => {
       'instruction',
     );
   });
+
+  it("reads the schedule in the user's locale (German)", async () => {
+    const userId = await createUser(db.pool, 'act-de');
+    await assistant.updateUserPreferences(db.pool, userId, { timeZone: 'Europe/Vienna', locale: 'de-AT' });
+    // Wednesday 2026-03-25; the next Monday is after the spring change (UTC+2).
+    const input = { instruction: 'Aufgaben zusammenfassen', schedule: 'jeden Montag um 9' };
+    const made = await assistant.scheduleAction(db.pool, userId, input, new Date('2026-03-25T10:00:00Z'));
+    expect(made.ok && made.action.nextRunAt).toBe('2026-03-30T07:00:00.000Z');
+  });
 });

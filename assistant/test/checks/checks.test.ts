@@ -131,4 +131,11 @@ describe('checks', () => {
     );
     expect(tick.checksStarted).toBe(plan.checks.length);
   });
+
+  it("reads the schedule in the user's locale (German)", async () => {
+    const userId = await createUser(db.pool, 'chk-de');
+    await assistant.updateUserPreferences(db.pool, userId, { locale: 'de' });
+    const check = await added(userId, { what: 'https://shop.test/de', schedule: 'alle 2 Stunden' });
+    expect(check.status).toBe('active');
+  });
 });

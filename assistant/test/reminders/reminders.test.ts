@@ -51,4 +51,12 @@ describe('reminders', () => {
     );
     await expectFieldError(() => assistant.setReminder(db.pool, userId, { text: '', when: 'in 1 hour' }, now), 'text');
   });
+
+  it("reads `when` in the user's locale (German), on their clock across the spring DST change", async () => {
+    const userId = await createUser(db.pool, 'rem-de');
+    await assistant.updateUserPreferences(db.pool, userId, { timeZone: 'Europe/Vienna', locale: 'de-AT' });
+    const now = new Date('2026-03-28T11:00:00Z');
+    const result = await assistant.setReminder(db.pool, userId, { text: 'Mama anrufen', when: 'morgen um 9' }, now);
+    expect(result.ok && result.reminder.dueAt).toBe('2026-03-29T07:00:00.000Z');
+  });
 });

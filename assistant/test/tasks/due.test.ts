@@ -49,6 +49,14 @@ describe('task due times in the user zone', () => {
     expect(cleared.dueAt).toBeNull();
   });
 
+  it("reads `due` in the user's locale (German)", async () => {
+    const userId = await userIn('Europe/Berlin');
+    await assistant.updateUserPreferences(db.pool, userId, { locale: 'de-DE' });
+    const now = new Date('2026-03-28T11:00:00Z');
+    const task = await assistant.createTask(db.pool, userId, { title: 'Steuer', due: 'morgen um 9' }, now);
+    expect(task.dueAt).toBe('2026-03-29T07:00:00.000Z');
+  });
+
   it('reads an offset-less ISO time and a date alone in the user zone, never the server zone', async () => {
     const userId = await userIn('America/Los_Angeles');
     const now = new Date('2026-06-01T12:00:00Z');
