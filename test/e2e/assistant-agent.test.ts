@@ -261,8 +261,8 @@ describe('assistant knowledge graph and tasks', () => {
     const create = await converse('tasks-create', [
       {
         tool_calls: [
-          { name: 'create_task', arguments: { title: 'File the tax return', due_at: yesterday, priority: 'urgent' } },
-          { name: 'create_task', arguments: { title: 'Buy a birthday present', due_at: nextWeek, priority: 'low' } },
+          { name: 'create_task', arguments: { title: 'File the tax return', due: yesterday, priority: 'urgent' } },
+          { name: 'create_task', arguments: { title: 'Buy a birthday present', due: nextWeek, priority: 'low' } },
         ],
       },
       { content: 'Both tasks created.' },
@@ -292,7 +292,7 @@ describe('assistant knowledge graph and tasks', () => {
         tool_calls: [
           {
             name: 'update_task',
-            arguments: { task_id: present, title: 'Buy a present for Anna', due_at: '', priority: 'high' },
+            arguments: { task_id: present, title: 'Buy a present for Anna', due: '', priority: 'high' },
           },
         ],
       },

@@ -89,7 +89,7 @@ describe('shipped experts', () => {
   it('the Planner creates the task the main agent asked for', async () => {
     const title = `Book the dentist ${run}`;
     const { reply, inner } = await delegate('planner', `Plan: ${title}`, [
-      call('create_task', { title, due_at: '', priority: 'high' }),
+      call('create_task', { title, due: '', priority: 'high' }),
       { content: 'Planner: {{last_tool_result}}' },
     ]);
     expect(reply).toContain('Planner:');

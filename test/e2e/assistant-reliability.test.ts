@@ -285,7 +285,7 @@ describe('forget everything', () => {
       const remember = tag(`remember-all-${user}`);
       await llm.addScript(remember, [
         { tool_calls: [{ name: 'remember_memory', arguments: { content: 'My bank is Erste.', people: '' } }] },
-        { tool_calls: [{ name: 'create_task', arguments: { title: 'Call the bank', due_at: '', priority: 'high' } }] },
+        { tool_calls: [{ name: 'create_task', arguments: { title: 'Call the bank', due: '', priority: 'high' } }] },
         { content: 'Noted.' },
       ]);
       expect((await ask({ message: `${remember} my bank is Erste`, user_id: user })).status).toBe(200);

@@ -1,5 +1,6 @@
 // A task's due time, read by code on the user's clock: `due` in the user's words, like a reminder's `when` (parseWhen,
-// in their zone and locale; a past time is refused with its sentence), or `dueAt` as ISO 8601. An ISO time without
+// in their zone and locale; a past time in words is refused with its sentence) or as ISO 8601 (read as `dueAt` is:
+// a task may be overdue already), or `dueAt` as ISO 8601. An ISO time without
 // an offset, and a date alone (at DEFAULT_HOUR, as parseWhen reads one), are on the user's clock, never the server's.
 import type { Queryable } from '../storage/db';
 import { AssistantInputError } from '../errors';
@@ -45,7 +46,10 @@ export function readDueAt(value: unknown, timeZone: string, field = 'dueAt'): Da
   return new Date(wallToInstant(wall, timeZone).toMillis() + millis);
 }
 
-/** `due` in the user's words, read like a reminder's `when`: unreadable or past → the sentence saying so. */
+/**
+ * `due` in the user's words, read like a reminder's `when`: unreadable or past → the sentence saying so. An ISO 8601
+ * value is read as `dueAt` is, past or not.
+ */
 export function readDueWords(
   value: unknown,
   options: { now: Date; timeZone: string; locale: string },
@@ -55,6 +59,7 @@ export function readDueWords(
   if (value === null) return null;
   const text = requireText(value, field, 300).trim();
   if (NONE.has(text.toLowerCase())) return null;
+  if (ISO.test(text)) return readDueAt(text, options.timeZone, field);
   const parsed = parseWhen(text, options);
   if (!parsed.ok) throw new AssistantInputError(field, parsed.message);
   return parsed.at;

@@ -67,19 +67,22 @@ describe('task due times in the user zone', () => {
     // ISO is accepted in `due` too, read the same way.
     const words = await assistant.createTask(db.pool, userId, { title: 'Plan', due: '2026-06-05 17:00' }, now);
     expect(words.dueAt).toBe('2026-06-06T00:00:00.000Z');
+    // A past ISO time in `due` is read as dueAt reads it: an overdue task can be recorded (words in the past cannot).
+    const overdue = await assistant.createTask(db.pool, userId, { title: 'Tax', due: '2026-05-01' }, now);
+    expect(overdue).toMatchObject({ dueAt: '2026-05-01T16:00:00.000Z', overdue: true });
     // An ISO time with its offset keeps it; a past one in dueAt stays accepted (an overdue task can be recorded).
     const late = await assistant.updateTask(db.pool, userId, timed.id, { dueAt: '2026-05-01T09:00:00+02:00' }, now);
     expect(late).toMatchObject({ dueAt: '2026-05-01T07:00:00.000Z', overdue: true });
   });
 
-  it("refuses a past or unreadable `due` with parseWhen's sentence, naming the field, and stores nothing", async () => {
+  it("refuses a past time in words or an unreadable `due` with parseWhen's sentence, naming the field, and stores nothing", async () => {
     const userId = await userIn('Europe/Berlin');
     const now = new Date('2026-06-01T10:00:00Z');
     await expectFieldError(() => assistant.createTask(db.pool, userId, { title: 'x', due: 'yesterday' }, now), 'due');
     const past = await assistant
-      .createTask(db.pool, userId, { title: 'x', due: '2026-05-01 09:00' }, now)
+      .createTask(db.pool, userId, { title: 'x', due: 'yesterday at 9' }, now)
       .catch((error: Error) => error);
-    expect((past as Error).message).toMatch(/^due: I understood "2026-05-01 09:00" as .* which has already passed/);
+    expect((past as Error).message).toMatch(/^due: I understood "yesterday at 9" as .* which has already passed/);
     const unreadable = await assistant
       .createTask(db.pool, userId, { title: 'x', due: 'when pigs fly' }, now)
       .catch((error: Error) => error);
