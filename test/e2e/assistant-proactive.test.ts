@@ -2,10 +2,11 @@
 // Schedule Trigger, and a fast copy of it (setup/fast-tick.ts) ticks every 5 seconds, so that the scenarios wait for
 // seconds instead of minutes. Reminders delivered by the first tick at or after their due time (read from the run
 // ledger), exactly once although at a whole minute two ticks run at the same moment, to a signed callback and through
-// the fake Telegram Bot API; retries and the attempt limit; the outbox endpoint; the heartbeat's nudge once per
-// cooldown and no model call when idle; a recurring action on consecutive minutes; the real minute trigger firing in
-// the ledger; and a reminder falling due while n8n is down, delivered once after the restart, marked late. Each
-// scenario waits with a generous bound but asserts ticks, not durations.
+// the fake Telegram Bot API; a German user's reminder read in her language and zone; retries and the attempt limit;
+// the outbox endpoint; the heartbeat's nudge once per cooldown and no model call when idle; a recurring action on
+// consecutive minutes; the real minute trigger firing in the ledger; and a reminder falling due while n8n is down,
+// delivered once after the restart, marked late. Each scenario waits with a generous bound but asserts ticks, not
+// durations.
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,6 +18,7 @@ import {
   setCallbackUrl,
   setReminder,
   updateInstanceSettings,
+  updateUserSettings,
   verifySignature,
 } from 'assistant-core';
 import { CallbackReceiverControl, type ReceivedCallback } from '../fakes/callback-receiver';
@@ -155,6 +157,8 @@ describe('proactive messages on the minute tick', { timeout: 600_000 }, () => {
   let dave: Awaited<ReturnType<typeof apiUser>>;
   let erin: Awaited<ReturnType<typeof callbackUser>>;
   let erinAction: number;
+  let gerda: Awaited<ReturnType<typeof callbackUser>>;
+  let gerdaReply: { status: number; body: Record<string, unknown>; sentAt: number };
   let tgUser: string;
   let tgReminder: { id: number };
   const daveTask = `Renew the passport [dave-${run}]`;
@@ -213,6 +217,29 @@ describe('proactive messages on the minute tick', { timeout: 600_000 }, () => {
     );
     if (!scheduled.ok) throw new Error(scheduled.message);
     erinAction = scheduled.action.id;
+
+    // A user whose locale is Austrian German asks in German; the model passes her own words on.
+    gerda = await callbackUser('gerda');
+    await updateUserSettings(db, gerda.userId, { locale: 'de-AT', timeZone: 'Europe/Vienna' });
+    const gerdaMarker = `[erinnerung-${run}]`;
+    await llm.addScript(gerdaMarker, [
+      {
+        tool_calls: [
+          { name: 'set_reminder', arguments: { text: `Wasser trinken ${run}`, when: 'in 10 Sekunden', task_id: '' } },
+        ],
+      },
+      { content: 'Erledigt: {{last_tool_result}}' },
+    ]);
+    const sentAt = Date.now();
+    const asked = await stack.webhook('agent', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': E2E_ASSISTANT_API_KEY },
+      body: JSON.stringify({
+        message: `Erinnere mich in 10 Sekunden ans Wassertrinken ${gerdaMarker}`,
+        user_id: gerda.externalId,
+      }),
+    });
+    gerdaReply = { status: asked.status, body: (await asked.json()) as Record<string, unknown>, sentAt };
   }, 180_000);
 
   it('sets a reminder through the webhook, in the words of the user, with a callback_url', () => {
@@ -245,6 +272,28 @@ describe('proactive messages on the minute tick', { timeout: 600_000 }, () => {
     );
     expect(await callbacks.received(alice.path)).toHaveLength(1);
     expect(await outboxOf(alice.userId)).toHaveLength(1);
+  });
+
+  it('a German reminder over the webhook: read in her language and zone, delivered by the first tick after it', async () => {
+    expect(gerdaReply.status).toBe(200);
+    // Echoed back in German (weekday and month of de-AT), in Vienna's time.
+    expect(String(gerdaReply.body.reply)).toMatch(
+      /Reminder \d+ set for (Montag|Dienstag|Mittwoch|Donnerstag|Freitag|Samstag|Sonntag), \d+\. \p{L}+ \d{4}, \d{2}:\d{2} Uhr \(Europe\/Vienna\)/u,
+    );
+    await waitFor(async () => (await callbacks.received(gerda.path)).length > 0, {
+      timeoutMs: FEW_TICKS_MS,
+      what: "gerda's reminder",
+    });
+    const [row] = await outboxOf(gerda.userId, 'reminder');
+    const due = await dueAtOf(Number(row.data.reminder_id));
+    // "in 10 Sekunden" from when she asked: not a default hour, not an English misreading.
+    expect(due.getTime()).toBeGreaterThanOrEqual(gerdaReply.sentAt + 10_000);
+    expect(due.getTime()).toBeLessThan(gerdaReply.sentAt + 40_000);
+    await expectFirstTickAtOrAfter(row, due);
+    expect(JSON.parse((await callbacks.received(gerda.path))[0].body)).toMatchObject({
+      kind: 'reminder',
+      text: `⏰ Reminder: Wasser trinken ${run}`,
+    });
   });
 
   it('delivers through the Telegram Bot API, recording the message id', async () => {
