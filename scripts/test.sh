@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything the tests need (idempotent; a second run reuses it), builds, and runs every test.
-# Prints a closing line "tests: N passed, N failed".
+# Prints each failed test, then a closing line "tests: N passed, N failed".
 #
 # On a new machine most of the time goes to installing n8n (npm) and to the e2e tests, which mostly wait on n8n and
 # its ticks, so the work overlaps:
@@ -92,6 +92,11 @@ for (const file of process.argv.slice(1)) {
   if (!fs.existsSync(file)) { failed++; continue; }
   const r = JSON.parse(fs.readFileSync(file, "utf8"));
   passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests;
+  for (const suite of r.testResults) {
+    const bad = suite.assertionResults.filter((t) => t.status === "failed");
+    if (suite.status === "failed" && bad.length === 0) console.log(`FAILED ${suite.name}: ${suite.message}`);
+    for (const t of bad) console.log(`FAILED ${suite.name} > ${t.fullName}\n  ${(t.failureMessages[0] ?? "").split("\n")[0]}`);
+  }
 }
 console.log(`tests: ${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' "${reports[@]}"
