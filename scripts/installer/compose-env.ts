@@ -1,6 +1,7 @@
 // The Docker path's settings file (docker compose --env-file …): the installer's answers from local.env, and the
-// secrets docker-compose.yml requires, generated once and kept on every re-run. Mode 600, one NAME=value per line;
-// the owner's bcrypt hash is single-quoted (it contains $). Prints which settings changed.
+// secrets docker-compose.yml requires (the model gateway's key among them), generated once and kept on every re-run.
+// Mode 600, one NAME=value per line; the owner's bcrypt hash is single-quoted (it contains $). Prints which settings
+// changed.
 //   tsx scripts/installer/compose-env.ts --env /var/lib/judge-assistant/local.env \
 //       --out /var/lib/judge-assistant/compose.env [--queue] [--caddy-dir DIR]
 import { randomBytes } from 'node:crypto';
@@ -23,7 +24,20 @@ const GENERATED: Record<string, () => string> = {
   ASSISTANT_API_KEY: () => secret(),
   ASSISTANT_CALLBACK_SECRET: () => secret(32),
   ASSISTANT_MCP_TOKEN: () => secret(32),
+  // The model gateway's key (n8n's credentials and the judge present it; the providers' keys stay in the gateway).
+  ASSISTANT_GATEWAY_KEY: () => secret(),
 };
+
+/** The model providers' base URLs the gateway reads (assistant/src/gateway/config.ts). */
+const PROVIDER_BASE_URLS = [
+  'ASSISTANT_LLM_BASE_URL',
+  'JUDGE_OPENAI_BASE_URL',
+  'ASSISTANT_EMBEDDINGS_BASE_URL',
+  'ASSISTANT_TRANSCRIPTION_BASE_URL',
+];
+
+/** The gateway as n8n reaches it on compose's network (docker-compose.yml's gateway service). */
+const GATEWAY_IN_COMPOSE = 'http://gateway:5681';
 
 /** The installer's answers (and the HTTPS step's) passed on as they are. */
 const FROM_ANSWERS = [
@@ -78,11 +92,15 @@ export function composeSettings(
     if (value !== undefined && value !== '') next[name] = value;
   }
   next.OWNER_EMAIL ??= 'owner@example.com';
-  // A model server on this host (a local runner such as Ollama): from inside the containers the host is
-  // host.docker.internal (docker-compose.yml maps it to the host's gateway), not their own loopback.
-  for (const name of ['ASSISTANT_LLM_BASE_URL', 'JUDGE_OPENAI_BASE_URL']) {
+  // A model server on this host (a local runner such as Ollama): from inside the gateway's container the host is
+  // host.docker.internal (docker-compose.yml maps it to the host's gateway), not its own loopback.
+  for (const name of PROVIDER_BASE_URLS) {
     if (next[name]) next[name] = hostFromContainers(next[name]);
   }
+  // Voice through the gateway only with a transcription provider; empty, the credential's base URL stays empty.
+  next.ASSISTANT_TRANSCRIPTION_GATEWAY_URL = next.ASSISTANT_TRANSCRIPTION_BASE_URL?.trim()
+    ? `${GATEWAY_IN_COMPOSE}/transcription/v1`
+    : '';
   const hash = unquote(current.OWNER_PASSWORD_HASH ?? '');
   next.OWNER_PASSWORD_HASH =
     hash && current.OWNER_PASSWORD === next.OWNER_PASSWORD && bcrypt.compareSync(next.OWNER_PASSWORD, hash)
@@ -136,6 +154,8 @@ if (require.main === module) {
     const secrets = new Set([...Object.keys(GENERATED), 'OWNER_PASSWORD_HASH', 'ASSISTANT_LLM_API_KEY', 'N8N_API_KEY']);
     secrets.add('ASSISTANT_TELEGRAM_BOT_TOKEN');
     secrets.add('JUDGE_OPENAI_API_KEY');
+    secrets.add('ASSISTANT_EMBEDDINGS_API_KEY');
+    secrets.add('ASSISTANT_TRANSCRIPTION_API_KEY');
     console.log(
       changed.length === 0
         ? `compose settings unchanged (${out})`
