@@ -58,6 +58,8 @@ ASSISTANT_NAME=Dockerbot
 ASSISTANT_LANGUAGE=english
 ASSISTANT_STYLE=brief
 ASSISTANT_LLM_BASE_URL=http://fakes:9000/v1
+JUDGE_OPENAI_BASE_URL=http://fakes:9000/v1
+JUDGE_OPENAI_API_KEY=docker-test-llm-key
 ASSISTANT_TELEGRAM_API_URL=http://fakes:9001
 HTTP_PORT=18080
 HTTPS_PORT=18443
@@ -65,8 +67,9 @@ N8N_PORT=15678
 ANSWERS
 chmod 600 "$settings"
 # The answers as the installer writes them (its checks of the key and the bot need the network: they are tested
-# against the fakes in test/scripts/installer.test.ts), with the fakes' addresses and free ports; then the HTTPS and
-# compose steps of setup.sh, on the same one settings file.
+# against the fakes in test/scripts/installer.test.ts), with the fakes' addresses and free ports (the model providers'
+# are the gateway's: the chat fake serves its llm and judge upstreams); then the HTTPS and compose steps of setup.sh,
+# on the same one settings file.
 caddy_dir=$state/caddy
 npx tsx scripts/installer/https.ts --compose --env "$settings" --caddy-dir "$caddy_dir" --ip 127.0.0.1 \
   --public-port 18443

@@ -45,6 +45,25 @@ describe('composeSettings', () => {
     });
   });
 
+  it("generates the model gateway's key once, and points voice at the gateway only with a transcription provider", () => {
+    const first = composeSettings(answers, {}, options);
+    expect(first.ASSISTANT_GATEWAY_KEY).toMatch(/^[\w-]{32}$/);
+    expect(first.ASSISTANT_TRANSCRIPTION_GATEWAY_URL).toBe('');
+    const voice = composeSettings(
+      answers,
+      { ...first, ASSISTANT_TRANSCRIPTION_BASE_URL: 'http://127.0.0.1:9000/v1' },
+      options,
+    );
+    expect(voice).toMatchObject({
+      ASSISTANT_GATEWAY_KEY: first.ASSISTANT_GATEWAY_KEY,
+      ASSISTANT_TRANSCRIPTION_BASE_URL: 'http://host.docker.internal:9000/v1',
+      ASSISTANT_TRANSCRIPTION_GATEWAY_URL: 'http://gateway:5681/transcription/v1',
+    });
+    expect(composeSettings(answers, { ...voice, ASSISTANT_TRANSCRIPTION_BASE_URL: '' }, options)).toMatchObject({
+      ASSISTANT_TRANSCRIPTION_GATEWAY_URL: '',
+    });
+  });
+
   it("keeps the secrets, the hash and the operator's own settings on a re-run, and takes a changed answer", () => {
     const first = composeSettings(answers, {}, options);
     const again = composeSettings(
@@ -99,6 +118,11 @@ describe('scripts/installer/compose-env.ts', () => {
     });
     const hash = parseEnv(written, file).OWNER_PASSWORD_HASH.slice(1, -1);
     expect(config).toContain(`N8N_INSTANCE_OWNER_PASSWORD_HASH: ${hash.replace(/\$/g, '$$$$')}`);
+    // The judge reaches its model through the gateway, with the gateway's generated key.
+    const gatewayKey = parseEnv(written, file).ASSISTANT_GATEWAY_KEY;
+    expect(config).toContain('JUDGE_OPENAI_BASE_URL: http://gateway:5681/judge/v1');
+    expect(config).toContain(`JUDGE_OPENAI_API_KEY: ${gatewayKey}`);
+    expect(config).toContain('JUDGE_OPENAI_MODEL: qwen2.5:7b-instruct#job=judge');
   });
 });
 
@@ -111,6 +135,10 @@ describe('hostFromContainers', () => {
     expect(
       composeSettings({ ...answers, ASSISTANT_LLM_BASE_URL: 'http://127.0.0.1:11434/v1' }, {}, options),
     ).toMatchObject({ ASSISTANT_LLM_BASE_URL: 'http://host.docker.internal:11434/v1' });
+    // Every provider the gateway reaches, the operator's own settings too.
+    expect(
+      composeSettings(answers, { ASSISTANT_EMBEDDINGS_BASE_URL: 'http://localhost:8080/v1' }, options),
+    ).toMatchObject({ ASSISTANT_EMBEDDINGS_BASE_URL: 'http://host.docker.internal:8080/v1' });
   });
 });
 

@@ -2,7 +2,7 @@
 // secrets only from the settings file, mounts that exist — and Debian's docker-compose reading it. The stack itself
 // runs on dockerd in scripts/test-docker.sh (not part of npm test: see docs/RUNTIME.md).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +21,7 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   command?: string[];
   healthcheck?: { test: string[] };
+  extra_hosts?: string[];
 }
 
 const text = readFileSync(path.join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
@@ -28,16 +29,21 @@ const compose = load(text) as { services: Record<string, Service>; volumes: Reco
 const { services } = compose;
 
 const ONE_SHOT = ['assistant-database', 'n8n-import', 'assistant-setup'];
-const APP_SERVICES = ['judge', 'browser', 'assistant-database', 'assistant-setup'];
+const APP_SERVICES = ['judge', 'gateway', 'browser', 'assistant-database', 'assistant-setup'];
+
+/** The model providers' settings (assistant/src/gateway/config.ts): only the gateway has them. */
+const PROVIDER_SETTING =
+  /^(ASSISTANT_(LLM|EMBEDDINGS|TRANSCRIPTION)_(BASE_URL|API_KEY)|JUDGE_OPENAI_(BASE_URL|API_KEY))$/;
 
 describe('docker-compose.yml', () => {
-  it('has Postgres 17, the judge, SearXNG, the browser service, n8n, Caddy, the one-shot steps, and queue mode', () => {
+  it('has Postgres 17, the judge, the model gateway, SearXNG, the browser service, n8n, Caddy, the one-shot steps, and queue mode', () => {
     expect(Object.keys(services).sort()).toEqual(
       [
         'assistant-database',
         'assistant-setup',
         'browser',
         'caddy',
+        'gateway',
         'judge',
         'n8n',
         'n8n-import',
@@ -146,10 +152,79 @@ describe('docker-compose.yml', () => {
     expect(services.n8n.environment!.N8N_ENCRYPTION_KEY).toMatch(/^\$\{N8N_ENCRYPTION_KEY:\?/);
     expect(services.postgres.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
     // The credentials' secrets reach n8n only at import (it encrypts them); the running n8n never has them.
-    for (const key of ['ASSISTANT_API_KEY', 'SYSTEMONE_JUDGE_KEY', 'ASSISTANT_MCP_TOKEN', 'ASSISTANT_LLM_API_KEY']) {
+    for (const key of ['ASSISTANT_API_KEY', 'SYSTEMONE_JUDGE_KEY', 'ASSISTANT_MCP_TOKEN', 'ASSISTANT_GATEWAY_KEY']) {
       expect(services['n8n-import'].environment, key).toHaveProperty(key);
       expect(services.n8n.environment, key).not.toHaveProperty(key);
       expect(services['n8n-worker'].environment, key).not.toHaveProperty(key);
+    }
+  });
+
+  it('runs the model gateway with every setting it reads, the ledger in the assistant database, healthy before its callers', () => {
+    const gateway = services.gateway;
+    const env = gateway.environment!;
+    expect(gateway.command).toEqual(['node', 'assistant/dist/gateway/main.js']);
+    const config = readFileSync(path.join(REPO_ROOT, 'assistant', 'src', 'gateway', 'config.ts'), 'utf8');
+    const read = new Set([...config.matchAll(/'((?:ASSISTANT|JUDGE)_[A-Z_]+)'/g)].map((match) => match[1]));
+    expect(read.size).toBeGreaterThan(15);
+    for (const name of read) expect(env, name).toHaveProperty(name);
+    // Each provider setting and limit from the settings file, as the operator gave it.
+    for (const name of [...read].filter((name) => !name.startsWith('ASSISTANT_GATEWAY_'))) {
+      expect(String(env[name]), name).toMatch(new RegExp(`^\\$\\{${name}:-[^}]*\\}$`));
+    }
+    expect(env).toMatchObject({ ASSISTANT_GATEWAY_HOST: '0.0.0.0', ASSISTANT_GATEWAY_PORT: '5681' });
+    expect(env.ASSISTANT_GATEWAY_KEY).toMatch(/^\$\{ASSISTANT_GATEWAY_KEY:\?/);
+    // The ledger: the assistant's database, as assistant-database reaches it.
+    const database = services['assistant-database'].environment!;
+    const ledger = new URL(env.ASSISTANT_GATEWAY_DATABASE_URL);
+    expect([ledger.hostname, ledger.port, ledger.pathname, ledger.username, ledger.password]).toEqual([
+      database.ASSISTANT_PG_HOST,
+      database.ASSISTANT_PG_PORT,
+      `/${database.ASSISTANT_PG_DATABASE}`,
+      database.ASSISTANT_PG_USER,
+      '',
+    ]);
+    expect(env.PGPASSWORD).toBe(database.ASSISTANT_PG_PASSWORD);
+    expect(gateway.depends_on).toEqual({
+      postgres: { condition: 'service_healthy' },
+      'assistant-database': { condition: 'service_completed_successfully' },
+    });
+    expect(gateway.healthcheck!.test.join(' ')).toContain('http://127.0.0.1:5681/healthz');
+    expect(gateway.ports).toBeUndefined();
+    for (const name of ['n8n', 'judge']) {
+      expect(services[name].depends_on, name).toMatchObject({ gateway: { condition: 'service_healthy' } });
+    }
+  });
+
+  it("keeps the providers' settings in the gateway: n8n and the judge reach their models through it, with its key", () => {
+    const gateway = services.gateway.environment!;
+    const providerReference = new RegExp(`\\$\\{(${PROVIDER_SETTING.source.slice(1, -1)})[:}]`);
+    for (const [name, service] of Object.entries(services)) {
+      if (name === 'gateway') continue;
+      for (const [key, value] of Object.entries(service.environment ?? {})) {
+        expect(String(value), `${name}.${key}`).not.toMatch(providerReference);
+        if (name !== 'judge') expect(key, `${name}.${key}`).not.toMatch(PROVIDER_SETTING);
+      }
+    }
+    expect(services.judge.environment).toMatchObject({
+      JUDGE_OPENAI_BASE_URL: 'http://gateway:5681/judge/v1',
+      JUDGE_OPENAI_API_KEY: gateway.ASSISTANT_GATEWAY_KEY,
+      JUDGE_OPENAI_MODEL: '${JUDGE_OPENAI_MODEL:-qwen2.5:7b-instruct}#job=judge',
+    });
+    expect(services['n8n-import'].environment).toMatchObject({
+      ASSISTANT_GATEWAY_URL: 'http://gateway:5681',
+      ASSISTANT_GATEWAY_KEY: gateway.ASSISTANT_GATEWAY_KEY,
+      ASSISTANT_TRANSCRIPTION_GATEWAY_URL: '${ASSISTANT_TRANSCRIPTION_GATEWAY_URL:-}',
+    });
+    // Every setting the credential templates read is given at import.
+    const templates = path.join(REPO_ROOT, 'scripts', 'runtime', 'credentials');
+    for (const file of readdirSync(templates)) {
+      for (const [, name] of readFileSync(path.join(templates, file), 'utf8').matchAll(/\$\{([A-Z0-9_]+)/g)) {
+        expect(services['n8n-import'].environment, `${file}: ${name}`).toHaveProperty(name);
+      }
+    }
+    // Only the gateway reaches the host (a model server there, e.g. Ollama).
+    for (const [name, service] of Object.entries(services)) {
+      expect(service.extra_hosts, name).toEqual(name === 'gateway' ? ['host.docker.internal:host-gateway'] : undefined);
     }
   });
 
@@ -202,7 +277,11 @@ describe('docker-compose.yml', () => {
     const dockerfile = readFileSync(path.join(REPO_ROOT, 'docker', 'app.Dockerfile'), 'utf8');
     expect(dockerfile).toContain('judge/dist/cli/main.js');
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24\.\d+\.\d+-bookworm-slim$/m);
-    for (const source of ['assistant/src/setup/main.ts', 'assistant/src/browser/main.ts']) {
+    for (const source of [
+      'assistant/src/setup/main.ts',
+      'assistant/src/browser/main.ts',
+      'assistant/src/gateway/main.ts',
+    ]) {
       expect(existsSync(path.join(REPO_ROOT, source)), source).toBe(true);
     }
     const judgePackage = JSON.parse(readFileSync(path.join(REPO_ROOT, 'judge', 'package.json'), 'utf8'));
