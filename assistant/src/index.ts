@@ -11,6 +11,7 @@ export {
   runMigrations,
   sharedPool,
   USER_DATA_TABLES,
+  USER_ACCOUNTING_TABLES,
   USER_IDENTITY_TABLES,
   vectorExtensionAvailable,
   vectorIndexDimensions,
@@ -29,6 +30,8 @@ export {
   getUserPreferences,
   getUserSettings,
   isTelegramOwner,
+  MAX_MODEL_TIMEOUT_SECONDS,
+  MAX_REPLY_DEADLINE_SECONDS,
   requireChatModel,
   updateInstanceSettings,
   updateUserPreferences,
@@ -233,3 +236,19 @@ export {
   validateToolSpec,
 } from './built-tools';
 export { N8N_API_CREDENTIAL_ID, prepareAssistantDatabase, TELEGRAM_ENTRY_WORKFLOW_ID } from './setup';
+export {
+  GatewayError,
+  type GatewayOptions,
+  type GatewaySettings,
+  isInteractive,
+  listModelCalls,
+  type ModelCaller,
+  type ModelCallRow,
+  readGatewaySettings,
+  type RunningGateway,
+  splitCaller,
+  startGateway,
+  UPSTREAM_NAMES,
+  type UpstreamName,
+  withCaller,
+} from './gateway';

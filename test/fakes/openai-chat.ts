@@ -3,6 +3,9 @@
 // Protocol served (as the OpenAI API does): POST /v1/chat/completions (JSON or `stream: true` SSE, tool calls),
 // GET /v1/models, POST /v1/embeddings, POST /v1/audio/transcriptions (multipart; OGG/Opus only, like a voice note;
 // the text is what a test registered for that audio, by its SHA-256: the fake cannot hear). Errors use OpenAI's `{error: {message, type, code}}` envelope.
+// `usage.prompt_tokens` counts the messages and the tool schemas (characters / 4), as providers bill tools; with
+// `contextWindow` it is capped there, the silent cut of llama.cpp's server and Ollama's /v1 route. A model id with a
+// "#" (the gateway's caller suffix, which must never reach a provider) is OpenAI's 404 model_not_found.
 //
 // Scripts are programmed over HTTP, because the e2e harness starts this fake in vitest's main process while the
 // tests run in workers:
@@ -73,6 +76,11 @@ export interface OpenAiChatFakeOptions {
    * default, which may also be left out.
    */
   pathPrefix?: string;
+  /**
+   * A server whose context window is smaller than the prompt it gets, as llama.cpp's server and Ollama's /v1 route
+   * run: the prompt is cut silently (answered 200) and `usage.prompt_tokens` reports only what was kept.
+   */
+  contextWindow?: number;
 }
 
 export interface OpenAiChatFake {
@@ -158,6 +166,16 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     const messages = body.messages;
     if (!Array.isArray(messages) || messages.length === 0)
       return openAiError(res, 400, "'messages' must be a non-empty array");
+    // An id the provider does not serve is OpenAI's 404 (e.g. a caller suffix that should never leave the gateway).
+    if (typeof body.model === 'string' && body.model.includes('#'))
+      return sendJson(res, 404, {
+        error: {
+          message: `The model \`${body.model}\` does not exist or you do not have access to it.`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'model_not_found',
+        },
+      });
     const userIndex = latestUserIndex(messages);
     const userText = messageText(messages[userIndex]);
     const after = messages.slice(userIndex + 1);
@@ -211,8 +229,10 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     const id = `chatcmpl-fake${Date.now()}`;
     const created = Math.floor(Date.now() / 1000);
     const model = body.model ?? models[0];
+    // Like a real provider, the tool schemas count as prompt tokens; a window cuts the count to what was kept.
+    const promptTokens = (JSON.stringify(messages).length + JSON.stringify(body.tools ?? []).length) >> 2;
     const usage = {
-      prompt_tokens: JSON.stringify(messages).length >> 2,
+      prompt_tokens: options.contextWindow ? Math.min(promptTokens, options.contextWindow) : promptTokens,
       completion_tokens: (content ?? '').length >> 2,
     };
     const usageBlock = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };

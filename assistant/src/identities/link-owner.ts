@@ -3,7 +3,7 @@
 // of the same name become one), tasks, turns and questions; the user's own settings win over the absorbed ones.
 import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from '../storage/db';
-import { USER_DATA_TABLES } from '../storage/user-tables';
+import { USER_ACCOUNTING_TABLES, USER_DATA_TABLES } from '../storage/user-tables';
 
 /** The user_settings columns a merge keeps (the surviving user's value wins). */
 const MERGED_SETTINGS = [
@@ -69,6 +69,8 @@ async function mergeUsers(client: PoolClient, into: string, from: string): Promi
     // Table names come from the constant list, never from input. Tasks move in one statement, parents included.
     await client.query(`UPDATE assistant.${table} SET user_id = $1 WHERE user_id = $2`, [into, from]);
   }
+  for (const table of USER_ACCOUNTING_TABLES)
+    await client.query(`UPDATE assistant.${table} SET user_id = $1 WHERE user_id = $2`, [into, from]);
   await client.query('UPDATE assistant.identities SET user_id = $1 WHERE user_id = $2', [into, from]);
   await client.query('DELETE FROM assistant.users WHERE id = $1', [from]);
 }

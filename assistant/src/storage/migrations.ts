@@ -524,4 +524,54 @@ ALTER TABLE assistant.user_settings
   ADD COLUMN locale text CHECK (locale ~ '^[a-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?$');
 `,
   },
+  {
+    version: 14,
+    name: 'the model gateway ledger: every model call, who made it, what it cost in tokens, how it ended',
+    sql: `
+-- One row per model call through the gateway. upstream: the gateway's route (llm, judge, embeddings, transcription);
+-- job/user_id/ref: the caller, from the model id's suffix; prompt/output/cached tokens as the provider reported them;
+-- measured_prompt_tokens: the gateway's own measure before sending (measured_by: tokenizer or estimate), against
+-- window_tokens; outcome: ok, refused (not sent: it could not fit), cut (the provider saw less than was sent),
+-- failed (an error status), timeout, or aborted (the caller went away). Holds no prompt and no answer.
+CREATE TABLE assistant.model_calls (
+  id bigserial PRIMARY KEY,
+  at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  upstream text NOT NULL,
+  route text NOT NULL,
+  job text NOT NULL,
+  user_id uuid REFERENCES assistant.users(id) ON DELETE SET NULL,
+  ref text,
+  provider text NOT NULL,
+  model text NOT NULL,
+  prompt_tokens integer,
+  output_tokens integer,
+  cached_tokens integer,
+  measured_prompt_tokens integer,
+  measured_by text CHECK (measured_by IN ('tokenizer', 'estimate')),
+  window_tokens integer,
+  latency_ms integer NOT NULL,
+  status integer NOT NULL,
+  outcome text NOT NULL CHECK (outcome IN ('ok', 'refused', 'cut', 'failed', 'timeout', 'aborted')),
+  error text
+);
+CREATE INDEX model_calls_at ON assistant.model_calls (at);
+CREATE INDEX model_calls_user_at ON assistant.model_calls (user_id, at);
+`,
+  },
+  {
+    version: 15,
+    name: 'timeouts that fit the model: a model call timeout, and a reply deadline a model on a CPU can meet',
+    sql: `
+-- How long one model call may take, in seconds (the Chat Model nodes' timeout); 300 fits a model on a CPU.
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN model_timeout_seconds integer NOT NULL DEFAULT 300 CHECK (model_timeout_seconds BETWEEN 10 AND 600);
+-- The webhook may wait up to 900 s (was 300), by default 600 s (was 120): a few model calls on a CPU. A stored 120 is
+-- the old default rather than a choice, so it moves to the new one.
+ALTER TABLE assistant.instance_settings DROP CONSTRAINT instance_settings_reply_deadline_seconds_check;
+ALTER TABLE assistant.instance_settings
+  ALTER COLUMN reply_deadline_seconds SET DEFAULT 600,
+  ADD CONSTRAINT instance_settings_reply_deadline_seconds_check CHECK (reply_deadline_seconds BETWEEN 1 AND 900);
+UPDATE assistant.instance_settings SET reply_deadline_seconds = 600 WHERE reply_deadline_seconds = 120;
+`,
+  },
 ];

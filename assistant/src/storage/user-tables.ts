@@ -21,3 +21,9 @@ export const USER_DATA_TABLES = [
 
 /** Tables with a user_id that are about who the user is rather than what they said: kept by forget-everything. */
 export const USER_IDENTITY_TABLES = ['identities'] as const;
+
+/**
+ * Tables with a user_id that count what the user's work cost (the model gateway's ledger): no content, kept by
+ * forget-everything (a forgotten user's spending still counts against the caps), moved when two users are merged.
+ */
+export const USER_ACCOUNTING_TABLES = ['model_calls'] as const;

@@ -92,7 +92,11 @@ describe('forget everything', () => {
     const result = await db.pool.query<{ table_name: string }>(
       `SELECT table_name FROM information_schema.columns WHERE table_schema = 'assistant' AND column_name = 'user_id'`,
     );
-    const known = [...assistant.USER_DATA_TABLES, ...assistant.USER_IDENTITY_TABLES].sort();
+    const known = [
+      ...assistant.USER_DATA_TABLES,
+      ...assistant.USER_IDENTITY_TABLES,
+      ...assistant.USER_ACCOUNTING_TABLES,
+    ].sort();
     expect(result.rows.map((row) => row.table_name).sort()).toEqual(known);
   });
 });

@@ -1,0 +1,68 @@
+// A chat completion served by Ollama's native /api/chat (the derived model keeps its window, keep_alive keeps the
+// model and its prompt cache loaded), answered to the caller in the OpenAI format it asked in.
+import { cutMessage, wasCut } from './call';
+import { GatewayError } from './errors';
+import { sendError } from './forward';
+import { fromOllamaChat, ollamaChunksToOpenAi, readNdjson, toOllamaChat } from './ollama/translate';
+import type { OllamaChatChunk, OllamaChatResponse } from './ollama/translate';
+import type { ChatRequest } from './openai-types';
+import type { RouteInput } from './routes';
+import { errorMessageOf, usageOf, type ReportedUsage } from './usage';
+
+export async function relayOllamaChat(input: RouteInput, request: ChatRequest, derivedModel: string): Promise<void> {
+  const { call, res, settings } = input;
+  const provider = call.provider!;
+  const body = toOllamaChat(request, derivedModel, settings.ollamaKeepAlive);
+  let response: Response;
+  try {
+    response = await fetch(`${provider.root}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...provider.authHeaders() },
+      body: JSON.stringify(body),
+      signal: input.signal,
+    });
+  } catch (error) {
+    if (input.signal.aborted) throw error;
+    throw new GatewayError('upstream_unreachable', `Ollama at ${provider.root} did not answer; is it running?`);
+  }
+  if (!response.ok) {
+    const message = errorMessageOf(await response.text());
+    const error = new GatewayError('ollama_model', `Ollama answered ${response.status}: ${message}`);
+    sendErrorWithStatus(input, response.status, error);
+    return call.end('failed', response.status, undefined, error.message);
+  }
+  if (request.stream) return streamAnswer(input, response, request);
+  const answer = fromOllamaChat((await response.json()) as OllamaChatResponse, call.model);
+  const usage = usageOf(answer);
+  if (usage && wasCut(call.measured, usage)) {
+    const error = new GatewayError('prompt_cut', cutMessage(call, usage));
+    sendError(res, error);
+    return call.end('cut', error.status, usage, error.message);
+  }
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(answer));
+  call.end('ok', 200, usage ?? undefined);
+}
+
+async function streamAnswer(input: RouteInput, response: Response, request: ChatRequest): Promise<void> {
+  const { call, res } = input;
+  const callerWantsUsage = request.stream_options?.include_usage === true;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  let usage: ReportedUsage | null = null;
+  const chunks = readNdjson(response.body!) as AsyncIterable<OllamaChatChunk>;
+  for await (const chunk of ollamaChunksToOpenAi(chunks, call.model, true)) {
+    const found = usageOf(chunk);
+    if (found) usage = found;
+    if (found && chunk.choices.length === 0 && !callerWantsUsage) continue;
+    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  }
+  res.write('data: [DONE]\n\n');
+  res.end();
+  if (usage && wasCut(call.measured, usage)) return call.end('cut', 200, usage, cutMessage(call, usage));
+  call.end('ok', 200, usage ?? undefined);
+}
+
+function sendErrorWithStatus(input: RouteInput, status: number, error: GatewayError): void {
+  input.res.writeHead(status, { 'content-type': 'application/json' });
+  input.res.end(JSON.stringify(error.toJSON()));
+}
