@@ -67,6 +67,10 @@ function defaultSettings(): Record<string, string> {
     ASSISTANT_LOCALE: '',
     ASSISTANT_LANGUAGE: '',
     ASSISTANT_STYLE: '',
+    // Timeouts that fit the model (docs/ASSISTANT.md): one model call (10-600 s, default 300) and how long the webhook
+    // waits for a reply (1-900 s, default 600). Empty: the stored setting stays.
+    ASSISTANT_MODEL_TIMEOUT_SECONDS: '',
+    ASSISTANT_REPLY_DEADLINE_SECONDS: '',
     N8N_API_KEY: '',
   };
 }

@@ -11,6 +11,8 @@ export interface AssistantContext {
   settings: AssistantSettings;
   /** The instance's chat model name, for the Chat Model node. */
   chatModel: string;
+  /** How long one call of the Chat Model may take (the modelTimeoutSeconds setting), for its timeout option. */
+  modelTimeoutSeconds: number;
   /** The current local time in the user's time zone, ISO-like, e.g. "2026-05-01 09:30 (Europe/Vienna)". */
   localTime: string;
   messages: ChatMessage[];
@@ -69,6 +71,7 @@ export async function loadContext(
   const memoryLimit = optionalInt(options.memoryLimit, 'memoryLimit', 0, 50) ?? 8;
   const settings = await getUserSettings(db, userId);
   const { chatModel } = await getInstanceSettings(db);
+  const { modelTimeoutSeconds } = await getInstanceSettings(db);
   const messages = await recentMessages(db, userId, sessionId, options.tokenBudget, options.turnId);
   const memories =
     message?.trim() && memoryLimit > 0
@@ -80,6 +83,7 @@ export async function loadContext(
     sessionId,
     settings,
     chatModel,
+    modelTimeoutSeconds,
     localTime: time,
     messages,
     memories,

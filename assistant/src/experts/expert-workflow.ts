@@ -11,8 +11,11 @@ import type { CatalogueExpert } from './catalogue';
 export const MAIN_AGENT_WORKFLOW_ID = 'assistantAgent01';
 /** The tags every expert workflow carries (created by the workflow import). */
 export const EXPERT_TAG_IDS: readonly string[] = ['tagAssistant0001', 'tagExpert0000001'];
-/** An expert's run stops after 5 minutes (and a half, for the answer to come back); the agent after 8 tool calls. */
-export const EXPERT_RUN_SECONDS = 330;
+/**
+ * An expert's run stops after 21 minutes: two calls of its model at the longest modelTimeoutSeconds (600 s; the Chat
+ * Model retries once) and a minute, so a model on a CPU can answer; the agent stops after 8 tool calls.
+ */
+export const EXPERT_RUN_SECONDS = 1260;
 /**
  * An expert that may ask the user (ask_user) gets the question's wait on top: n8n's run timeout cannot leave the wait
  * out, so it allows the longest one (the questionTtlSeconds setting's maximum default of 5 minutes).
@@ -58,7 +61,10 @@ function postgresCredential(agent: WorkflowJson): { id: string; name: string } {
   return node.credentials.postgres;
 }
 
-/** The expert's Chat Model: the main agent's node (provider and credential), asking for the expert's model. */
+/**
+ * The expert's Chat Model: the main agent's node (provider, credential, options), asking for the expert's model, with
+ * the modelTimeoutSeconds setting from Expert Settings as its timeout (the main agent's reads it from Load Context).
+ */
 function expertModel(agent: WorkflowJson, expertId: string): WorkflowNode {
   const chatModel = findNode(agent, CHAT_MODEL);
   if (!chatModel) throw new AssistantInputError('agentWorkflow', `the main agent workflow has no "${CHAT_MODEL}" node`);
@@ -67,6 +73,11 @@ function expertModel(agent: WorkflowJson, expertId: string): WorkflowNode {
   const current = node.parameters.model;
   node.parameters.model =
     typeof current === 'object' && current !== null ? { ...(current as object), value: model } : model;
+  const options = node.parameters.options;
+  node.parameters.options = {
+    ...(typeof options === 'object' && options !== null ? options : {}),
+    timeout: `={{ $('${SETTINGS}').first().json.modelTimeoutSeconds * 1000 }}`,
+  };
   return { ...node, id: nodeId(expertId, MODEL), name: MODEL, position: [580, 560] };
 }
 

@@ -44,6 +44,8 @@ export interface ExpertSettings {
   model: string;
   /** Whether that is its own model rather than the chatModel setting. */
   ownModel: boolean;
+  /** How long one call of its model may take (the modelTimeoutSeconds setting). */
+  modelTimeoutSeconds: number;
 }
 
 function requireExpertId(value: unknown): string {
@@ -60,7 +62,8 @@ export async function expertSettings(db: Queryable, expertIdInput: unknown): Pro
   const found = await db.query<{ model: string | null }>('SELECT model FROM assistant.experts WHERE id = $1', [id]);
   if (!found.rows[0]) throw new AssistantNotFoundError('expertId', `no expert "${id}" is installed`);
   const own = found.rows[0].model;
-  return { id, model: own ?? (await getInstanceSettings(db)).chatModel, ownModel: own !== null };
+  const { chatModel, modelTimeoutSeconds } = await getInstanceSettings(db);
+  return { id, model: own ?? chatModel, ownModel: own !== null, modelTimeoutSeconds };
 }
 
 /** Gives an expert its own model, or ("default") the chatModel setting again. */

@@ -47,6 +47,8 @@ export interface BriefingFacts {
   style: string;
   timeZone: string;
   chatModel: string;
+  /** How long the call that phrases it may take (the modelTimeoutSeconds setting). */
+  modelTimeoutSeconds: number;
   today: string;
   tasksDueToday: Array<{ id: number; title: string; priority: string; due: string }>;
   overdue: Array<{ id: number; title: string; priority: string; due: string }>;
@@ -93,6 +95,7 @@ export async function gatherBriefing(db: Queryable, userIdInput: unknown, now: D
       WHERE user_id = $1 AND status IN ('failed', 'unknown') AND created_at >= $2::timestamptz - interval '24 hours'`,
     [userId, now],
   );
+  const instance = await getInstanceSettings(db);
   const today = describeInstant(now, zone).split(' ').slice(0, 2).join(' ');
   const lines = [`Your briefing for ${today}:`];
   const list = (title: string, items: string[]) => {
@@ -116,7 +119,8 @@ export async function gatherBriefing(db: Queryable, userIdInput: unknown, now: D
     assistantName: personality.assistantName,
     style: personality.style,
     timeZone: zone,
-    chatModel: (await getInstanceSettings(db)).chatModel,
+    chatModel: instance.chatModel,
+    modelTimeoutSeconds: instance.modelTimeoutSeconds,
     today,
     tasksDueToday,
     overdue,

@@ -26,6 +26,8 @@ export interface NudgeDraft {
   timeZone: string;
   /** The model that phrases it (the instance's chatModel setting). */
   chatModel: string;
+  /** How long the call that phrases it may take (the modelTimeoutSeconds setting). */
+  modelTimeoutSeconds: number;
   tasks: NudgeTask[];
   /** What the outbox de-duplicates on: one nudge per user per heartbeat tick. */
   dedupeKey: string;
@@ -90,6 +92,7 @@ export async function findNudges(pool: Pool, nowInput: Date, tickId: number): Pr
         style: personality.style,
         timeZone: prefs.timeZone,
         chatModel: settings.chatModel,
+        modelTimeoutSeconds: settings.modelTimeoutSeconds,
         tasks,
         dedupeKey: `nudge:${userId}:${tickId}`,
         draft: `A nudge about your tasks:\n${lines.join('\n')}`,

@@ -21,9 +21,12 @@ export interface InstanceSettings extends AssistantSettings {
   ownerTelegramChatId: string | null;
   /** The model name the Chat Model node sends (e.g. gpt-4o-mini, qwen2.5:7b-instruct); default gpt-4o-mini. */
   chatModel: string;
-  /** How long a webhook caller waits for the reply before a 504 with the turn id (the run goes on); default 120, at
-   * most 300 (a run stops at 330 s). */
+  /** How long a webhook caller waits for the reply before a 504 with the turn id (the run goes on): 1 to 900 s,
+   * default 600 (a few calls of a model on a CPU); ASSISTANT_REPLY_DEADLINE_SECONDS. */
   replyDeadlineSeconds: number;
+  /** How long one model call may take before the Chat Model node gives up (it retries once): 10 to 600 s, default
+   * 300 (a 6–8k-token prompt on a CPU at ~100 tokens/s, and the answer); ASSISTANT_MODEL_TIMEOUT_SECONDS. */
+  modelTimeoutSeconds: number;
   /** The longest message accepted, in characters; longer ones are refused before anything runs. Default 200 000. */
   maxMessageChars: number;
   /** How often the heartbeat looks for something to nudge about, in seconds (60–86400); default 300. */
@@ -49,6 +52,11 @@ export interface InstanceSettings extends AssistantSettings {
   /** The quiet hours of users without their own, or null for none. */
   quietHours: QuietHours | null;
 }
+
+/** The longest reply deadline, in seconds (the webhook entry's run limit is 30 s more). */
+export const MAX_REPLY_DEADLINE_SECONDS = 900;
+/** The longest model call timeout, in seconds (a run that calls the model allows two such calls and a minute). */
+export const MAX_MODEL_TIMEOUT_SECONDS = 600;
 
 export const SEARCH_BACKEND_SETTINGS = ['duckduckgo', 'searxng'] as const;
 export type SearchBackendSetting = (typeof SEARCH_BACKEND_SETTINGS)[number];
@@ -124,6 +132,7 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     ownerTelegramChatId: (row.owner_telegram_chat_id as string | null) ?? null,
     chatModel: row.chat_model as string,
     replyDeadlineSeconds: Number(row.reply_deadline_seconds),
+    modelTimeoutSeconds: Number(row.model_timeout_seconds),
     maxMessageChars: Number(row.max_message_chars),
     heartbeatIntervalSeconds: Number(row.heartbeat_interval_seconds),
     nudgeCooldownMinutes: Number(row.nudge_cooldown_minutes),
@@ -176,7 +185,8 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     sets.push(`searxng_url = $${values.length}`);
   }
   const limits: Array<[string, string, number, number]> = [
-    ['replyDeadlineSeconds', 'reply_deadline_seconds', 1, 300],
+    ['replyDeadlineSeconds', 'reply_deadline_seconds', 1, MAX_REPLY_DEADLINE_SECONDS],
+    ['modelTimeoutSeconds', 'model_timeout_seconds', 10, MAX_MODEL_TIMEOUT_SECONDS],
     ['maxMessageChars', 'max_message_chars', 1, 1_000_000],
     ['heartbeatIntervalSeconds', 'heartbeat_interval_seconds', 60, 86_400],
     ['nudgeCooldownMinutes', 'nudge_cooldown_minutes', 1, 10_080],

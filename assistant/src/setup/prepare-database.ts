@@ -19,6 +19,8 @@ export const SETTINGS_FROM_ENV: ReadonlyArray<readonly [string, string]> = [
   ['ASSISTANT_LOCALE', 'locale'],
   ['ASSISTANT_LANGUAGE', 'language'],
   ['ASSISTANT_STYLE', 'style'],
+  ['ASSISTANT_MODEL_TIMEOUT_SECONDS', 'modelTimeoutSeconds'],
+  ['ASSISTANT_REPLY_DEADLINE_SECONDS', 'replyDeadlineSeconds'],
 ];
 
 export interface PreparedAssistant {

@@ -62,14 +62,17 @@ describe('renderExpertWorkflow', () => {
       const model = workflow.nodes.find((node) => node.name === 'Expert Model')!;
       expect(model.credentials).toEqual(agentWorkflow.nodes.find((node) => node.name === 'Chat Model')?.credentials);
       expect(JSON.stringify(model.parameters)).toContain("$('Expert Settings').first().json.model");
+      expect(model.parameters.options).toMatchObject({
+        timeout: "={{ $('Expert Settings').first().json.modelTimeoutSeconds * 1000 }}",
+      });
       // Every tool and the model feed the expert's agent; nothing still points at the main agent's turn.
       for (const tool of tools) expect(workflow.connections[tool.name].ai_tool[0][0].node).toBe(agent.name);
       expect(workflow.connections['Expert Model'].ai_languageModel[0][0].node).toBe(agent.name);
       expect(JSON.stringify(workflow)).not.toContain("$('Turn to Run')");
       expect(JSON.stringify(workflow)).toContain("$('Task for the Expert').first().json.user_id");
-      // 5 minutes of work, and the wait for the user's answer when the expert may ask.
+      // Two model calls at the longest timeout and a minute, and the wait for the user's answer when it may ask.
       expect(workflow.settings).toMatchObject({
-        executionTimeout: entry.tools.includes('ask_user') ? 630 : 330,
+        executionTimeout: entry.tools.includes('ask_user') ? 1560 : 1260,
         errorWorkflow: agentWorkflow.settings?.errorWorkflow,
       });
       expect(Object.keys(workflow).sort()).toEqual(['connections', 'name', 'nodes', 'settings']);

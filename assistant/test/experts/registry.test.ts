@@ -20,11 +20,13 @@ describe('experts', () => {
       id: 'planner',
       model: 'main-model',
       ownModel: false,
+      modelTimeoutSeconds: 300,
     });
     expect(await assistant.setExpertModel(db.pool, ' Planner ', 'vendor/planner-model:latest')).toEqual({
       id: 'planner',
       model: 'vendor/planner-model:latest',
       ownModel: true,
+      modelTimeoutSeconds: 300,
     });
     expect(await assistant.expertSettings(db.pool, 'researcher')).toMatchObject({ model: 'main-model' });
     expect(await assistant.setExpertModel(db.pool, 'planner', 'default')).toMatchObject({

@@ -115,4 +115,39 @@ describe('settings', () => {
     await assistant.updateInstanceSettings(db.pool, { searchBackend: 'default', searxngUrl: 'default' });
     expect(await assistant.getInstanceSettings(db.pool)).toMatchObject({ searchBackend: null, searxngUrl: null });
   });
+
+  it('times the model: a call timeout and a reply deadline with defaults a model on a CPU meets, checked values', async () => {
+    expect(await assistant.getInstanceSettings(db.pool)).toMatchObject({
+      modelTimeoutSeconds: 300,
+      replyDeadlineSeconds: 600,
+    });
+    expect(assistant.MAX_MODEL_TIMEOUT_SECONDS).toBe(600);
+    expect(assistant.MAX_REPLY_DEADLINE_SECONDS).toBe(900);
+    const set = await assistant.updateInstanceSettings(db.pool, {
+      modelTimeoutSeconds: ' 450 ',
+      replyDeadlineSeconds: 900,
+    });
+    expect(set).toMatchObject({ modelTimeoutSeconds: 450, replyDeadlineSeconds: 900 });
+    for (const bad of [9, 601, 2.5, '5m', -300]) {
+      await expectFieldError(
+        () => assistant.updateInstanceSettings(db.pool, { modelTimeoutSeconds: bad }),
+        'modelTimeoutSeconds',
+      );
+    }
+    for (const bad of [0, 901, 'soon']) {
+      await expectFieldError(
+        () => assistant.updateInstanceSettings(db.pool, { replyDeadlineSeconds: bad }),
+        'replyDeadlineSeconds',
+      );
+    }
+    // Nothing bad was stored, and an empty value leaves the setting as it is.
+    expect(await assistant.updateInstanceSettings(db.pool, { modelTimeoutSeconds: '' })).toMatchObject({
+      modelTimeoutSeconds: 450,
+      replyDeadlineSeconds: 900,
+    });
+    await expect(db.pool.query('UPDATE assistant.instance_settings SET model_timeout_seconds = 5')).rejects.toThrow(
+      /check constraint/,
+    );
+    await assistant.updateInstanceSettings(db.pool, { modelTimeoutSeconds: 300, replyDeadlineSeconds: 600 });
+  });
 });

@@ -54,12 +54,46 @@ describe('prepareAssistantDatabase', () => {
     expect(again.chatModel).toBe('gpt-4o-mini');
   });
 
+  it('stores the model timeout and the reply deadline; unset, the defaults a model on a CPU meets stay', async () => {
+    const readTimes = async () => {
+      const pool = new Pool({ ...connection, max: 1 });
+      try {
+        const found = await pool.query(
+          'SELECT model_timeout_seconds, reply_deadline_seconds FROM assistant.instance_settings',
+        );
+        return found.rows[0];
+      } finally {
+        await pool.end();
+      }
+    };
+    await prepareAssistantDatabase(connection, {
+      ASSISTANT_MODEL_TIMEOUT_SECONDS: '',
+      ASSISTANT_REPLY_DEADLINE_SECONDS: '',
+    });
+    expect(await readTimes()).toEqual({ model_timeout_seconds: 300, reply_deadline_seconds: 600 });
+    await prepareAssistantDatabase(connection, {
+      ASSISTANT_MODEL_TIMEOUT_SECONDS: '480',
+      ASSISTANT_REPLY_DEADLINE_SECONDS: '900',
+    });
+    expect(await readTimes()).toEqual({ model_timeout_seconds: 480, reply_deadline_seconds: 900 });
+    await prepareAssistantDatabase(connection, {
+      ASSISTANT_MODEL_TIMEOUT_SECONDS: '300',
+      ASSISTANT_REPLY_DEADLINE_SECONDS: '600',
+    });
+  });
+
   it('names a bad answer and a bad database name', async () => {
     await expect(prepareAssistantDatabase(connection, { ASSISTANT_TIME_ZONE: 'Mars/Olympus' })).rejects.toThrow(
       /^ASSISTANT_TIME_ZONE: /,
     );
     await expect(prepareAssistantDatabase(connection, { ASSISTANT_LOCALE: 'Deutsch' })).rejects.toThrow(
       /^ASSISTANT_LOCALE: /,
+    );
+    await expect(
+      prepareAssistantDatabase(connection, { ASSISTANT_MODEL_TIMEOUT_SECONDS: '5 minutes' }),
+    ).rejects.toThrow(/^ASSISTANT_MODEL_TIMEOUT_SECONDS: must be an integer from 10 to 600$/);
+    await expect(prepareAssistantDatabase(connection, { ASSISTANT_REPLY_DEADLINE_SECONDS: '3600' })).rejects.toThrow(
+      /^ASSISTANT_REPLY_DEADLINE_SECONDS: must be an integer from 1 to 900$/,
     );
     await expect(ensureDatabase(connection, 'Robert"); DROP')).rejects.toThrow(/database: .* must be lower-case/);
   });

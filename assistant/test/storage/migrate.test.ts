@@ -74,6 +74,33 @@ describe('migrations', () => {
     }
   });
 
+  it('adds the model timeout, and moves a reply deadline left at the old default (120 s) to the new one', async () => {
+    const before = assistant.migrations.filter((m) => m.version < 15);
+    for (const [name, stored, expected] of [
+      ['before_timeouts_default', 120, 600],
+      ['before_timeouts_chosen', 45, 45],
+    ] as const) {
+      await createDatabase(db.server.url, name);
+      const url = db.server.url.replace(/\/assistant_test$/, `/${name}`);
+      await assistant.runMigrations(url, before);
+      const existing = new Pool({ connectionString: url, max: 1 });
+      existing.on('error', () => undefined);
+      try {
+        await existing.query('UPDATE assistant.instance_settings SET reply_deadline_seconds = $1', [stored]);
+        await assistant.runMigrations(url);
+        expect(await assistant.getInstanceSettings(existing)).toMatchObject({
+          replyDeadlineSeconds: expected,
+          modelTimeoutSeconds: 300,
+        });
+        await expect(
+          existing.query('UPDATE assistant.instance_settings SET reply_deadline_seconds = 901'),
+        ).rejects.toThrow(/check constraint/);
+      } finally {
+        await existing.end();
+      }
+    }
+  });
+
   it('rolls a failing migration back entirely and reports it', async () => {
     await createDatabase(db.server.url, 'failing_migration');
     const url = db.server.url.replace(/\/assistant_test$/, '/failing_migration');

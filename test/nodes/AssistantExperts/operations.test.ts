@@ -51,13 +51,13 @@ async function run(parameters: Parameters[], options: { continueOnFail?: boolean
 describe('Assistant Experts operations', () => {
   it('gives the model an expert runs with, its own once set, the setting again with "default"', async () => {
     expect(await run([{ operation: 'expertSettings', expertId: 'analyst' }])).toEqual([
-      { id: 'analyst', model: 'node-main-model', ownModel: false },
+      { id: 'analyst', model: 'node-main-model', ownModel: false, modelTimeoutSeconds: 300 },
     ]);
     expect(await run([{ operation: 'setExpertModel', expertId: 'analyst', model: 'analyst-model' }])).toEqual([
-      { id: 'analyst', model: 'analyst-model', ownModel: true },
+      { id: 'analyst', model: 'analyst-model', ownModel: true, modelTimeoutSeconds: 300 },
     ]);
     expect(await run([{ operation: 'setExpertModel', expertId: 'analyst', model: 'default' }])).toEqual([
-      { id: 'analyst', model: 'node-main-model', ownModel: false },
+      { id: 'analyst', model: 'node-main-model', ownModel: false, modelTimeoutSeconds: 300 },
     ]);
   });
 

@@ -37,7 +37,7 @@ describe('Assistant Turns operations', () => {
     const [finished] = await run([{ operation: 'finishTurn', userId, turnId, reply: 'Hi!' }]);
     expect(finished).toMatchObject({ turnId, status: 'answered', reply: 'Hi!' });
     const [awaited] = await run([{ operation: 'awaitTurn', userId, turnId, deadlineSeconds: 0 }]);
-    expect(awaited).toMatchObject({ status: 'answered', reply: 'Hi!', deadlineSeconds: 120 });
+    expect(awaited).toMatchObject({ status: 'answered', reply: 'Hi!', deadlineSeconds: 600 });
   });
 
   it('wait for reply returns the turn still pending at its deadline; mark failed records the error', async () => {
@@ -47,7 +47,7 @@ describe('Assistant Turns operations', () => {
       const [awaited] = await run([{ operation: 'awaitTurn', userId, turnId: stored.turnId }]);
       expect(awaited).toMatchObject({ status: 'pending', deadlineSeconds: 1 });
     } finally {
-      await updateInstanceSettings(db.pool, { replyDeadlineSeconds: 120 });
+      await updateInstanceSettings(db.pool, { replyDeadlineSeconds: 600 });
     }
     const [failed] = await run([{ operation: 'failTurn', userId, turnId: stored.turnId, error: '504 timed out' }]);
     expect(failed).toMatchObject({ status: 'failed', error: '504 timed out' });
@@ -78,7 +78,7 @@ describe('Assistant Turns operations', () => {
       continueOnFail: true,
     });
     expect(deadline).toEqual({
-      error: 'deadlineSeconds: must be a number of seconds from 0 to 300',
+      error: 'deadlineSeconds: must be a number of seconds from 0 to 900',
       field: 'deadlineSeconds',
     });
     expect(items).toEqual([

@@ -3,7 +3,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
-import { AssistantInputError, awaitTurn, getInstanceSettings } from 'assistant-core';
+import { AssistantInputError, awaitTurn, getInstanceSettings, MAX_REPLY_DEADLINE_SECONDS } from 'assistant-core';
 
 import { userIdProperty } from '../../../shared/helpers/descriptions';
 import { asData, parameter } from '../../../shared/helpers/parameters';
@@ -16,9 +16,9 @@ const properties: INodeProperties[] = [
     displayName: 'Deadline (Seconds)',
     name: 'deadlineSeconds',
     type: 'number',
-    typeOptions: { minValue: 0, maxValue: 300 },
+    typeOptions: { minValue: 0, maxValue: MAX_REPLY_DEADLINE_SECONDS },
     default: 0,
-    description: 'How long to wait; 0 uses the instance setting replyDeadlineSeconds (default 120)',
+    description: 'How long to wait; 0 uses the instance setting replyDeadlineSeconds (default 600)',
   },
 ];
 
@@ -28,8 +28,9 @@ export const description = updateDisplayOptions(displayOptions, properties);
 
 export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: number): Promise<IDataObject> {
   const given = parameter(this, 'deadlineSeconds', itemIndex);
-  if (given !== undefined && (typeof given !== 'number' || given < 0 || given > 300)) {
-    throw new AssistantInputError('deadlineSeconds', 'must be a number of seconds from 0 to 300');
+  if (given !== undefined && (typeof given !== 'number' || given < 0 || given > MAX_REPLY_DEADLINE_SECONDS)) {
+    const range = `from 0 to ${MAX_REPLY_DEADLINE_SECONDS}`;
+    throw new AssistantInputError('deadlineSeconds', `must be a number of seconds ${range}`);
   }
   const seconds = given ? (given as number) : (await getInstanceSettings(pool)).replyDeadlineSeconds;
   const state = await awaitTurn(pool, parameter(this, 'userId', itemIndex), parameter(this, 'turnId', itemIndex), {
