@@ -1,6 +1,7 @@
 // The fake Ollama: the silent cut of an over-long prompt (whole messages from the front, then the middle), no cut on
 // a derived model with a big enough num_ctx, create/show, reloads, one slot, and the prompt cache.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import OpenAI from 'openai';
 import {
   OllamaFakeControl,
   promptTokens,
@@ -188,6 +189,31 @@ describe('fake Ollama', () => {
       expect(final[key]).toBeGreaterThan(0);
   });
 
+  it('speaks OpenAI on /v1 to the openai client: models, tool calls streamed, finish_reason and usage', async () => {
+    const client = new OpenAI({ baseURL: `${fake.url}/v1`, apiKey: 'ollama', maxRetries: 0 });
+    expect((await client.models.list()).data.map((model) => model.id)).toEqual(['qwen3:8b', 'llama3.2:3b']);
+    await control.addScript('[v1-1]', [{ tool_calls: [{ name: 'get_weather', arguments: { city: 'Tokyo' } }] }]);
+    const messages = [{ role: 'user' as const, content: 'weather? [v1-1]' }];
+    const stream = await client.chat.completions.create({
+      model: 'qwen3:8b',
+      messages,
+      tools: [weatherTool as OpenAI.Chat.Completions.ChatCompletionTool],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const call = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? [])[0];
+    expect(call.function).toEqual({ name: 'get_weather', arguments: '{"city":"Tokyo"}' });
+    expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason).filter(Boolean)).toEqual(['tool_calls']);
+    expect(chunks[chunks.length - 1].usage?.prompt_tokens).toBe(promptTokens(messages, [weatherTool]));
+    const missing = client.chat.completions.create({ model: 'nosuch', messages });
+    await expect(missing).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringContaining("model 'nosuch' not found"),
+    });
+  });
+
   it('stops at num_predict with done_reason length', async () => {
     await control.addScript('[len-1]', [{ content: 'y'.repeat(400) }]);
     const reply = await chat(fake, {
@@ -229,6 +255,19 @@ describe('fake Ollama', () => {
       false,
       true,
     ]);
+  });
+
+  it('unloads a model whose keep_alive ran out: the next request reloads it', async () => {
+    const ask = (keepAlive: string) =>
+      chat(fake, { model: 'qwen3:8b', messages: [{ role: 'user', content: 'hi' }], keep_alive: keepAlive });
+    await ask('200ms');
+    await ask('200ms');
+    expect((await control.stats()).reloads).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await ask('5m');
+    expect((await control.stats()).reloads).toBe(2);
+    const bad = await post(`${fake.url}/api/chat`, { model: 'qwen3:8b', messages: [], keep_alive: '300' });
+    expect(bad.status).toBe(400);
   });
 
   it('loads with empty messages and unloads with keep_alive 0', async () => {
