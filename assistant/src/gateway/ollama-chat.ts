@@ -10,23 +10,28 @@ import type { RouteInput } from './routes';
 import { errorMessageOf, usageOf, type ReportedUsage } from './usage';
 
 export async function relayOllamaChat(input: RouteInput, request: ChatRequest, derivedModel: string): Promise<void> {
-  const { call, res, settings } = input;
+  const { call, res } = input;
   const provider = call.provider!;
-  const body = toOllamaChat(request, derivedModel, settings.ollamaKeepAlive);
-  let response: Response;
-  try {
-    response = await fetch(`${provider.root}/api/chat`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...provider.authHeaders() },
-      body: JSON.stringify(body),
-      signal: input.signal,
-    });
-  } catch (error) {
-    if (input.signal.aborted) throw error;
-    throw new GatewayError('upstream_unreachable', `Ollama at ${provider.root} did not answer; is it running?`);
+  let response = await postChat(input, request, derivedModel);
+  if (response.status === 404) {
+    // The derived model is gone (deleted, or Ollama reinstalled): created again, once.
+    await response.body?.cancel();
+    provider.forgetServed(call.model);
+    response = await postChat(input, request, (await provider.serve(call.model)).id);
   }
   if (!response.ok) {
     const message = errorMessageOf(await response.text());
+    // Sent with truncate: false, a prompt over the window is Ollama's 400 instead of a silent cut.
+    if (response.status === 400 && /exceeds the context length/i.test(message)) {
+      const error = new GatewayError(
+        'context_length_exceeded',
+        `Ollama refused the prompt for ${call.model}: ${message} (its window is ${call.windowTokens} tokens; ` +
+          'raise ASSISTANT_OLLAMA_MAX_CONTEXT if the host has the memory, or shorten the prompt)',
+        'messages',
+      );
+      sendError(res, error);
+      return call.end('refused', error.status, undefined, error.message);
+    }
     const error = new GatewayError('ollama_model', `Ollama answered ${response.status}: ${message}`);
     sendErrorWithStatus(input, response.status, error);
     return call.end('failed', response.status, undefined, error.message);
@@ -42,6 +47,22 @@ export async function relayOllamaChat(input: RouteInput, request: ChatRequest, d
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify(answer));
   call.end('ok', 200, usage ?? undefined);
+}
+
+async function postChat(input: RouteInput, request: ChatRequest, derivedModel: string): Promise<Response> {
+  const provider = input.call.provider!;
+  const body = toOllamaChat(request, derivedModel, input.settings.ollamaKeepAlive);
+  try {
+    return await fetch(`${provider.root}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...provider.authHeaders() },
+      body: JSON.stringify(body),
+      signal: input.signal,
+    });
+  } catch (error) {
+    if (input.signal.aborted) throw error;
+    throw new GatewayError('upstream_unreachable', `Ollama at ${provider.root} did not answer; is it running?`);
+  }
 }
 
 async function streamAnswer(input: RouteInput, response: Response, request: ChatRequest): Promise<void> {

@@ -64,6 +64,11 @@ export class Provider {
     return { id: model, window: chooseWindow(model, live, this.settings.windowOverrides) };
   }
 
+  /** Forgets the derived model of `model` (Ollama lost it: deleted, or a new install), so the next call creates it. */
+  forgetServed(model: string): void {
+    this.derived.delete(model);
+  }
+
   /** The prompt's length: the provider's tokenizer where it has one, else the estimate. */
   async measureChat(request: ChatRequest, model: string): Promise<PromptMeasure> {
     if (this.tokenizer !== 'none' && !(await this.isOllama())) {

@@ -2,6 +2,7 @@
 // (OpenAI, Mistral, Ollama's /v1, …). The key travels only in the Authorization header; it is never logged,
 // stored or put into an error message.
 import { AssistantInputError } from '../errors';
+import { withCaller } from '../gateway/caller';
 
 export interface EmbeddingSettings {
   /** The API root including the version, e.g. https://api.openai.com/v1 (requests go to <baseUrl>/embeddings). */
@@ -60,7 +61,8 @@ export function openAiEmbedder(settings: EmbeddingSettings): Embedder {
           method: 'POST',
           headers,
           body: JSON.stringify({
-            model,
+            // The gateway reads who calls from the model id (docs/MODELS.md); it sends the bare id on.
+            model: withCaller(model, { job: 'embeddings' }),
             input: texts,
             encoding_format: 'float',
             ...(dimensions > 0 ? { dimensions } : {}),

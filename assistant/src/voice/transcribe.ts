@@ -1,6 +1,7 @@
 // Speech to text through any OpenAI-compatible `/v1/audio/transcriptions` endpoint (OpenAI, Groq, a local
 // whisper server, …): the audio as a multipart upload, the text back. Errors say what went wrong in a sentence,
 // never with the key.
+import { withCaller } from '../gateway/caller';
 
 export interface TranscriptionSettings {
   /** e.g. https://api.openai.com/v1 */
@@ -42,7 +43,8 @@ export async function transcribeAudio(
   const url = new URL('audio/transcriptions', base);
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(audio.bytes)], { type: audio.mimeType }), audio.fileName);
-  form.append('model', settings.model);
+  // The gateway reads who calls from the model id (docs/MODELS.md); it sends the bare id on.
+  form.append('model', withCaller(settings.model, { job: 'transcription' }));
   form.append('response_format', 'json');
   let response: Response;
   try {

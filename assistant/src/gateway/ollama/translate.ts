@@ -83,6 +83,8 @@ export function toOllamaChat(request: ChatRequest, model: string, keepAlive: str
     messages: request.messages.map((message) => toOllamaMessage(message, request.messages)),
     stream: request.stream === true,
     keep_alive: keepAlive,
+    // Ollama cuts an over-long prompt silently unless told not to; then it answers 400 instead (api/types.go).
+    truncate: false,
   };
   if (request.tools?.length && request.tool_choice !== 'none') body.tools = request.tools;
   const options = toOllamaOptions(request);

@@ -95,6 +95,7 @@ describe('toOllamaChat', () => {
       tools: [getWeather],
       stream: false,
       keep_alive: '30m',
+      truncate: false,
     });
   });
 
