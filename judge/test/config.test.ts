@@ -26,6 +26,22 @@ describe('config', () => {
     expect(config.aliases).toEqual({ 'jev-latest': 'judge-m-2026' });
   });
 
+  it("names an OpenAI-compatible model after the upstream model, without the model gateway's caller suffix", () => {
+    const config = parseConfig(
+      {},
+      {
+        JUDGE_API_KEYS: 'k',
+        JUDGE_BACKEND: 'openai',
+        JUDGE_OPENAI_BASE_URL: 'http://127.0.0.1:5681/judge/v1',
+        JUDGE_OPENAI_MODEL: 'qwen2.5:7b-instruct#job=judge',
+      },
+    );
+    expect(config.backend).toMatchObject({
+      upstreamModel: 'qwen2.5:7b-instruct#job=judge',
+      id: 'judge-openai-qwen2.5:7b-instruct',
+    });
+  });
+
   it('builds a remote backend from env alone, with JUDGE_ALIASES', () => {
     const config = parseConfig(
       {},

@@ -39,7 +39,8 @@ export function parseOpenAIBackendOptions(file: Raw, env: Env, fail: Fail): Open
     upstreamModel: text(env.JUDGE_OPENAI_MODEL ?? file.upstreamModel, 'backend.upstreamModel', true)!,
     id:
       text(env.JUDGE_OPENAI_MODEL_ID ?? file.id, 'backend.id', false) ??
-      `judge-openai-${env.JUDGE_OPENAI_MODEL ?? file.upstreamModel}`,
+      // Named after the upstream model, without the model gateway's caller suffix ("#job=judge", docs/MODELS.md).
+      `judge-openai-${String(env.JUDGE_OPENAI_MODEL ?? file.upstreamModel).split('#')[0]}`,
     description: text(file.description, 'backend.description', false),
     releaseDate: text(file.releaseDate, 'backend.releaseDate', false),
     concurrency: integer('concurrency', 4),
