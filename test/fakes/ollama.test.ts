@@ -332,3 +332,155 @@ describe('fake Ollama timing', () => {
     }
   });
 });
+
+describe('fake Ollama /v1/completions and logprobs', () => {
+  let fake: OllamaFake;
+  let control: OllamaFakeControl;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    fake = await startOllamaFake();
+    control = new OllamaFakeControl(fake.url);
+    client = new OpenAI({ baseURL: `${fake.url}/v1`, apiKey: 'ollama', maxRetries: 0 });
+  });
+  beforeEach(() => control.reset());
+  afterAll(() => fake.close());
+
+  const asUser = (prompt: string): FakeMessage[] => [{ role: 'user', content: prompt }];
+
+  it('completes a prompt as one user message through the template; usage counts it; no logprobs come back', async () => {
+    const prompt = 'Say something [cmpl-1]';
+    const completion = await client.completions.create({ model: 'qwen3:8b', prompt, logprobs: 5, temperature: 0 });
+    expect(completion).toMatchObject({
+      object: 'text_completion',
+      model: 'qwen3:8b',
+      system_fingerprint: 'fp_ollama',
+      choices: [{ text: `echo: ${prompt}`, index: 0, finish_reason: 'stop' }],
+    });
+    expect(completion.id).toMatch(/^cmpl-\d+$/);
+    expect(completion.choices[0]).not.toHaveProperty('logprobs');
+    expect(completion.usage?.prompt_tokens).toBe(promptTokens(asUser(prompt)));
+    const [recorded] = await control.requests('[cmpl-1]');
+    expect(recorded).toMatchObject({ route: '/v1/completions', numCtx: 4096, cut: null });
+    expect(recorded.seenPrompt).toBe(renderPrompt(asUser(prompt)));
+  });
+
+  it('stops at a stop sequence and at max_tokens; refuses logprobs over 20 and a prompt list as Ollama does', async () => {
+    await control.addScript('[cmpl-stop]', [{ content: 'alpha STOP beta' }]);
+    const stopped = await client.completions.create({ model: 'qwen3:8b', prompt: '[cmpl-stop]', stop: ['STOP'] });
+    expect(stopped.choices[0]).toMatchObject({ text: 'alpha ', finish_reason: 'stop' });
+    const short = await client.completions.create({ model: 'qwen3:8b', prompt: 'long [cmpl-len]', max_tokens: 2 });
+    expect(short.choices[0]).toMatchObject({ text: 'echo: lo', finish_reason: 'length' });
+    await expect(client.completions.create({ model: 'qwen3:8b', prompt: 'x', logprobs: 21 })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('top_logprobs must be between 0 and 20'),
+    });
+    await expect(client.completions.create({ model: 'qwen3:8b', prompt: ['a', 'b'] })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('cannot unmarshal array'),
+    });
+    await expect(client.completions.create({ model: 'nosuch', prompt: 'x' })).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('streams text_completion chunks, the finish, then the usage without choices', async () => {
+    const prompt = `stream me ${'s'.repeat(100)} [cmpl-stream]`;
+    const stream = await client.completions.create({
+      model: 'qwen3:8b',
+      prompt,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.map((chunk) => chunk.choices[0]?.text ?? '').join('')).toBe(`echo: ${prompt}`);
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.map((chunk) => chunk.choices[0]?.finish_reason).filter(Boolean)).toEqual(['stop']);
+    const last = chunks[chunks.length - 1];
+    expect(last.choices).toEqual([]);
+    expect(last.usage?.prompt_tokens).toBe(promptTokens(asUser(prompt)));
+    expect(chunks[0].usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+  });
+
+  it('cuts a prompt over the window silently (/v1 cannot change it) and reports what was kept', async () => {
+    const prompt = `begin ${'p'.repeat(20_000)} [cmpl-cut]`;
+    expect(promptTokens(asUser(prompt))).toBeGreaterThan(4096);
+    const completion = await client.completions.create({ model: 'qwen3:8b', prompt });
+    const [recorded] = await control.requests();
+    expect(recorded).toMatchObject({ route: '/v1/completions', numCtx: 4096, cut: { midPromptCut: true } });
+    expect(completion.usage?.prompt_tokens).toBe(recorded.promptEvalCount);
+    expect(completion.usage!.prompt_tokens).toBeLessThan(4096);
+    expect((await control.stats()).cuts).toBe(1);
+  });
+
+  it('shares the one slot, the loaded model and its prompt cache with the chat routes', async () => {
+    const prompt = `shared ${'q'.repeat(2000)} [cmpl-cache]`;
+    await client.completions.create({ model: 'qwen3:8b', prompt });
+    await client.completions.create({ model: 'qwen3:8b', prompt });
+    await post(`${fake.url}/v1/chat/completions`, { model: 'qwen3:8b', messages: asUser(prompt) });
+    const seen = await control.requests('[cmpl-cache]');
+    expect(seen.map((r) => r.route)).toEqual(['/v1/completions', '/v1/completions', '/v1/chat/completions']);
+    expect(seen[0].cachedTokens).toBe(0);
+    expect(seen[1].cachedTokens).toBeGreaterThan(countTokens(prompt) - 2);
+    expect(seen[2].cachedTokens).toBeGreaterThan(countTokens(prompt) - 2);
+    expect(await control.stats()).toMatchObject({ reloads: 1, requests: 3, maxConcurrent: 1 });
+    await client.completions.create({ model: 'llama3.2:3b', prompt });
+    expect((await control.stats()).reloads).toBe(2);
+  });
+
+  it('gives scripted top logprobs on /v1/chat/completions: the likeliest is the answer, exactly top_logprobs of them', async () => {
+    await control.addScript('[lp-1]', [
+      {
+        top_logprobs: [
+          { token: 'B', logprob: Math.log(0.3) },
+          { token: 'A', logprob: Math.log(0.6) },
+        ],
+      },
+    ]);
+    const completion = await client.chat.completions.create({
+      model: 'qwen3:8b',
+      messages: [{ role: 'user', content: 'Pick one [lp-1]' }],
+      max_tokens: 1,
+      temperature: 0,
+      logprobs: true,
+      top_logprobs: 3,
+    });
+    expect(completion.choices[0].message.content).toBe('A');
+    const [first] = completion.choices[0].logprobs!.content!;
+    expect(first).toMatchObject({ token: 'A', logprob: Math.log(0.6), bytes: [65] });
+    expect(first.top_logprobs.map((top) => top.token)).toEqual(['A', 'B', '<pad1>']);
+    expect(first.top_logprobs[1]).toEqual({ token: 'B', logprob: Math.log(0.3), bytes: [66] });
+    const plain = await client.chat.completions.create({
+      model: 'qwen3:8b',
+      messages: [{ role: 'user', content: 'no logprobs [lp-1]' }],
+    });
+    expect(plain.choices[0]).not.toHaveProperty('logprobs');
+    const tooMany = post(`${fake.url}/v1/chat/completions`, {
+      model: 'qwen3:8b',
+      messages: asUser('x'),
+      top_logprobs: 21,
+    });
+    expect((await tooMany).status).toBe(400);
+  });
+
+  it('answers a prompt listing "(X) …" options deterministically over its labels, on /api/chat too', async () => {
+    const prompt = '<state>a ticket</state>\nWhich team?\n(A) billing\n(B) tech\n(C) sales\n\nAnswer: (';
+    const ask = async () =>
+      chat(fake, { model: 'qwen3:8b', messages: asUser(prompt), logprobs: true, top_logprobs: 5 });
+    const [one, two] = [await ask(), await ask()];
+    expect(two.logprobs).toEqual(one.logprobs);
+    const [first] = one.logprobs as Array<{ token: string; top_logprobs: Array<{ token: string; logprob: number }> }>;
+    expect((one.message as { content: string }).content).toBe(first.token);
+    expect(first.top_logprobs).toHaveLength(5);
+    expect(
+      first.top_logprobs
+        .slice(0, 4)
+        .map((top) => top.token)
+        .sort(),
+    ).toEqual(['A', 'B', 'C', 'The']);
+    const mass = first.top_logprobs.slice(0, 4).reduce((sum, top) => sum + Math.exp(top.logprob), 0);
+    expect(mass).toBeCloseTo(1, 9);
+    const refused = await post(`${fake.url}/api/chat`, { model: 'qwen3:8b', messages: asUser('x'), top_logprobs: -1 });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ error: 'top_logprobs must be between 0 and 20' });
+  });
+});

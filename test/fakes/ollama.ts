@@ -29,16 +29,31 @@
 //   keep_alive (default 5m; 0 unloads after the request; negative keeps it) is checked lazily at the next request.
 // - /v1/chat/completions, /v1/models: openai/openai.go, middleware/openai.go (finish_reason "tool_calls" when a stop
 //   ended with tool calls, errors as {"error": {message, type, param, code}}).
+// - /v1/completions: openai/openai.go `FromCompleteRequest` (the prompt a string, max_tokens → num_predict, stop a
+//   string or list, `logprobs` an integer n > 0 → logprobs with n alternatives), run as /api/generate: the prompt is
+//   one user message through the template (server/routes.go `GenerateHandler`), cut silently like a chat; answered by
+//   `ToCompletion`/`ToCompleteChunk` ("text_completion", usage from the same counts), which copy NO logprobs.
+// - Logprobs on /api/chat (logprobs, top_logprobs) and /v1/chat/completions (choices[].logprobs.content): see
+//   ./ollama-logprobs.ts.
 //
 // Control routes (the e2e harness starts fakes in vitest's main process, tests run in workers):
 //   POST /__scripts {match, steps} → {id}; DELETE /__scripts; GET /__requests?match=…; DELETE /__requests;
 //   GET /__stats; DELETE /__state (everything back to how the fake started).
 // Scripts work as in ./openai-chat.ts: matched by the latest user message the model saw, the step is the number of
-// tool-call rounds after it; steps are {content} | {tool_calls: [{name, arguments}]} | {fail: {status, message}},
-// each with an optional delay_ms. An unscripted request gets "echo: <latest user message>".
+// tool-call rounds after it; steps are {content} | {tool_calls: [{name, arguments}]} | {fail: {status, message}} |
+// {top_logprobs: [{token, logprob}]} (the first token's alternatives; the answer is the likeliest), each with an
+// optional delay_ms. An unscripted request gets "echo: <latest user message>", or, asking for logprobs with a
+// message listing "(X) …" options, a deterministic answer over those labels (./ollama-logprobs.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import { listenOnLoopback, readBody, sendJson } from './http-util';
+import {
+  answerLogprobs,
+  labelTopLogprobs,
+  topLogprobsError,
+  type FakeLogprob,
+  type ScriptedTopLogprob,
+} from './ollama-logprobs';
 import {
   countTokens,
   fitToWindow,
@@ -49,6 +64,7 @@ import {
 } from './ollama-prompt';
 
 export * from './ollama-prompt';
+export * from './ollama-logprobs';
 
 export interface OllamaFakeModel {
   /** e.g. "qwen3:8b"; a name without a tag gets ":latest", as Ollama's names do. */
@@ -89,12 +105,15 @@ export interface ScriptedToolCall {
 }
 
 export type OllamaScriptStep = { delay_ms?: number } & (
-  { content: string } | { tool_calls: ScriptedToolCall[] } | { fail: { status: number; message?: string } }
+  | { content: string }
+  | { tool_calls: ScriptedToolCall[] }
+  | { top_logprobs: ScriptedTopLogprob[] }
+  | { fail: { status: number; message?: string } }
 );
 
 export interface RecordedOllamaRequest {
   at: string;
-  route: '/api/chat' | '/v1/chat/completions';
+  route: '/api/chat' | '/v1/chat/completions' | '/v1/completions';
   model: string;
   numCtx: number;
   reloaded: boolean;
@@ -120,6 +139,8 @@ export interface OllamaFakeStats {
   /** Most chat requests ever served at once (1: the slot works) and ever waiting or served at once. */
   maxConcurrent: number;
   maxInFlight: number;
+  /** Models made by POST /api/create. */
+  creates: number;
 }
 
 interface StoredModel {
@@ -155,6 +176,10 @@ interface ChatCall {
   includeUsage: boolean;
   numCtx: number | undefined;
   numPredict: number | undefined;
+  stop: string[];
+  /** logprobs asked for, with this many alternatives per token (0: none). */
+  logprobs: boolean;
+  topLogprobs: number;
   keepAliveMs: number | undefined;
   truncate: boolean;
   body: unknown;
@@ -164,6 +189,7 @@ interface Answer {
   content: string;
   toolCalls: FakeToolCall[];
   doneReason: 'stop' | 'length';
+  logprobs: FakeLogprob[] | null;
   metrics: {
     total_duration: number;
     load_duration: number;
@@ -235,6 +261,46 @@ function toolCallId(): string {
   return `call_${randomBytes(4).toString('hex')}`;
 }
 
+/** A scripted first token's likeliest alternative: what the model answers. */
+function topToken(top: ScriptedTopLogprob[]): string {
+  return top.reduce((best, entry) => (entry.logprob > best.logprob ? entry : best), top[0] ?? { token: '' }).token;
+}
+
+/** The answer up to the first stop sequence (options.stop; Ollama leaves the stop sequence out). */
+function cutAtStop(content: string, stop: string[]): string {
+  const at = Math.min(...stop.map((sequence) => content.indexOf(sequence)).filter((index) => index >= 0));
+  return Number.isFinite(at) ? content.slice(0, at) : content;
+}
+
+/** A request's stop: a string or a list of strings (openai/openai.go `FromCompleteRequest`). */
+function stopList(stop: unknown): string[] {
+  if (stop === undefined || stop === null) return [];
+  if (typeof stop === 'string') return [stop];
+  if (Array.isArray(stop)) {
+    const wrong = stop.find((item) => typeof item !== 'string');
+    if (wrong !== undefined) throw new FakeHttpError(400, `invalid type for 'stop' field: ${goType(wrong)}`);
+    return stop as string[];
+  }
+  return [];
+}
+
+const goType = (value: unknown): string =>
+  typeof value === 'number'
+    ? 'float64'
+    : typeof value === 'boolean'
+      ? 'bool'
+      : value === null
+        ? '<nil>'
+        : 'map[string]interface {}';
+
+/** top_logprobs as asked, checked as Ollama does. */
+function topLogprobsOf(value: unknown): number {
+  const topLogprobs = typeof value === 'number' ? value : 0;
+  const error = topLogprobsError(topLogprobs);
+  if (error) throw new FakeHttpError(400, error);
+  return topLogprobs;
+}
+
 function latestUserIndex(messages: FakeMessage[]): number {
   for (let index = messages.length - 1; index >= 0; index--) if (messages[index].role === 'user') return index;
   return -1;
@@ -279,7 +345,7 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
     for (const model of options.models ?? DEFAULT_OLLAMA_MODELS) addModel(model);
     scripts.length = 0;
     recorded.length = 0;
-    stats = { requests: 0, reloads: 0, loaded: null, cuts: 0, maxConcurrent: 0, maxInFlight: 0 };
+    stats = { requests: 0, reloads: 0, loaded: null, cuts: 0, maxConcurrent: 0, maxInFlight: 0, creates: 0 };
     loaded = null;
     slot = Promise.resolve();
     serving = 0;
@@ -352,6 +418,7 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
       base.name,
       base.weights,
     );
+    stats.creates++;
     return {
       lines: [
         { status: `using existing layer sha256:${sha256(base.weights)}` },
@@ -415,9 +482,12 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
     const after = seen.slice(userIndex + 1);
     const step = after.filter((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0).length;
     const script = [...scripts].reverse().find((candidate) => userText.includes(candidate.match));
+    const labelled = call.logprobs ? labelTopLogprobs(userText) : [];
     const planned: OllamaScriptStep | undefined = script
       ? script.steps[step]
-      : { content: `echo: ${userText.slice(0, 200)}` };
+      : labelled.length > 0
+        ? { top_logprobs: labelled }
+        : { content: `echo: ${userText.slice(0, 200)}` };
     if (!planned) throw new FakeHttpError(500, `fake script ${script?.id} has no step ${step}`);
     if ('tool_calls' in planned) {
       const offered = new Set(call.tools.map((tool) => tool.function?.name));
@@ -469,12 +539,15 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
         },
       }));
     } else {
-      content = fill(planned.content);
+      content = 'content' in planned ? fill(planned.content) : topToken(planned.top_logprobs);
+      content = cutAtStop(content, call.stop);
       if (call.numPredict !== undefined && call.numPredict >= 0 && countTokens(content) > call.numPredict) {
         content = content.slice(0, call.numPredict * 4);
         doneReason = 'length';
       }
     }
+    const scriptedTop = 'top_logprobs' in planned ? planned.top_logprobs : undefined;
+    const logprobs = call.logprobs ? answerLogprobs(content, call.topLogprobs, scriptedTop) : null;
     const answerText = renderMessage({ role: 'assistant', content, tool_calls: toolCalls });
     const evalCount = Math.max(1, countTokens(answerText) - countTokens(renderMessage({ role: 'assistant' })));
     loaded!.cache = fitted.prompt + answerText;
@@ -518,6 +591,7 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
       content,
       toolCalls,
       doneReason,
+      logprobs,
       metrics: {
         total_duration: ns(totalMs),
         load_duration: ns(loadMs),
@@ -531,11 +605,18 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
     };
   }
 
-  /** The answer's text in pieces for streaming, and the time between them. */
-  function pieces(answer: Answer): { parts: string[]; pauseMs: number } {
+  /** The answer's text in pieces for streaming, the logprobs of each piece's tokens, and the time between them. */
+  function pieces(answer: Answer): { parts: string[]; pauseMs: number; partLogprobs: FakeLogprob[][] } {
     const parts: string[] = [];
     for (let at = 0; at < answer.content.length; at += 32) parts.push(answer.content.slice(at, at + 32));
-    return { parts, pauseMs: answer.waitDuringMs / Math.max(1, parts.length + (answer.toolCalls.length ? 1 : 0)) };
+    const partLogprobs = parts.map((): FakeLogprob[] => []);
+    let offset = 0;
+    for (const entry of answer.logprobs ?? []) {
+      partLogprobs[Math.min(Math.floor(offset / 32), parts.length - 1)]?.push(entry);
+      offset += entry.token.length;
+    }
+    const pauseMs = answer.waitDuringMs / Math.max(1, parts.length + (answer.toolCalls.length ? 1 : 0));
+    return { parts, pauseMs, partLogprobs };
   }
 
   async function nativeChat(body: Record<string, unknown>, res: ServerResponse): Promise<void> {
@@ -549,6 +630,9 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
       includeUsage: false,
       numCtx: typeof requestOptions.num_ctx === 'number' ? requestOptions.num_ctx : undefined,
       numPredict: typeof requestOptions.num_predict === 'number' ? requestOptions.num_predict : undefined,
+      stop: stopList(requestOptions.stop),
+      logprobs: body.logprobs === true,
+      topLogprobs: topLogprobsOf(body.top_logprobs),
       keepAliveMs: keepAliveMs(body.keep_alive),
       truncate: body.truncate !== false,
       body,
@@ -567,6 +651,7 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
       await sleep(answer.waitBeforeMs);
       const final = {
         message: { role: 'assistant', content: call.stream ? '' : answer.content },
+        ...(!call.stream && answer.logprobs?.length ? { logprobs: answer.logprobs } : {}),
         done_reason: answer.doneReason,
         done: true,
         ...answer.metrics,
@@ -577,9 +662,11 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
         return sendJson(res, 200, { ...base(), ...final });
       }
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      const { parts, pauseMs } = pieces(answer);
-      for (const part of parts) {
-        res.write(`${JSON.stringify({ ...base(), message: { role: 'assistant', content: part }, done: false })}\n`);
+      const { parts, pauseMs, partLogprobs } = pieces(answer);
+      for (const [index, part] of parts.entries()) {
+        const logprobs = partLogprobs[index].length ? { logprobs: partLogprobs[index] } : {};
+        const line = { ...base(), message: { role: 'assistant', content: part }, ...logprobs, done: false };
+        res.write(`${JSON.stringify(line)}\n`);
         await sleep(pauseMs);
       }
       if (answer.toolCalls.length > 0) {
@@ -626,6 +713,9 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
       includeUsage: streamOptions.include_usage === true,
       numCtx: undefined,
       numPredict: typeof body.max_tokens === 'number' ? body.max_tokens : undefined,
+      stop: stopList(body.stop),
+      logprobs: body.logprobs === true,
+      topLogprobs: topLogprobsOf(body.top_logprobs),
       keepAliveMs: undefined,
       truncate: true,
       body,
@@ -663,20 +753,25 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
                 ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
               },
               finish_reason: finishReason,
+              ...(answer.logprobs?.length ? { logprobs: { content: answer.logprobs } } : {}),
             },
           ],
           usage,
         });
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      const chunk = (delta: Record<string, unknown>, finish: string | null): void => {
-        res.write(
-          `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
-        );
+      const chunk = (delta: Record<string, unknown>, finish: string | null, logprobs: FakeLogprob[] = []): void => {
+        const choice = {
+          index: 0,
+          delta,
+          finish_reason: finish,
+          ...(logprobs.length ? { logprobs: { content: logprobs } } : {}),
+        };
+        res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [choice] })}\n\n`);
       };
-      const { parts, pauseMs } = pieces(answer);
-      for (const part of parts) {
-        chunk({ role: 'assistant', content: part }, null);
+      const { parts, pauseMs, partLogprobs } = pieces(answer);
+      for (const [index, part] of parts.entries()) {
+        chunk({ role: 'assistant', content: part }, null, partLogprobs[index]);
         await sleep(pauseMs);
       }
       if (toolCalls.length > 0) {
@@ -687,6 +782,81 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
       if (call.includeUsage) {
         res.write(`data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
       }
+      res.end('data: [DONE]\n\n');
+    });
+  }
+
+  /**
+   * /v1/completions: openai/openai.go `FromCompleteRequest` makes it a generate request (the prompt is one user
+   * message through the chat template, cut like a chat), middleware/openai.go `CompleteWriter` + `ToCompletion` /
+   * `ToCompleteChunk` answer it. `logprobs` (an integer) is checked and asked for, but the answer carries none:
+   * neither ToCompletion nor ToCompleteChunk copies them.
+   */
+  async function openAiCompletion(body: Record<string, unknown>, res: ServerResponse): Promise<void> {
+    if (body.prompt !== undefined && typeof body.prompt !== 'string') {
+      const kind = Array.isArray(body.prompt) ? 'array' : typeof body.prompt;
+      throw new FakeHttpError(
+        400,
+        `json: cannot unmarshal ${kind} into Go struct field CompletionRequest.prompt of type string`,
+      );
+    }
+    const prompt = (body.prompt as string | undefined) ?? '';
+    const topLogprobs = typeof body.logprobs === 'number' && body.logprobs > 0 ? body.logprobs : 0;
+    const streamOptions = (body.stream_options ?? {}) as { include_usage?: boolean };
+    const call: ChatCall = {
+      route: '/v1/completions',
+      model: String(body.model ?? ''),
+      messages: prompt === '' ? [] : [{ role: 'user', content: prompt }],
+      tools: [],
+      stream: body.stream === true,
+      includeUsage: streamOptions.include_usage === true,
+      numCtx: undefined,
+      numPredict: typeof body.max_tokens === 'number' ? body.max_tokens : undefined,
+      stop: stopList(body.stop),
+      logprobs: topLogprobs > 0,
+      topLogprobs: topLogprobsOf(topLogprobs),
+      keepAliveMs: undefined,
+      truncate: true,
+      body,
+    };
+    await inSlot(async () => {
+      const answer = await runChat(call);
+      const id = `cmpl-${Math.floor(Math.random() * 999)}`;
+      const created = Math.floor(Date.now() / 1000);
+      const completion = (text: string, finish: string | null) => ({
+        id,
+        object: 'text_completion',
+        created,
+        choices: [{ text, index: 0, finish_reason: finish }],
+        model: call.model,
+        system_fingerprint: 'fp_ollama',
+      });
+      if (answer === 'unloaded' || answer === 'loaded') {
+        const usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+        if (!call.stream) return sendJson(res, 200, { ...completion('', 'load'), usage });
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        return void res.end(`data: ${JSON.stringify(completion('', 'load'))}\n\ndata: [DONE]\n\n`);
+      }
+      await sleep(answer.waitBeforeMs);
+      const usage = {
+        prompt_tokens: answer.metrics.prompt_eval_count,
+        completion_tokens: answer.metrics.eval_count,
+        total_tokens: answer.metrics.prompt_eval_count + answer.metrics.eval_count,
+      };
+      if (!call.stream) {
+        await sleep(answer.waitDuringMs);
+        return sendJson(res, 200, { ...completion(answer.content, answer.doneReason), usage });
+      }
+      // Every chunk carries a zero usage when include_usage is on; the real one follows the last, with no choices.
+      const zero = call.includeUsage ? { usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } } : {};
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const { parts, pauseMs } = pieces(answer);
+      for (const part of parts) {
+        res.write(`data: ${JSON.stringify({ ...completion(part, null), ...zero })}\n\n`);
+        await sleep(pauseMs);
+      }
+      res.write(`data: ${JSON.stringify({ ...completion('', answer.doneReason), ...zero })}\n\n`);
+      if (call.includeUsage) res.write(`data: ${JSON.stringify({ ...completion('', null), choices: [], usage })}\n\n`);
       res.end('data: [DONE]\n\n');
     });
   }
@@ -803,6 +973,7 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
     }
     if (route === 'POST /api/chat') return nativeChat(body, res);
     if (route === 'POST /v1/chat/completions') return openAiChat(body, res);
+    if (route === 'POST /v1/completions') return openAiCompletion(body, res);
     throw new FakeHttpError(404, '404 page not found');
   }
 
