@@ -42,6 +42,23 @@ describe('fake Telegram Bot API', () => {
       text: 'Hello <b>there</b> &amp; welcome',
       parse_mode: 'HTML',
     });
+    expect(await control.actions(42)).toEqual([{ chat_id: '42', action: 'typing', at: expect.any(String) }]);
+  });
+
+  it('checks chat actions as Telegram does: a chat id and an action from its list; counts them per chat', async () => {
+    await bot.sendChatAction(7, 'typing');
+    await bot.sendChatAction(7, 'upload_photo');
+    await expect(bot.sendChatAction(7, 'dancing')).rejects.toMatchObject({
+      response: { statusCode: 400, body: { description: 'Bad Request: wrong parameter action in request' } },
+    });
+    await expect(bot.sendChatAction('', 'typing')).rejects.toMatchObject({
+      response: { statusCode: 400, body: { description: 'Bad Request: chat_id is empty' } },
+    });
+    await expect(bot.sendChatAction(7, '')).rejects.toMatchObject({
+      response: { statusCode: 400, body: { description: 'Bad Request: action is empty' } },
+    });
+    expect((await control.actions(7)).map((action) => action.action)).toEqual(['typing', 'upload_photo']);
+    expect((await control.actions()).length).toBeGreaterThanOrEqual(3);
   });
 
   it('rejects what Telegram rejects: too long, empty, broken HTML', async () => {

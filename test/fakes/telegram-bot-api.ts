@@ -11,7 +11,8 @@
 //   POST   /__deliver {update} or {message: {chat_id, text, from?, reply_to?}}  → posts an Update to the registered webhook
 //          with the X-Telegram-Bot-Api-Secret-Token header; answers {status, body} of the webhook's reply
 //   GET    /__sent?chat_id=…   messages the bot sent (sendMessage), oldest first
-//   GET    /__actions?chat_id=… chat actions the bot sent
+//   GET    /__actions?chat_id=… chat actions the bot sent (sendChatAction: chat_id and an action from Telegram's list
+//          are required, as Telegram does), oldest first, with the time each came
 //   GET    /__webhook           the registered webhook (url, secret_token, allowed_updates, certificate)
 //   DELETE /__sent              forget sent messages and actions
 //   POST   /__files {file_id, base64, file_path}  a file users "sent" (a voice note), for getFile and its download
@@ -33,6 +34,13 @@ export interface SentMessage {
   parse_mode?: string;
   /** sendPhoto: what was uploaded (or the file_id/URL given). */
   photo?: { file_name?: string; mime_type?: string; size?: number; format?: 'png' | 'jpeg'; ref?: string };
+  at: string;
+}
+
+/** A chat action the bot sent ("typing…"), and when. */
+export interface ChatAction {
+  chat_id: string;
+  action: string;
   at: string;
 }
 
@@ -197,7 +205,7 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
   };
   let webhook: Webhook | null = null;
   const sent: SentMessage[] = [];
-  const actions: Array<{ chat_id: string; action: string }> = [];
+  const actions: ChatAction[] = [];
   const pendingUpdates: Array<Record<string, unknown>> = [];
   let nextMessageId = 1;
   let nextUpdateId = 100000;
@@ -342,7 +350,7 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
       const chatId = required(params, 'chat_id');
       const action = required(params, 'action');
       if (!CHAT_ACTIONS.has(action)) throw new TelegramError(400, 'Bad Request: wrong parameter action in request');
-      actions.push({ chat_id: chatId, action });
+      actions.push({ chat_id: chatId, action, at: new Date().toISOString() });
       return true;
     },
   };
@@ -504,6 +512,12 @@ export class TelegramBotApiFakeControl {
   async sent(chatId?: number | string): Promise<SentMessage[]> {
     const query = chatId === undefined ? '' : `?chat_id=${encodeURIComponent(String(chatId))}`;
     return (await (await fetch(`${this.baseUrl}/__sent${query}`)).json()) as SentMessage[];
+  }
+
+  /** The chat actions (sendChatAction) the bot sent, oldest first; to one chat when given. */
+  async actions(chatId?: number | string): Promise<ChatAction[]> {
+    const query = chatId === undefined ? '' : `?chat_id=${encodeURIComponent(String(chatId))}`;
+    return (await (await fetch(`${this.baseUrl}/__actions${query}`)).json()) as ChatAction[];
   }
 
   async webhook(): Promise<Webhook | null> {

@@ -7,3 +7,4 @@ export * from './telegram-update';
 export * from './webhook-request';
 export * from './turn-answer';
 export * from './telegram-webhook';
+export * from './typing';

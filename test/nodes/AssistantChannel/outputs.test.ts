@@ -10,12 +10,14 @@ describe('Assistant Channel outputs', () => {
     expect(names('checkTelegramUpdate')).toEqual(['Accepted', 'Refused']);
     expect(names('formatReply')).toEqual(['Webhook', 'Telegram']);
     expect(names('describeFailure')).toEqual(['Webhook', 'Telegram']);
+    expect(names('startTyping')).toEqual(['Typing']);
     expect(names(undefined)).toEqual(['Accepted', 'Rejected']);
   });
 
   it('is self-contained, so n8n can evaluate its source text', () => {
     const evaluate = new Function('$parameter', `return (${configureOutputs.toString()})($parameter);`);
-    for (const operation of ['checkWebhookRequest', 'checkTelegramUpdate', 'formatReply', 'describeFailure']) {
+    const operations = ['checkWebhookRequest', 'checkTelegramUpdate', 'formatReply', 'describeFailure', 'startTyping'];
+    for (const operation of operations) {
       expect(evaluate({ operation })).toEqual(configureOutputs({ operation }));
     }
   });

@@ -27,6 +27,7 @@ describe('Assistant Channel v1 router', () => {
       'checkWebhookRequest',
       'describeFailure',
       'formatReply',
+      'startTyping',
       'voiceToText',
     ]);
     expect(Object.keys(operations)).toEqual(values);
@@ -47,5 +48,10 @@ describe('Assistant Channel v1 router', () => {
     expect(webhook[0].json).toMatchObject({ statusCode: 200, body: { reply: 'Done.' } });
     const [failure] = await run({ parameters: { operation: 'describeFailure', channel: 'api', error: 'timeout' } });
     expect(failure[0].json).toMatchObject({ statusCode: 504 });
+    const [typing] = await run({
+      parameters: { operation: 'startTyping', userId: 'u', turnId: 1, chatId: 'not-a-chat' },
+      continueOnFail: true,
+    });
+    expect(typing[0].json).toEqual({ error: 'chatId: must be an integer Telegram chat id', field: 'chatId' });
   });
 });

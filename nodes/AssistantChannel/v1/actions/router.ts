@@ -7,6 +7,7 @@ import * as checkTelegramUpdate from './checkTelegramUpdate.operation';
 import * as checkWebhookRequest from './checkWebhookRequest.operation';
 import * as describeFailure from './describeFailure.operation';
 import * as formatReply from './formatReply.operation';
+import * as startTyping from './startTyping.operation';
 import * as voiceToText from './voiceToText.operation';
 
 export const operations: Record<string, NodeOperation> = {
@@ -15,6 +16,7 @@ export const operations: Record<string, NodeOperation> = {
   checkWebhookRequest,
   describeFailure,
   formatReply,
+  startTyping,
   voiceToText,
 };
 

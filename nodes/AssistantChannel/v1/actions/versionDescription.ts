@@ -9,9 +9,14 @@ import * as checkTelegramUpdate from './checkTelegramUpdate.operation';
 import * as checkWebhookRequest from './checkWebhookRequest.operation';
 import * as describeFailure from './describeFailure.operation';
 import * as formatReply from './formatReply.operation';
+import * as startTyping from './startTyping.operation';
 import * as voiceToText from './voiceToText.operation';
 
-const ownerCheck = { show: { operation: ['checkTelegramUpdate'], allowedChats: ['owner'] } };
+// The database: the owner check, and the turn Start Typing follows (allowedChats is only set on Check Telegram Update).
+const usesDatabase = {
+  show: { operation: ['checkTelegramUpdate', 'startTyping'] },
+  hide: { allowedChats: ['everyone'] },
+};
 
 export const versionDescription: VersionDescription = {
   version: 1,
@@ -24,11 +29,11 @@ export const versionDescription: VersionDescription = {
       required: true,
       displayOptions: { show: { operation: ['checkWebhookRequest'] } },
     },
-    { name: POSTGRES_CREDENTIAL, required: true, displayOptions: ownerCheck },
+    { name: POSTGRES_CREDENTIAL, required: true, displayOptions: usesDatabase },
     {
       name: voiceToText.TELEGRAM_CREDENTIAL,
       required: true,
-      displayOptions: { show: { operation: ['voiceToText'] } },
+      displayOptions: { show: { operation: ['voiceToText', 'startTyping'] } },
     },
     {
       name: voiceToText.TRANSCRIPTION_CREDENTIAL,
@@ -77,6 +82,14 @@ export const versionDescription: VersionDescription = {
             'Build the webhook JSON {reply, user_id, session_id}, or Telegram messages split under 4,096 characters',
         },
         {
+          name: 'Start Typing',
+          value: 'startTyping',
+          action: 'Show typing while a turn runs',
+          description:
+            'Telegram shows "typing…" (sendChatAction every 4 s) until the turn is answered, failed or asks, ' +
+            'or its deadline passes; in the background, never holding up the turn',
+        },
+        {
           name: 'Voice to Text',
           value: 'voiceToText',
           action: 'Transcribe a voice message',
@@ -90,6 +103,7 @@ export const versionDescription: VersionDescription = {
     ...checkTelegramUpdate.description,
     ...formatReply.description,
     ...describeFailure.description,
+    ...startTyping.description,
     ...voiceToText.description,
   ],
 };

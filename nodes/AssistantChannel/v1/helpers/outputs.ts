@@ -10,6 +10,7 @@ export function configureOutputs(parameters: { operation?: string }): OutputDesc
   const main = (displayName: string): OutputDescription => ({ type: 'main', displayName });
   if (parameters.operation === 'checkTelegramUpdate') return [main('Accepted'), main('Refused')];
   if (parameters.operation === 'answerTurn') return [main('Webhook')];
+  if (parameters.operation === 'startTyping') return [main('Typing')];
   if (parameters.operation === 'voiceToText') return [main('Text'), main('Reply Instead')];
   if (parameters.operation === 'formatReply' || parameters.operation === 'describeFailure')
     return [main('Webhook'), main('Telegram')];
