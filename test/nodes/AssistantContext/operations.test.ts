@@ -71,12 +71,25 @@ describe('Assistant Context operations', () => {
       { role: 'assistant', content: 'Noted.' },
     ]);
     expect(context.json.systemPrompt).toContain('Stefan Huber runs the Vienna office');
+    // The Chat Model's timeout (its `options.timeout` reads it): the setting's default, 300 s.
+    expect(context.json.modelTimeoutSeconds).toBe(300);
   });
 
   it('owner check and settings through the node', async () => {
-    const instanceSettings = { ownerTelegramChatId: '4242', assistantName: 'Ada', chatModel: 'llama3.1' };
+    const instanceSettings = {
+      ownerTelegramChatId: '4242',
+      assistantName: 'Ada',
+      chatModel: 'llama3.1',
+      modelTimeoutSeconds: 450,
+      replyDeadlineSeconds: 700,
+    };
     const [instance] = await run([{ operation: 'updateInstanceSettings', instanceSettings }]);
-    expect(instance.json).toMatchObject({ ownerTelegramChatId: '4242', chatModel: 'llama3.1' });
+    expect(instance.json).toMatchObject({
+      ownerTelegramChatId: '4242',
+      chatModel: 'llama3.1',
+      modelTimeoutSeconds: 450,
+      replyDeadlineSeconds: 700,
+    });
     const checks = await run([
       { operation: 'checkTelegramChat', chatId: '4242' },
       { operation: 'checkTelegramChat', chatId: '9999' },

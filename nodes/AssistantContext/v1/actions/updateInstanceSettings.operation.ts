@@ -1,8 +1,8 @@
-// Update Instance Settings: change the defaults for every user, the chat model and the owner's chat.
+// Update Instance Settings: change the defaults for every user, the chat model and its timeouts, and the owner's chat.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
-import { updateInstanceSettings } from 'assistant-core';
+import { MAX_MODEL_TIMEOUT_SECONDS, MAX_REPLY_DEADLINE_SECONDS, updateInstanceSettings } from 'assistant-core';
 
 import { asData, parameter } from '../../../shared/helpers/parameters';
 import { settingsFields } from './common.descriptions';
@@ -24,6 +24,14 @@ const properties: INodeProperties[] = [
         description:
           'The model name the Chat Model node asks the provider for, e.g. gpt-4o-mini or qwen2.5:7b-instruct',
       },
+      {
+        displayName: 'Model Timeout (Seconds)',
+        name: 'modelTimeoutSeconds',
+        type: 'number',
+        typeOptions: { minValue: 10, maxValue: MAX_MODEL_TIMEOUT_SECONDS },
+        default: 300,
+        description: 'How long one model call may take before the Chat Model gives up (it retries once)',
+      },
       { displayName: 'Owner Telegram Chat ID', name: 'ownerTelegramChatId', type: 'string', default: '' },
       {
         displayName: 'Question Timeout (Seconds)',
@@ -32,6 +40,14 @@ const properties: INodeProperties[] = [
         typeOptions: { minValue: 5, maxValue: 600 },
         default: 300,
         description: 'How long a question the assistant asks (a one-time code, an approval) waits for the answer',
+      },
+      {
+        displayName: 'Reply Deadline (Seconds)',
+        name: 'replyDeadlineSeconds',
+        type: 'number',
+        typeOptions: { minValue: 1, maxValue: MAX_REPLY_DEADLINE_SECONDS },
+        default: 600,
+        description: 'How long a webhook caller waits for the reply before a 504 with the turn ID (the run goes on)',
       },
       {
         displayName: 'Search Engine',
