@@ -34,7 +34,20 @@ export interface ChatRequest {
   stop?: string | string[];
   seed?: number;
   response_format?: { type: string; json_schema?: { schema?: unknown } };
+  logprobs?: boolean;
+  top_logprobs?: number;
   [other: string]: unknown;
+}
+
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes?: number[] | null;
+}
+
+/** The answer's tokens with their log probabilities (logprobs: true) and top_logprobs alternatives when asked. */
+export interface ChatLogprobs {
+  content: Array<TokenLogprob & { top_logprobs?: TokenLogprob[] }>;
 }
 
 export interface Usage {
@@ -53,7 +66,7 @@ export interface ChatCompletion {
     index: number;
     message: { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] };
     finish_reason: 'stop' | 'length' | 'tool_calls' | null;
-    logprobs: null;
+    logprobs: ChatLogprobs | null;
   }>;
   usage: Usage;
 }
@@ -71,7 +84,7 @@ export interface ChatCompletionChunk {
       tool_calls?: Array<ChatToolCall & { index: number }>;
     };
     finish_reason: 'stop' | 'length' | 'tool_calls' | null;
-    logprobs: null;
+    logprobs: ChatLogprobs | null;
   }>;
   usage?: Usage | null;
 }

@@ -14,8 +14,18 @@
 //   prompt_eval_count / eval_count (prompt_eval_count counts the cached prefix too: llm/llama_server.go
 //   `promptEvalCount`). Tool calls without an id get one (`call_…`, as server/routes.go `toolCallId`).
 // - A stream line {"error": "…"} (server/routes.go `streamResponse`) ends the stream with an OllamaStreamError.
+// - logprobs / top_logprobs (the judge scores with them) are /api/chat's own fields (api/types.go `ChatRequest`,
+//   Ollama ≥ 0.12.11, as `FromChatRequest` passes them); the answer's `logprobs` (api/types.go `Logprob`, one per
+//   token) become choices[].logprobs.content, per chunk when streamed (`ToChatCompletion`, `toChunk`).
 import { randomBytes } from 'node:crypto';
-import type { ChatCompletion, ChatCompletionChunk, ChatMessage, ChatRequest, ChatToolCall } from '../openai-types';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatLogprobs,
+  ChatMessage,
+  ChatRequest,
+  ChatToolCall,
+} from '../openai-types';
 
 export interface OllamaToolCall {
   id?: string;
@@ -47,6 +57,8 @@ export interface OllamaChatRequest {
   keep_alive?: string | number;
   think?: boolean | string;
   truncate?: boolean;
+  logprobs?: boolean;
+  top_logprobs?: number;
 }
 
 export interface OllamaMetrics {
@@ -64,6 +76,7 @@ export interface OllamaChatResponse extends OllamaMetrics {
   message: OllamaMessage;
   done: boolean;
   done_reason?: string;
+  logprobs?: ChatLogprobs['content'];
 }
 
 /** One line of a streamed /api/chat answer: the same shape, `done` only on the last. */
@@ -91,6 +104,8 @@ export function toOllamaChat(request: ChatRequest, model: string, keepAlive: str
   if (Object.keys(options).length > 0) body.options = options;
   const format = toOllamaFormat(request.response_format);
   if (format !== undefined) body.format = format;
+  if (request.logprobs === true) body.logprobs = true;
+  if (typeof request.top_logprobs === 'number') body.top_logprobs = request.top_logprobs;
   return body;
 }
 
@@ -202,6 +217,10 @@ function usageOf(metrics: OllamaMetrics) {
   return { prompt_tokens: prompt, completion_tokens: output, total_tokens: prompt + output };
 }
 
+function logprobsOf(response: OllamaChatResponse): ChatLogprobs | null {
+  return response.logprobs?.length ? { content: response.logprobs } : null;
+}
+
 export function fromOllamaChat(response: OllamaChatResponse, model: string): ChatCompletion {
   const error = (response as { error?: unknown }).error;
   if (typeof error === 'string') throw new OllamaStreamError(error);
@@ -221,7 +240,7 @@ export function fromOllamaChat(response: OllamaChatResponse, model: string): Cha
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
         },
         finish_reason: finishReasonOf(response.done_reason, toolCalls.length > 0),
-        logprobs: null,
+        logprobs: logprobsOf(response),
       },
     ],
     usage: usageOf(response),
@@ -242,12 +261,13 @@ export async function* ollamaChunksToOpenAi(
   const chunk = (
     delta: ChatCompletionChunk['choices'][0]['delta'],
     finish: ChatCompletionChunk['choices'][0]['finish_reason'],
+    logprobs: ChatLogprobs | null = null,
   ): ChatCompletionChunk => ({
     id,
     object: 'chat.completion.chunk',
     created,
     model,
-    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs }],
   });
   let started = false;
   let toolCallCount = 0;
@@ -260,7 +280,7 @@ export async function* ollamaChunksToOpenAi(
       yield chunk({ role: 'assistant', content: '' }, null);
     }
     const content = line.message?.content ?? '';
-    if (content !== '') yield chunk({ content }, null);
+    if (content !== '') yield chunk({ content }, null, logprobsOf(line));
     const calls = toOpenAiToolCalls(line.message?.tool_calls);
     if (calls.length > 0) {
       yield chunk({ tool_calls: calls.map((call) => ({ ...call, index: toolCallCount++ })) }, null);

@@ -145,6 +145,21 @@ describe('toOllamaChat', () => {
     expect(toOllamaChat({ ...base, tools: [getWeather], tool_choice: 'none' }, 'm', '5m').tools).toBeUndefined();
   });
 
+  it('asks /api/chat for logprobs with top_logprobs alternatives, as the judge asks /v1', () => {
+    const request: ChatRequest = {
+      model: 'm',
+      messages: [{ role: 'user', content: 'Answer: (' }],
+      max_tokens: 1,
+      temperature: 0,
+      logprobs: true,
+      top_logprobs: 20,
+    };
+    expect(toOllamaChat(request, 'm', '5m')).toMatchObject({ logprobs: true, top_logprobs: 20 });
+    const plain = toOllamaChat({ model: 'm', messages: request.messages }, 'm', '5m');
+    expect(plain).not.toHaveProperty('logprobs');
+    expect(plain).not.toHaveProperty('top_logprobs');
+  });
+
   it('refuses tool-call arguments that are not JSON, naming the call', () => {
     const request: ChatRequest = {
       model: 'm',
@@ -200,6 +215,42 @@ describe('fromOllamaChat', () => {
       'm',
     );
     expect(cut.choices[0]).toMatchObject({ message: { content: 'The sky is' }, finish_reason: 'length' });
+  });
+});
+
+describe('logprobs from Ollama', () => {
+  // api/types.go Logprob: the token, its logprob, its bytes and the top_logprobs alternatives.
+  const logprobs = [
+    {
+      token: 'A',
+      logprob: -0.105,
+      bytes: [65],
+      top_logprobs: [
+        { token: 'A', logprob: -0.105, bytes: [65] },
+        { token: 'B', logprob: -2.3, bytes: [66] },
+      ],
+    },
+  ];
+
+  it('answers them as choices[0].logprobs.content, and null when Ollama gave none', () => {
+    const answer = { ...toolCallAnswer, message: { role: 'assistant' as const, content: 'A' }, logprobs };
+    expect(fromOllamaChat(answer, 'm').choices[0].logprobs).toEqual({ content: logprobs });
+    expect(fromOllamaChat({ ...answer, logprobs: undefined }, 'm').choices[0].logprobs).toBeNull();
+  });
+
+  it('streams each chunk with the logprobs of its tokens', async () => {
+    const chunks: OllamaChatChunk[] = [
+      {
+        model: 'm',
+        created_at: '2025-07-07T20:32:53Z',
+        message: { role: 'assistant', content: 'A' },
+        logprobs,
+        done: false,
+      },
+      { model: 'm', created_at: '2025-07-07T20:32:53Z', message: { role: 'assistant', content: '' }, done: true },
+    ];
+    const out = await collect(ollamaChunksToOpenAi(fromArray(chunks), 'm', false));
+    expect(out.map((chunk) => chunk.choices[0].logprobs)).toEqual([null, { content: logprobs }, null]);
   });
 });
 
