@@ -1,7 +1,8 @@
 // The judge's model calls go through the model gateway and are in its ledger: the real judge server (systemone-judge)
 // with its OpenAI-compatible backend at <gateway>/judge/v1 as job=judge (as docker-compose wires it), the gateway
 // (assistant-core) with its ledger in a real Postgres, and behind it (1) the judge's own OpenAI fake, (2) the fake
-// Ollama. The judge asks chat completions with logprobs (judge/src/backends/openai): the ledger's route is "chat".
+// Ollama. The judge asks chat completions with logprobs (judge/src/backends/openai): the ledger's route is "chat";
+// a /v1/completions call on the judge upstream is checked apart (route "completions", Ollama's derived model).
 import {
   listModelCalls,
   readGatewaySettings,
@@ -166,5 +167,34 @@ describe('the judge through the gateway to Ollama', () => {
     expectJudgeRows(rows, 'qwen3:8b');
     const reported = seen.map((request) => request.promptEvalCount);
     expect(rows.map((row) => row.prompt_tokens).sort()).toEqual(reported.sort());
+  });
+
+  it('forwards /v1/completions on the judge upstream with the derived model, metered from its usage', async () => {
+    ollama = await startOllamaFake();
+    const control = new OllamaFakeControl(ollama.url);
+    running = await startJudgeThroughGateway(db, `${ollama.url}/v1`, 'qwen3:8b');
+    const response = await fetch(`${running.gateway.url}/judge/v1/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: withCaller('qwen3:8b', { job: 'judge' }),
+        prompt: 'Is the sky blue? [through-gateway]',
+        max_tokens: 1,
+        logprobs: 5,
+      }),
+    });
+    expect(response.status).toBe(200);
+    const completion = (await response.json()) as {
+      choices: Array<{ text: string }>;
+      usage: { prompt_tokens: number };
+    };
+    const [seen] = await control.requests('[through-gateway]');
+    expect(seen).toMatchObject({ route: '/v1/completions', model: 'qwen3:8b-ctx16384', numCtx: 16384, cut: null });
+    expect(completion.usage.prompt_tokens).toBe(seen.promptEvalCount);
+    const rows = await running.ledger();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ job: 'judge', upstream: 'judge', route: 'completions', model: 'qwen3:8b' });
+    expect(rows[0]).toMatchObject({ prompt_tokens: seen.promptEvalCount, outcome: 'ok' });
+    expect(await control.stats()).toMatchObject({ creates: 1, reloads: 1 });
   });
 });
