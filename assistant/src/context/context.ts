@@ -4,6 +4,7 @@ import { recall, type RecalledMemory } from '../memory/recall';
 import { getInstanceSettings, getUserSettings, type AssistantSettings } from '../settings/settings';
 import { recentMessages, requireSessionId, type ChatMessage } from '../turns/turns';
 import { optionalInt, optionalText, requireUserId } from '../validate';
+import { withCaller } from '../gateway/caller';
 
 export interface AssistantContext {
   userId: string;
@@ -60,6 +61,9 @@ export function systemPrompt(settings: AssistantSettings, time: string, memories
   return lines.join('\n');
 }
 
+const turnRef = (turnId: unknown): string | undefined =>
+  typeof turnId === 'string' || typeof turnId === 'number' ? String(turnId) : undefined;
+
 export async function loadContext(
   db: Queryable,
   userIdInput: unknown,
@@ -70,8 +74,7 @@ export async function loadContext(
   const message = optionalText(options.message, 'message', 1_000_000);
   const memoryLimit = optionalInt(options.memoryLimit, 'memoryLimit', 0, 50) ?? 8;
   const settings = await getUserSettings(db, userId);
-  const { chatModel } = await getInstanceSettings(db);
-  const { modelTimeoutSeconds } = await getInstanceSettings(db);
+  const { chatModel, modelTimeoutSeconds } = await getInstanceSettings(db);
   const messages = await recentMessages(db, userId, sessionId, options.tokenBudget, options.turnId);
   const memories =
     message?.trim() && memoryLimit > 0
@@ -82,7 +85,8 @@ export async function loadContext(
     userId,
     sessionId,
     settings,
-    chatModel,
+    // The gateway records who calls (docs/MODELS.md): this user's turn of the main agent.
+    chatModel: withCaller(chatModel, { job: 'agent', user: userId, ref: turnRef(options.turnId) }),
     modelTimeoutSeconds,
     localTime: time,
     messages,

@@ -4,6 +4,7 @@
 import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { getInstanceSettings, requireChatModel } from '../settings/settings';
+import { splitCaller, withCaller } from '../gateway/caller';
 
 export interface ShippedExpert {
   id: string;
@@ -63,7 +64,8 @@ export async function expertSettings(db: Queryable, expertIdInput: unknown): Pro
   if (!found.rows[0]) throw new AssistantNotFoundError('expertId', `no expert "${id}" is installed`);
   const own = found.rows[0].model;
   const { chatModel, modelTimeoutSeconds } = await getInstanceSettings(db);
-  return { id, model: own ?? chatModel, ownModel: own !== null, modelTimeoutSeconds };
+  const model = withCaller(own ?? chatModel, { job: `expert:${id}` });
+  return { id, model, ownModel: own !== null, modelTimeoutSeconds };
 }
 
 /** Gives an expert its own model, or ("default") the chatModel setting again. */
@@ -75,5 +77,6 @@ export async function setExpertModel(db: Queryable, expertIdInput: unknown, mode
       : requireChatModel(modelInput, 'model');
   const updated = await db.query('UPDATE assistant.experts SET model = $2 WHERE id = $1', [id, model]);
   if (updated.rowCount === 0) throw new AssistantNotFoundError('expertId', `no expert "${id}" is installed`);
-  return expertSettings(db, id);
+  const settings = await expertSettings(db, id);
+  return { ...settings, model: splitCaller(settings.model).model };
 }

@@ -5,6 +5,7 @@ import { getUserPreferences } from '../settings/preferences';
 import { getInstanceSettings, getUserSettings } from '../settings/settings';
 import { addCalendarDays, describeInstant, requireDate, toWall, wallToInstant } from '../schedule/zone';
 import { requireUserId } from '../validate';
+import { withCaller } from '../gateway/caller';
 
 /** A briefing more than this late (the system was down at the chosen time) says so. */
 export const BRIEFING_LATE_MINUTES = 30;
@@ -119,7 +120,7 @@ export async function gatherBriefing(db: Queryable, userIdInput: unknown, now: D
     assistantName: personality.assistantName,
     style: personality.style,
     timeZone: zone,
-    chatModel: instance.chatModel,
+    chatModel: withCaller(instance.chatModel, { job: 'briefing', user: userId }),
     modelTimeoutSeconds: instance.modelTimeoutSeconds,
     today,
     tasksDueToday,

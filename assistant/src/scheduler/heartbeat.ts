@@ -9,6 +9,7 @@ import { getUserPreferences } from '../settings/preferences';
 import { getInstanceSettings, getUserSettings } from '../settings/settings';
 import { isQuiet } from '../schedule/quiet';
 import { describeInstant, requireDate } from '../schedule/zone';
+import { withCaller } from '../gateway/caller';
 
 export interface NudgeTask {
   id: number;
@@ -91,7 +92,7 @@ export async function findNudges(pool: Pool, nowInput: Date, tickId: number): Pr
         assistantName: personality.assistantName,
         style: personality.style,
         timeZone: prefs.timeZone,
-        chatModel: settings.chatModel,
+        chatModel: withCaller(settings.chatModel, { job: 'heartbeat', user: userId }),
         modelTimeoutSeconds: settings.modelTimeoutSeconds,
         tasks,
         dedupeKey: `nudge:${userId}:${tickId}`,

@@ -16,9 +16,10 @@ describe('experts', () => {
 
   it('runs an expert on the chat model setting until it gets its own, and back with "default"', async () => {
     await assistant.updateInstanceSettings(db.pool, { chatModel: 'main-model' });
+    // The run's model names the expert as the caller, for the model gateway's ledger (docs/MODELS.md).
     expect(await assistant.expertSettings(db.pool, 'planner')).toEqual({
       id: 'planner',
-      model: 'main-model',
+      model: 'main-model#job=expert%3Aplanner',
       ownModel: false,
       modelTimeoutSeconds: 300,
     });
@@ -28,7 +29,9 @@ describe('experts', () => {
       ownModel: true,
       modelTimeoutSeconds: 300,
     });
-    expect(await assistant.expertSettings(db.pool, 'researcher')).toMatchObject({ model: 'main-model' });
+    expect(await assistant.expertSettings(db.pool, 'researcher')).toMatchObject({
+      model: 'main-model#job=expert%3Aresearcher',
+    });
     expect(await assistant.setExpertModel(db.pool, 'planner', 'default')).toMatchObject({
       model: 'main-model',
       ownModel: false,

@@ -50,8 +50,9 @@ async function run(parameters: Parameters[], options: { continueOnFail?: boolean
 
 describe('Assistant Experts operations', () => {
   it('gives the model an expert runs with, its own once set, the setting again with "default"', async () => {
+    // The run's model names the expert as its caller, for the model gateway (docs/MODELS.md).
     expect(await run([{ operation: 'expertSettings', expertId: 'analyst' }])).toEqual([
-      { id: 'analyst', model: 'node-main-model', ownModel: false, modelTimeoutSeconds: 300 },
+      { id: 'analyst', model: 'node-main-model#job=expert%3Aanalyst', ownModel: false, modelTimeoutSeconds: 300 },
     ]);
     expect(await run([{ operation: 'setExpertModel', expertId: 'analyst', model: 'analyst-model' }])).toEqual([
       { id: 'analyst', model: 'analyst-model', ownModel: true, modelTimeoutSeconds: 300 },
