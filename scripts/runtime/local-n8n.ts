@@ -13,6 +13,7 @@ export async function startLocalN8n(
   postgres: PostgresServer,
   owner: { email: string; password: string },
   webhookBase: string | undefined,
+  gateway: { url: string; key: string },
 ): Promise<Stack> {
   // The Telegram entry registers its webhook with Telegram when activated: only with a bot, and on its own afterwards
   // (switchTelegramEntry), so an unreachable Telegram cannot stop the rest from starting.
@@ -29,6 +30,8 @@ export async function startLocalN8n(
     privateWebhookIdsFile: PRIVATE_WEBHOOK_IDS_FILE,
     activate,
     queue: queueMode(settings),
+    // The gateway local.ts started and supervises (a fixed port and key: the credentials stay valid).
+    gateway: { url: gateway.url, key: gateway.key },
     // The outbound guard keeps the judge out of reach of every fetch the assistant makes.
     env: {
       ASSISTANT_JUDGE_URL: `http://127.0.0.1:${settings.JUDGE_PORT}`,

@@ -44,6 +44,9 @@ function defaultSettings(): Record<string, string> {
     ASSISTANT_LLM_BASE_URL: 'http://127.0.0.1:11434/v1',
     ASSISTANT_LLM_API_KEY: 'ollama',
     ASSISTANT_LLM_MODEL: 'qwen2.5:7b-instruct',
+    // The model gateway (docs/MODELS.md): every model call goes through it, on this loopback port, with this key.
+    ASSISTANT_GATEWAY_PORT: '5681',
+    ASSISTANT_GATEWAY_KEY: secret(),
     // Optional Telegram bot: token from @BotFather, your chat id (the only chat it answers), and the public HTTPS
     // base URL of this n8n (Telegram must reach its webhook). Empty token: the Telegram entry stays inactive.
     ASSISTANT_TELEGRAM_BOT_TOKEN: '',

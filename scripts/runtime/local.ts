@@ -4,12 +4,14 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { prepareAssistant, type PreparedAssistant } from './local-assistant';
+import { judgeThroughGateway, startLocalGateway } from './local-gateway';
 import { startJudge } from './local-judge';
 import { startLocalN8n } from './local-n8n';
 import { LOCAL_DIR, loadLocalSettings, port, publicUrl, SUPERVISOR_STATE_FILE } from './local-settings';
 import { printSummary } from './local-summary';
 import { switchTelegramEntry } from './local-telegram';
 import { reachableDataDir, startPostgres, type PostgresServer } from './postgres';
+import type { GatewayProcess } from './gateway';
 import { stopProcess } from './process';
 import type { Stack } from './stack';
 import { Supervisor, type ProcessEnd, type SupervisedService } from './supervisor';
@@ -23,6 +25,7 @@ interface LocalRun {
   supervisor: Supervisor;
   postgres?: PostgresServer;
   judge?: ChildProcess;
+  gateway?: GatewayProcess;
   stack?: Stack;
   assistant?: PreparedAssistant;
   telegramStatus?: string;
@@ -63,14 +66,19 @@ async function setUpAssistant(run: LocalRun): Promise<void> {
   run.assistant = await prepareAssistant(run.postgres!, run.settings);
 }
 
+async function startGateway(run: LocalRun): Promise<void> {
+  run.gateway = await startLocalGateway(run.settings, run.postgres!);
+  console.log(`model gateway on ${run.gateway.url} (models at ${run.settings.ASSISTANT_LLM_BASE_URL})`);
+}
+
 async function startJudgeServer(run: LocalRun): Promise<void> {
   const { settings } = run;
-  run.judge = await startJudge(settings);
+  run.judge = await startJudge(judgeThroughGateway(settings, run.gateway!));
   console.log(`judge server on http://127.0.0.1:${settings.JUDGE_PORT} (model: ${settings.JUDGE_OPENAI_BASE_URL})`);
 }
 
 async function startN8n(run: LocalRun, webhookBase: string | undefined): Promise<void> {
-  run.stack = await startLocalN8n(run.settings, run.postgres!, run.owner, webhookBase);
+  run.stack = await startLocalN8n(run.settings, run.postgres!, run.owner, webhookBase, run.gateway!);
 }
 
 async function switchTelegram(run: LocalRun, webhookBase: string | undefined): Promise<void> {
@@ -82,7 +90,7 @@ const exitOf = (child: ChildProcess): Promise<ProcessEnd> =>
     ? Promise.resolve({ code: child.exitCode, signal: child.signalCode })
     : new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 
-/** Postgres, the judge and n8n are watched from the moment all are up; each comes back on its own. */
+/** Postgres, the gateway, the judge and n8n are watched from the moment all are up; each comes back on its own. */
 function superviseServices(run: LocalRun): void {
   const services: SupervisedService[] = [
     {
@@ -94,11 +102,19 @@ function superviseServices(run: LocalRun): void {
       },
     },
     {
+      name: 'model gateway',
+      pid: () => run.gateway!.pid(),
+      whenExited: () => run.gateway!.whenExited(),
+      restart: async () => {
+        run.gateway = await startLocalGateway(run.settings, run.postgres!);
+      },
+    },
+    {
       name: 'judge',
       pid: () => run.judge!.pid!,
       whenExited: () => exitOf(run.judge!),
       restart: async () => {
-        run.judge = await startJudge(run.settings);
+        run.judge = await startJudge(judgeThroughGateway(run.settings, run.gateway!));
       },
     },
     {
@@ -111,7 +127,7 @@ function superviseServices(run: LocalRun): void {
   for (const service of services) run.supervisor.watch(service);
 }
 
-/** Stops everything in order (n8n, the judge, Postgres), once, and exits with `code`. */
+/** Stops everything in order (n8n, the judge, the gateway, Postgres), once, and exits with `code`. */
 async function stopAll(run: LocalRun, code: number): Promise<void> {
   if (run.stopping) return;
   run.stopping = true;
@@ -119,6 +135,7 @@ async function stopAll(run: LocalRun, code: number): Promise<void> {
   console.log('\nstopping…');
   await run.stack?.stop().catch((e) => console.error(e));
   if (run.judge) await stopProcess(run.judge, { signal: 'SIGTERM', timeoutMs: 15_000 });
+  await run.gateway?.stop().catch((e) => console.error(e));
   await run.postgres?.stop().catch((e) => console.error(e));
   console.log('stopped.');
   process.exit(code);
@@ -135,6 +152,7 @@ async function main(): Promise<void> {
   try {
     await startLocalPostgres(run);
     await setUpAssistant(run);
+    await startGateway(run);
     await startJudgeServer(run);
     const webhookBase = publicUrl(run.settings);
     await startN8n(run, webhookBase);

@@ -57,6 +57,11 @@ export interface StackOptions {
    * runs the executions the main instance puts on the queue (webhooks, schedules). Default: off (regular mode).
    */
   queue?: boolean;
+  /**
+   * The model gateway every model call goes through (docs/MODELS.md). Default: the stack starts its own, with the
+   * provider settings of the environment (ASSISTANT_LLM_BASE_URL, …); a running one's URL and key; or none (false).
+   */
+  gateway?: false | { url: string; key: string };
 }
 
 export type ImportedWorkflow = WorkflowFile;
@@ -90,6 +95,8 @@ export interface Stack {
   };
   /** The browser service, when it runs. */
   browser?: StackBrowser;
+  /** The model gateway the credentials point at; `pid` and `logFile` only when the stack started it. */
+  gateway?: StackGateway;
   /** In queue mode: the worker (its log names each execution it runs) and Redis. */
   queue?: {
     workerLogFile: string;
@@ -112,6 +119,13 @@ export interface ProcessExit {
 }
 
 /** The stack's browser service: where it is, its log, and a restart on the same port and key (profiles kept). */
+export interface StackGateway {
+  url: string;
+  key: string;
+  logFile?: string;
+  pid?(): number;
+}
+
 export interface StackBrowser {
   url: string;
   logFile: string;

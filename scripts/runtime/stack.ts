@@ -10,6 +10,7 @@ import { installNodesPackageIfWanted, prepareUserFolder } from './n8n-user-folde
 import { startPostgres, type PostgresServer } from './postgres';
 import { processTree, sleep } from './process';
 import { startBrowserIfWanted } from './stack-browser';
+import { useGateway } from './stack-gateway';
 import { startQueueRedis, startWorker } from './stack-queue';
 import type { Cleanup, Log, Stack, StackOptions } from './stack-types';
 
@@ -70,7 +71,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       Object.assign(processEnv, browser.process.clientEnv);
     }
     const redis = options.queue ? await startQueueRedis(userFolder, env, processEnv, cleanups, log) : undefined;
-    const { workflows, sync } = await importIntoN8n(options, userFolder, processEnv, log);
+    const { gateway, clientEnv } = await useGateway(options, postgres, userFolder, cleanups, log);
+    const credentialEnv = { ...(options.credentialEnv ?? {}), ...clientEnv };
+    const { workflows, sync } = await importIntoN8n({ ...options, credentialEnv }, userFolder, processEnv, log);
     const n8n = spawnN8n(userFolder, processEnv, cleanups);
     await waitUntilReady(n8n, n8nUrl, log);
     const worker = redis ? await startWorker(userFolder, processEnv, cleanups, log) : undefined;
@@ -90,8 +93,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       imports: sync,
       env,
       // The browser service first, so that the stack's own Postgres stays last (the e2e checks read it there).
-      pids: () => [...(browser ? [browser.stack.pid()] : []), ...stackPids(options, n8n, postgres, cleanups)()],
+      pids: () => [
+        ...(browser ? [browser.stack.pid()] : []),
+        ...(gateway?.pid ? [gateway.pid()] : []),
+        ...stackPids(options, n8n, postgres, cleanups)(),
+      ],
       browser: browser?.stack,
+      gateway,
       queue:
         redis && worker
           ? {
