@@ -386,9 +386,12 @@ describe('assistant on Telegram', () => {
     );
     const marker = await converse('long-reply', [{ content: long }]);
     const before = (await telegram.sent(OWNER_CHAT)).length;
+    const actionsBefore = (await telegram.actions(OWNER_CHAT)).length;
     await telegram.deliverText(OWNER_CHAT, `${marker} tell me a long story`);
     const sent = (await telegram.waitForSent(OWNER_CHAT, before + 3)).slice(before);
     expect(sent.length).toBeGreaterThanOrEqual(3);
+    // "typing…" was shown while the turn ran.
+    expect((await telegram.actions(OWNER_CHAT)).slice(actionsBefore).map((a) => a.action)).toContain('typing');
     for (const message of sent) expect(message.parse_mode).toBe('HTML');
     // Telegram's parser (the fake's) accepted every part, so the escaped text reads back as the reply.
     expect(sent.map((message) => message.text).join('')).toContain('lorem ipsum &lt;b&gt; &amp;');
@@ -451,6 +454,37 @@ describe('assistant chat model', () => {
     }
     expect((await llm.requests(first)).map((request) => request.body.model)).toEqual(['e2e-model-a']);
     expect((await llm.requests(second)).map((request) => request.body.model)).toEqual(['vendor/e2e-model-b:latest']);
+  });
+
+  it("every model call of a turn goes through the model gateway and is in its ledger, with the turn's user", async () => {
+    const marker = await converse('ledger', [
+      { tool_calls: [{ name: 'list_tasks', arguments: { filter: 'overdue', priority: '' } }] },
+      { content: 'You have nothing due.' },
+    ]);
+    const answer = await ask(`${marker} what is due?`, 'lena');
+    expect(answer.body).toMatchObject({ reply: 'You have nothing due.' });
+    const seen = await llm.requests(marker);
+    expect(seen).toHaveLength(2);
+    // The provider got its own key (never n8n's) and the bare model id (the caller suffix stays in the gateway).
+    for (const request of seen) {
+      expect(request.authorization).toBe(`Bearer ${E2E_LLM_API_KEY}`);
+      expect(request.body.model).toBe('gpt-4o-mini');
+    }
+    const ledger = await db.query(
+      `SELECT upstream, route, job, user_id, model, outcome, prompt_tokens > 0 AS counted
+         FROM assistant.model_calls WHERE ref = $1 ORDER BY id`,
+      [answer.body.turn_id],
+    );
+    const row = {
+      upstream: 'llm',
+      route: 'chat',
+      job: 'agent',
+      user_id: await userIdOf('api:lena'),
+      model: 'gpt-4o-mini',
+      outcome: 'ok',
+      counted: true,
+    };
+    expect(ledger.rows).toEqual([row, row]);
   });
 });
 

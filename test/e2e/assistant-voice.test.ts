@@ -5,7 +5,6 @@
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveIdentity, runMigrations, updateInstanceSettings } from 'assistant-core';
-import { E2E_LLM_API_KEY } from '../fakes/assistant-e2e-fakes';
 import { OpenAiChatFakeControl } from '../fakes/openai-chat';
 import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { speak } from '../fakes/speech';
@@ -20,10 +19,17 @@ let llm: OpenAiChatFakeControl;
 let telegram: TelegramBotApiFakeControl;
 let db: Pool;
 
-const setTranscription = (baseUrl: string) =>
+// On: the model gateway's transcription route (the fake behind it); off: no base URL.
+const setTranscription = (on: boolean) =>
   stack.api('/credentials/asstTranscribe01', {
     method: 'PATCH',
-    body: { data: { baseUrl, apiKey: E2E_LLM_API_KEY, model: 'whisper-1' } },
+    body: {
+      data: {
+        baseUrl: on ? `${stack.gateway.url}/transcription/v1` : '',
+        apiKey: stack.gateway.key,
+        model: 'whisper-1',
+      },
+    },
   });
 
 beforeAll(async () => {
@@ -40,13 +46,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await setTranscription('').catch(() => undefined);
+  await setTranscription(false).catch(() => undefined);
   await db?.end();
 });
 
 describe('voice messages on Telegram', () => {
   it('transcribes a voice note, stores the transcript as the turn and answers it', async () => {
-    await setTranscription(`${stack.fakeUrls.E2E_OPENAI_CHAT_URL}/v1`);
+    await setTranscription(true);
     const marker = `[voice-${run}]`;
     await llm.addScript(marker, [{ content: 'Heard you: {{last_tool_result}}' }]);
     const spoken = `what is on my list today ${marker}`;
@@ -66,10 +72,18 @@ describe('voice messages on Telegram', () => {
       spoken,
     ]);
     expect(stored.rows).toHaveLength(1);
+    // Both model calls went through the gateway and are in its ledger, with their callers.
+    const ledger = await db.query<{ job: string; user_id: string | null; route: string; outcome: string }>(
+      `SELECT job, user_id, route, outcome FROM assistant.model_calls WHERE at > now() - interval '2 minutes'
+        AND (job = 'transcription' OR user_id = $1) ORDER BY id`,
+      [user],
+    );
+    expect(ledger.rows).toContainEqual({ job: 'transcription', user_id: null, route: 'transcriptions', outcome: 'ok' });
+    expect(ledger.rows).toContainEqual({ job: 'agent', user_id: user, route: 'chat', outcome: 'ok' });
   });
 
   it('without a transcription service, answers in one sentence how to enable it, and stores nothing', async () => {
-    await setTranscription('');
+    await setTranscription(false);
     const user = (await resolveIdentity(db, 'telegram', String(OWNER_CHAT))).userId;
     const turnsBefore = await db.query(`SELECT count(*) FROM assistant.turns WHERE user_id = $1`, [user]);
     const before = (await telegram.sent(OWNER_CHAT)).length;

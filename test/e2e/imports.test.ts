@@ -72,57 +72,73 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+// Each of these starts (or restarts) a second stack beside the shared e2e one, on 2 cores with the unit tests running:
+// minutes, not the default three.
+const STACK_START_MS = 420_000;
+
 describe('imports into a kept n8n', () => {
-  it('first start: imports everything and activates the triggered workflows', async () => {
-    stack = await startStack(options('one'));
-    expect(stack.imports.importedWorkflows.sort()).toEqual([RECALL, MODELS].sort());
-    expect(stack.imports.writtenCredentials).toEqual([
-      { id: 'importTestCred01', name: 'Import Test Header', created: true },
-    ]);
-    expect((await stack.api<ApiWorkflow>(`/workflows/${MODELS}`)).active).toBe(true);
-  });
+  it(
+    'first start: imports everything and activates the triggered workflows',
+    async () => {
+      stack = await startStack(options('one'));
+      expect(stack.imports.importedWorkflows.sort()).toEqual([RECALL, MODELS].sort());
+      expect(stack.imports.writtenCredentials).toEqual([
+        { id: 'importTestCred01', name: 'Import Test Header', created: true },
+      ]);
+      expect((await stack.api<ApiWorkflow>(`/workflows/${MODELS}`)).active).toBe(true);
+    },
+    STACK_START_MS,
+  );
 
-  it('a restart keeps the operator’s edit and switch-off, and rewrites only a changed credential', async () => {
-    // The operator moves a node and renames the workflow in the editor, and switches the webhook workflow off.
-    const recall = await stack!.api<ApiWorkflow>(`/workflows/${RECALL}`);
-    recall.nodes[0].position = [recall.nodes[0].position[0] + 400, recall.nodes[0].position[1]];
-    await stack!.api(`/workflows/${RECALL}`, {
-      method: 'PUT',
-      body: { name: `${recall.name} (mine)`, nodes: recall.nodes, connections: recall.connections, settings: {} },
-    });
-    await stack!.api(`/workflows/${MODELS}/deactivate`, { method: 'POST' });
-    await stack!.stop();
+  it(
+    'a restart keeps the operator’s edit and switch-off, and rewrites only a changed credential',
+    async () => {
+      // The operator moves a node and renames the workflow in the editor, and switches the webhook workflow off.
+      const recall = await stack!.api<ApiWorkflow>(`/workflows/${RECALL}`);
+      recall.nodes[0].position = [recall.nodes[0].position[0] + 400, recall.nodes[0].position[1]];
+      await stack!.api(`/workflows/${RECALL}`, {
+        method: 'PUT',
+        body: { name: `${recall.name} (mine)`, nodes: recall.nodes, connections: recall.connections, settings: {} },
+      });
+      await stack!.api(`/workflows/${MODELS}/deactivate`, { method: 'POST' });
+      await stack!.stop();
 
-    stack = await startStack(options('two'));
-    expect(stack.imports.importedWorkflows).toEqual([]);
-    expect(stack.imports.unchangedWorkflows.sort()).toEqual([RECALL, MODELS].sort());
-    expect(stack.imports.writtenCredentials).toEqual([
-      { id: 'importTestCred01', name: 'Import Test Header', created: false },
-    ]);
-    expect((await stack.api<ApiWorkflow>(`/workflows/${RECALL}`)).name).toMatch(/\(mine\)$/);
-    expect((await stack.api<ApiWorkflow>(`/workflows/${MODELS}`)).active).toBe(false);
-  });
+      stack = await startStack(options('two'));
+      expect(stack.imports.importedWorkflows).toEqual([]);
+      expect(stack.imports.unchangedWorkflows.sort()).toEqual([RECALL, MODELS].sort());
+      expect(stack.imports.writtenCredentials).toEqual([
+        { id: 'importTestCred01', name: 'Import Test Header', created: false },
+      ]);
+      expect((await stack.api<ApiWorkflow>(`/workflows/${RECALL}`)).name).toMatch(/\(mine\)$/);
+      expect((await stack.api<ApiWorkflow>(`/workflows/${MODELS}`)).active).toBe(false);
+    },
+    STACK_START_MS,
+  );
 
-  it('a newer version replaces the installed one, keeping an edited one as an inactive copy first', async () => {
-    await stack!.stop();
-    raiseVersion(RECALL);
-    raiseVersion(MODELS);
-    stack = await startStack(options('two'));
-    expect(stack.imports.importedWorkflows.sort()).toEqual([RECALL, MODELS].sort());
-    expect(stack.imports.writtenCredentials).toEqual([]);
-    expect(stack.imports.keptCopies).toHaveLength(1);
-    const [copy] = stack.imports.keptCopies;
-    expect(copy).toMatchObject({
-      of: RECALL,
-      name: expect.stringMatching(/\(mine\) \(your edit, kept \d{4}-\d\d-\d\d \d\d:\d\d\)$/),
-    });
-    const kept = await stack.api<ApiWorkflow>(`/workflows/${copy.id}`);
-    expect(kept.active).toBe(false);
-    const shipped = JSON.parse(readFileSync(fileOf(RECALL), 'utf8'));
-    expect((await stack.api<ApiWorkflow>(`/workflows/${RECALL}`)).name).toBe(shipped.name);
-    // The webhook workflow was not edited (only switched off): replaced without a copy, and on again.
-    expect((await stack.api<ApiWorkflow>(`/workflows/${MODELS}`)).active).toBe(true);
-  });
+  it(
+    'a newer version replaces the installed one, keeping an edited one as an inactive copy first',
+    async () => {
+      await stack!.stop();
+      raiseVersion(RECALL);
+      raiseVersion(MODELS);
+      stack = await startStack(options('two'));
+      expect(stack.imports.importedWorkflows.sort()).toEqual([RECALL, MODELS].sort());
+      expect(stack.imports.writtenCredentials).toEqual([]);
+      expect(stack.imports.keptCopies).toHaveLength(1);
+      const [copy] = stack.imports.keptCopies;
+      expect(copy).toMatchObject({
+        of: RECALL,
+        name: expect.stringMatching(/\(mine\) \(your edit, kept \d{4}-\d\d-\d\d \d\d:\d\d\)$/),
+      });
+      const kept = await stack.api<ApiWorkflow>(`/workflows/${copy.id}`);
+      expect(kept.active).toBe(false);
+      const shipped = JSON.parse(readFileSync(fileOf(RECALL), 'utf8'));
+      expect((await stack.api<ApiWorkflow>(`/workflows/${RECALL}`)).name).toBe(shipped.name);
+      // The webhook workflow was not edited (only switched off): replaced without a copy, and on again.
+      expect((await stack.api<ApiWorkflow>(`/workflows/${MODELS}`)).active).toBe(true);
+    },
+    STACK_START_MS,
+  );
 });
 
 describe("the container's import script (docker-compose.yml)", () => {

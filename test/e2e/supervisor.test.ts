@@ -1,17 +1,24 @@
-// run.sh's supervisor on the real local stack (Postgres 17, the judge, n8n): n8n killed during a run is restarted,
-// the restart is recorded, and the webhook answers again. The owner password never reaches the output.
+// run.sh's default setup on the real local stack (Postgres 17, the model gateway, the judge, n8n) with its default
+// model server, a local Ollama (the fake, 4,096-token default window): plain messages are answered through the
+// gateway's derived model, created once and never reloaded, and nothing is cut. Then the supervisor: n8n killed during
+// a run is restarted, the restart is recorded, and the webhook answers again. The owner password never reaches the
+// output.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, StartupFailed, waitFor } from '../../scripts/runtime/process';
+import { OllamaFakeControl, startOllamaFake, type OllamaFake } from '../fakes/ollama';
 
 const stateDir = mkdtempSync(path.join(tmpdir(), 'local-stack-'));
 let child: ChildProcess | undefined;
 let output = '';
 let exitCode: number | null | undefined;
 let n8nPort: number;
+let ollama: OllamaFake;
+let ollamaControl: OllamaFakeControl;
+const MODEL = 'qwen2.5:7b-instruct';
 
 interface SupervisorState {
   services: Record<string, { pid: number }>;
@@ -24,6 +31,10 @@ const state = (): SupervisorState | undefined => {
 
 beforeAll(async () => {
   chmodSync(stateDir, 0o755);
+  ollama = await startOllamaFake({
+    models: [{ name: MODEL, family: 'qwen2', contextLength: 32_768, parameterSize: '7.6B' }],
+  });
+  ollamaControl = new OllamaFakeControl(ollama.url);
   n8nPort = await freePort();
   const env = {
     ...process.env,
@@ -31,9 +42,12 @@ beforeAll(async () => {
     N8N_PORT: String(n8nPort),
     POSTGRES_PORT: String(await freePort()),
     JUDGE_PORT: String(await freePort()),
-    // Nothing answers here: the stack starts without a model (a hint is printed).
-    ASSISTANT_LLM_BASE_URL: 'http://127.0.0.1:9/v1',
-    JUDGE_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    ASSISTANT_GATEWAY_PORT: String(await freePort()),
+    // run.sh's defaults point both at a local Ollama: here the fake's URL, the same model.
+    ASSISTANT_LLM_BASE_URL: `${ollama.url}/v1`,
+    JUDGE_OPENAI_BASE_URL: `${ollama.url}/v1`,
+    ASSISTANT_LLM_MODEL: MODEL,
+    JUDGE_OPENAI_MODEL: MODEL,
     // No Telegram: this stack must not take the shared fake Bot API's webhook from the e2e stack's entry (later
     // Telegram tests would then deliver to this stopped n8n).
     ASSISTANT_TELEGRAM_BOT_TOKEN: '',
@@ -59,7 +73,20 @@ afterAll(async () => {
     );
   }
   rmSync(stateDir, { recursive: true, force: true });
+  await ollama?.close();
 });
+
+const setting = (name: string): string =>
+  new RegExp(`^${name}=(.*)$`, 'm').exec(readFileSync(path.join(stateDir, 'local.env'), 'utf8'))![1];
+
+const askAgent = async (message: string) => {
+  const response = await fetch(`http://127.0.0.1:${n8nPort}/webhook/agent`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': setting('ASSISTANT_API_KEY') },
+    body: JSON.stringify({ message, user_id: 'owner' }),
+  });
+  return { status: response.status, body: (await response.json()) as { reply?: string } };
+};
 
 const agentWithoutKey = () =>
   fetch(`http://127.0.0.1:${n8nPort}/webhook/agent`, {
@@ -70,6 +97,26 @@ const agentWithoutKey = () =>
     (response) => response.status,
     () => 0,
   );
+
+describe("run.sh's default setup with a local Ollama", () => {
+  it('answers plain messages through the derived model, created once, never reloaded, nothing cut', async () => {
+    for (const message of ['hello there', 'and a second message']) {
+      const answer = await askAgent(message);
+      expect(answer).toEqual({ status: 200, body: expect.objectContaining({ reply: `echo: ${message}` }) });
+    }
+    const seen = await ollamaControl.requests();
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    // The agent's prompt (its 48 tools' schemas alone are ~6,000 tokens) over Ollama's 4,096 default: the gateway's
+    // derived model holds it whole.
+    for (const request of seen) {
+      expect(request).toMatchObject({ route: '/api/chat', model: `${MODEL}-ctx16384`, numCtx: 16_384, cut: null });
+      expect(request.promptEvalCount).toBeGreaterThan(4096);
+    }
+    const tags = (await (await fetch(`${ollama.url}/api/tags`)).json()) as { models: Array<{ name: string }> };
+    expect(tags.models.map((m) => m.name).sort()).toEqual([MODEL, `${MODEL}-ctx16384`]);
+    expect(await ollamaControl.stats()).toMatchObject({ reloads: 1, cuts: 0 });
+  });
+});
 
 describe('the local supervisor', () => {
   it('prints where the owner password is, never the password', () => {

@@ -31,8 +31,11 @@ export const assistantFakes = [
     name: 'openai-chat',
     async start() {
       const fake = await startOpenAiChatFake({ apiKey: E2E_LLM_API_KEY });
-      process.env.ASSISTANT_LLM_BASE_URL = `${fake.url}/v1`;
-      process.env.ASSISTANT_LLM_API_KEY = E2E_LLM_API_KEY;
+      // The operator's providers, as the model gateway reads them (n8n's credentials get the gateway's URL and key).
+      for (const upstream of ['LLM', 'EMBEDDINGS', 'TRANSCRIPTION']) {
+        process.env[`ASSISTANT_${upstream}_BASE_URL`] = `${fake.url}/v1`;
+        process.env[`ASSISTANT_${upstream}_API_KEY`] = E2E_LLM_API_KEY;
+      }
       return fake;
     },
   },

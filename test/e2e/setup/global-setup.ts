@@ -85,6 +85,7 @@ export default async function setup(project: TestProject) {
     browserLogFile: stack.browser?.logFile ?? null,
     workflows: stack.workflows,
     fakeUrls,
+    gateway: { url: stack.gateway!.url, key: stack.gateway!.key, logFile: stack.gateway!.logFile ?? null },
     pids: stack.pids(),
     controlUrl: control.url,
   };

@@ -22,6 +22,20 @@ export interface E2EStack extends E2EStackInfo {
   restartBrowser(): Promise<void>;
 }
 
+/**
+ * fetch, once more when the server closed a kept-alive connection just as it was reused (undici's "other side
+ * closed"): a race of the transport under load, not an answer of n8n.
+ */
+async function fetchOnFreshSocket(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    if (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET') throw error;
+    return fetch(url, init);
+  }
+}
+
 export function e2eStack(): E2EStack {
   const info = inject('e2eStack');
   if (!info) {
@@ -35,7 +49,7 @@ export function e2eStack(): E2EStack {
     headers: Record<string, string>,
     init: { method?: string; body?: unknown },
   ) => {
-    const response = await fetch(url, {
+    const response = await fetchOnFreshSocket(url, {
       method: init.method ?? 'GET',
       headers: { ...headers, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
@@ -51,7 +65,7 @@ export function e2eStack(): E2EStack {
       call(`${info.n8nUrl}/api/v1${apiPath}`, `/api/v1${apiPath}`, { 'X-N8N-API-KEY': info.apiKey }, init),
     async editor(editorPath, init = {}) {
       if (!cookie) {
-        const login = await fetch(`${info.n8nUrl}/rest/login`, {
+        const login = await fetchOnFreshSocket(`${info.n8nUrl}/rest/login`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ emailOrLdapLoginId: info.owner.email, password: info.owner.password }),
