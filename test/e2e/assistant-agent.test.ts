@@ -11,7 +11,12 @@ import { WORKFLOWS_DIR } from '../../scripts/runtime/stack';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
-import { E2E_LLM_API_KEY, E2E_TELEGRAM_BOT_TOKEN } from '../fakes/assistant-e2e-fakes';
+import {
+  E2E_LLM_API_KEY,
+  E2E_SMALL_WINDOW,
+  E2E_SMALL_WINDOW_MODEL,
+  E2E_TELEGRAM_BOT_TOKEN,
+} from '../fakes/assistant-e2e-fakes';
 import { findSecrets } from '../workflows/find-secrets';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
 import {
@@ -454,6 +459,27 @@ describe('assistant chat model', () => {
     }
     expect((await llm.requests(first)).map((request) => request.body.model)).toEqual(['e2e-model-a']);
     expect((await llm.requests(second)).map((request) => request.body.model)).toEqual(['vendor/e2e-model-b:latest']);
+  });
+
+  it('a prompt that cannot fit the model window fails the turn with what to change, and the provider never gets it', async () => {
+    const marker = await converse('too-big', [{ content: 'never sent' }]);
+    await updateInstanceSettings(db, { chatModel: E2E_SMALL_WINDOW_MODEL });
+    let answer: Awaited<ReturnType<typeof ask>>;
+    try {
+      answer = await ask(`${marker} hello`, 'mira');
+    } finally {
+      await updateInstanceSettings(db, { chatModel: 'gpt-4o-mini' });
+    }
+    expect(answer.status).toBe(502);
+    expect(await llm.requests(marker)).toEqual([]);
+    const turn = await db.query('SELECT status, error FROM assistant.turns WHERE id = $1', [answer.body.turn_id]);
+    expect(turn.rows[0].status).toBe('failed');
+    expect(turn.rows[0].error).toContain(`the model's window is ${E2E_SMALL_WINDOW} tokens`);
+    expect(turn.rows[0].error).toContain('it was not sent');
+    const ledger = await db.query('SELECT outcome, window_tokens FROM assistant.model_calls WHERE ref = $1', [
+      String(answer.body.turn_id),
+    ]);
+    expect(ledger.rows).toEqual([{ outcome: 'refused', window_tokens: E2E_SMALL_WINDOW }]);
   });
 
   it("every model call of a turn goes through the model gateway and is in its ledger, with the turn's user", async () => {

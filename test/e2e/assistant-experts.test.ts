@@ -84,6 +84,12 @@ describe('shipped experts', () => {
     expect(new Set(inner.map((request) => request.body.model))).toEqual(new Set(['e2e-research-model']));
     expect(main[0].body.model).not.toBe('e2e-research-model');
     expect(inner[0].body.tools?.map((tool) => tool.function.name).sort()).toEqual(['read_page', 'web_search']);
+    // Through the model gateway, each round is in the ledger as the expert's call on its model.
+    const ledger = await db.query(
+      `SELECT count(*)::int AS calls FROM assistant.model_calls
+        WHERE job = 'expert:researcher' AND model = 'e2e-research-model' AND outcome = 'ok'`,
+    );
+    expect(ledger.rows[0].calls).toBeGreaterThanOrEqual(3);
   });
 
   it('the Planner creates the task the main agent asked for', async () => {

@@ -9,6 +9,9 @@ import { startWeatherApi } from './weather-api';
 import { startWebSite } from './web-site';
 import { startLoginSite } from '../../assistant/test/browser/login-site';
 
+/** A chat model id with a window of E2E_SMALL_WINDOW tokens, as far as the model gateway knows (ASSISTANT_MODEL_WINDOWS). */
+export const E2E_SMALL_WINDOW_MODEL = 'e2e-small-window-model';
+export const E2E_SMALL_WINDOW = 2000;
 /** Test-only values; the fakes accept exactly these. */
 export const E2E_LLM_API_KEY = 'sk-e2e-fake-llm-key-0001';
 export const E2E_TELEGRAM_BOT_TOKEN = '7000000001:e2e-fake-telegram-token-abcdefghijk';
@@ -36,6 +39,8 @@ export const assistantFakes = [
         process.env[`ASSISTANT_${upstream}_BASE_URL`] = `${fake.url}/v1`;
         process.env[`ASSISTANT_${upstream}_API_KEY`] = E2E_LLM_API_KEY;
       }
+      // A model the gateway knows only a small window of (the tests that see a prompt refused use it).
+      process.env.ASSISTANT_MODEL_WINDOWS = `${E2E_SMALL_WINDOW_MODEL}=${E2E_SMALL_WINDOW}`;
       return fake;
     },
   },

@@ -6,7 +6,8 @@ import type { PromptMeasure } from './measure';
 import type { Provider } from './provider';
 import type { ReportedUsage } from './usage';
 
-export type RecordCall = (record: ModelCallRecord) => void;
+/** Writes the call's ledger row; settles when it is written (or its failure logged). */
+export type RecordCall = (record: ModelCallRecord) => Promise<void>;
 
 export class ModelCall {
   measured?: PromptMeasure;
@@ -25,10 +26,11 @@ export class ModelCall {
     private readonly record: RecordCall,
   ) {}
 
-  end(outcome: CallOutcome, status: number, reported?: ReportedUsage, error?: string): void {
-    if (this.ended) return;
+  /** Records the call once; a failure is recorded before the caller is answered, so the caller can read it. */
+  end(outcome: CallOutcome, status: number, reported?: ReportedUsage, error?: string): Promise<void> {
+    if (this.ended) return Promise.resolve();
     this.ended = true;
-    this.record({
+    return this.record({
       upstream: this.upstream,
       route: this.route,
       caller: this.caller,

@@ -33,9 +33,9 @@ export async function sendUpstream(call: ModelCall, forwarded: Forwarded, signal
 /** Relays an error answer as it is, and records the provider's status and message. */
 export async function relayError(call: ModelCall, response: Response, res: ServerResponse): Promise<void> {
   const text = await response.text();
+  await call.end('failed', response.status, undefined, `${response.status}: ${errorMessageOf(text)}`);
   res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
   res.end(text);
-  call.end('failed', response.status, undefined, `${response.status}: ${errorMessageOf(text)}`);
 }
 
 /** A JSON answer: checked for a cut prompt, then relayed. */
@@ -49,12 +49,12 @@ export async function relayJson(call: ModelCall, response: Response, res: Server
   }
   if (usage && wasCut(call.measured, usage)) {
     const error = new GatewayError('prompt_cut', cutMessage(call, usage));
-    sendError(res, error);
-    return call.end('cut', error.status, usage, error.message);
+    await call.end('cut', error.status, usage, error.message);
+    return sendError(res, error);
   }
   res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
   res.end(text);
-  call.end('ok', response.status, usage ?? undefined);
+  void call.end('ok', response.status, usage ?? undefined);
 }
 
 /** A stream: relayed event by event; the usage chunk read (and dropped if only the gateway asked for it). */
@@ -99,7 +99,7 @@ export async function relayEventStream(
   if (pending.trim()) relay(pending.trim());
   res.end();
   if (usage && wasCut(call.measured, usage)) return call.end('cut', response.status, usage, cutMessage(call, usage));
-  call.end('ok', response.status, usage ?? undefined);
+  return call.end('ok', response.status, usage ?? undefined);
 }
 
 export function sendError(res: ServerResponse, error: GatewayError): void {

@@ -29,24 +29,24 @@ export async function relayOllamaChat(input: RouteInput, request: ChatRequest, d
           'raise ASSISTANT_OLLAMA_MAX_CONTEXT if the host has the memory, or shorten the prompt)',
         'messages',
       );
-      sendError(res, error);
-      return call.end('refused', error.status, undefined, error.message);
+      await call.end('refused', error.status, undefined, error.message);
+      return sendError(res, error);
     }
     const error = new GatewayError('ollama_model', `Ollama answered ${response.status}: ${message}`);
-    sendErrorWithStatus(input, response.status, error);
-    return call.end('failed', response.status, undefined, error.message);
+    await call.end('failed', response.status, undefined, error.message);
+    return sendErrorWithStatus(input, response.status, error);
   }
   if (request.stream) return streamAnswer(input, response, request);
   const answer = fromOllamaChat((await response.json()) as OllamaChatResponse, call.model);
   const usage = usageOf(answer);
   if (usage && wasCut(call.measured, usage)) {
     const error = new GatewayError('prompt_cut', cutMessage(call, usage));
-    sendError(res, error);
-    return call.end('cut', error.status, usage, error.message);
+    await call.end('cut', error.status, usage, error.message);
+    return sendError(res, error);
   }
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify(answer));
-  call.end('ok', 200, usage ?? undefined);
+  void call.end('ok', 200, usage ?? undefined);
 }
 
 async function postChat(input: RouteInput, request: ChatRequest, derivedModel: string): Promise<Response> {
@@ -80,7 +80,7 @@ async function streamAnswer(input: RouteInput, response: Response, request: Chat
   res.write('data: [DONE]\n\n');
   res.end();
   if (usage && wasCut(call.measured, usage)) return call.end('cut', 200, usage, cutMessage(call, usage));
-  call.end('ok', 200, usage ?? undefined);
+  return call.end('ok', 200, usage ?? undefined);
 }
 
 function sendErrorWithStatus(input: RouteInput, status: number, error: GatewayError): void {

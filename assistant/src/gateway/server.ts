@@ -44,6 +44,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     );
     writes.add(write);
     void write.finally(() => writes.delete(write));
+    return write;
   };
   const server = createServer((req, res) => {
     void handle(req, res, { settings, providers, record, now, log });
@@ -85,7 +86,7 @@ function providersFor(settings: GatewaySettings): Map<UpstreamName, Provider> {
 interface Handling {
   settings: GatewaySettings;
   providers: Map<UpstreamName, Provider>;
-  record: (row: ModelCallRecord) => void;
+  record: (row: ModelCallRecord) => Promise<void>;
   now: () => number;
   log: (line: string) => void;
 }
@@ -128,21 +129,27 @@ async function handle(req: IncomingMessage, res: ServerResponse, h: Handling): P
       signal: aborter.signal,
     });
   } catch (error) {
-    answerFailure(call, res, error, aborter.signal, h.settings.timeoutMs);
+    await answerFailure(call, res, error, aborter.signal, h.settings.timeoutMs);
   } finally {
     clearTimeout(timeout);
   }
 }
 
-function answerFailure(call: ModelCall, res: ServerResponse, error: unknown, signal: AbortSignal, timeoutMs: number) {
+async function answerFailure(
+  call: ModelCall,
+  res: ServerResponse,
+  error: unknown,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<void> {
   if (signal.aborted) {
     const reason = (signal.reason as Error)?.message ?? 'aborted';
     const gatewayTimeout = reason === 'gateway timeout';
     const failure = gatewayTimeout
       ? new GatewayError('upstream_timeout', `the model provider did not answer within ${timeoutMs / 1000} s`)
       : new GatewayError('upstream_timeout', `${reason} before the provider answered`);
-    sendError(res, failure);
-    return call.end('timeout', failure.status, undefined, failure.message);
+    await call.end('timeout', failure.status, undefined, failure.message);
+    return sendError(res, failure);
   }
   const failure =
     error instanceof GatewayError

@@ -179,9 +179,18 @@ export async function failTurn(
   return withTransaction(pool, async (client) => {
     const turn = await lockedTurn(client, userId, turnId);
     if (turn.status === 'answered' && !options.afterReply) return { turnId, status: turn.status };
+    // n8n reports a provider's error by its status alone ("Bad request - please check your parameters"); the model
+    // gateway's ledger has what the provider (or the gateway) said for this turn's last failed call.
+    const said = await client.query<{ error: string }>(
+      `SELECT error FROM assistant.model_calls
+        WHERE ref = $1 AND outcome <> 'ok' AND error IS NOT NULL AND at > clock_timestamp() - interval '1 hour'
+        ORDER BY id DESC LIMIT 1`,
+      [String(turnId)],
+    );
+    const reason = said.rows[0] && !error.includes(said.rows[0].error) ? `${error} (${said.rows[0].error})` : error;
     await client.query(
       `UPDATE assistant.turns SET status = 'failed', error = $2, finished_at = clock_timestamp() WHERE id = $1`,
-      [turnId, error],
+      [turnId, reason.slice(0, MAX_ERROR_CHARS)],
     );
     return { turnId, status: 'failed' as TurnStatus };
   });

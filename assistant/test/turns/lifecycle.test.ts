@@ -41,6 +41,23 @@ describe('turn lifecycle', () => {
     expect(context.messages).toEqual([{ role: 'user', content: 'Book the dentist for Friday' }]);
   });
 
+  it("a turn failed with n8n's status words keeps what the model gateway's ledger says went wrong", async () => {
+    const userId = await createUser(db.pool, 'refused');
+    const turn = await assistant.receiveMessage(db.pool, userId, { message: 'a very long question' });
+    if (turn.kind !== 'turn') throw new Error('unreachable');
+    const said = "the prompt for m is 9000 tokens (estimated) and 2048 are kept for the answer, but the model's window";
+    await db.pool.query(
+      `INSERT INTO assistant.model_calls (upstream, route, job, ref, provider, model, latency_ms, status, outcome, error)
+       VALUES ('llm', 'chat', 'agent', $1, 'p', 'm', 1, 400, 'refused', $2), ('llm', 'chat', 'agent', '999999', 'p',
+       'm', 1, 500, 'failed', 'another turn')`,
+      [String(turn.turnId), said],
+    );
+    await assistant.failTurn(db.pool, userId, turn.turnId, 'Bad request - please check your parameters');
+    expect((await assistant.getTurn(db.pool, userId, turn.turnId)).error).toBe(
+      `Bad request - please check your parameters (${said})`,
+    );
+  });
+
   it('an answered turn is not failed afterwards (a late error after the reply is kept changes nothing)', async () => {
     const userId = await createUser(db.pool, 'late');
     const turn = await assistant.receiveMessage(db.pool, userId, { message: 'hi' });
