@@ -259,3 +259,12 @@ export {
   type UpstreamName,
   withCaller,
 } from './gateway';
+export {
+  type CapStanding,
+  SPENDING_PERIODS,
+  type SpendingGroup,
+  type SpendingPeriod,
+  type SpendingReport,
+  spendingReport,
+  type SpendingTokens,
+} from './budget/spending';
