@@ -140,5 +140,42 @@ describe('Assistant Context router', () => {
         { role: 'assistant', content: 'Hello' },
       ],
     });
+    expect(await run1({ operation: 'spendingReport', userId, period: 'today' })).toMatchObject({ period: 'today' });
+  });
+});
+
+describe('Assistant Context spending report', () => {
+  it("reports the user's model costs of the period, and a bad period names the field and the item", async () => {
+    const [resolved] = await run([{ operation: 'resolveIdentity', channel: 'api', externalId: 'spender' }]);
+    const userId = resolved.json.userId as string;
+    await db.pool.query(
+      `INSERT INTO assistant.model_calls (upstream, route, job, user_id, provider, model, prompt_tokens, output_tokens,
+         cached_tokens, latency_ms, status, outcome, cost_micros, priced_by)
+       VALUES ('chat', '/v1/chat/completions', 'agent', $1, 'openai', 'gpt-4o-mini', 1200, 300, 0, 40, 200, 'ok',
+         2500, 'table 2026-11-01')`,
+      [userId],
+    );
+    const [report] = await run([{ operation: 'spendingReport', userId, period: 'week' }]);
+    expect(report.json).toMatchObject({
+      period: 'week',
+      covers: 'user',
+      totalUsd: 0.0025,
+      calls: 1,
+      tokens: { prompt: 1200, output: 300, cached: 0 },
+      byJob: [{ job: 'agent', usd: 0.0025, calls: 1 }],
+    });
+    expect(report.json.text).toContain('your calls: $0.0025 on 1 model call.');
+
+    const bad = [
+      { operation: 'spendingReport', userId, period: 'week' },
+      { operation: 'spendingReport', userId, period: 'year' },
+    ];
+    const error = await run(bad).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NodeOperationError);
+    expect((error as NodeOperationError).message).toBe('period: must be one of today, week, month');
+    expect((error as NodeOperationError).context.itemIndex).toBe(1);
+    const items = await run(bad, { continueOnFail: true });
+    expect(items[0].json).toMatchObject({ period: 'week', calls: 1 });
+    expect(items[1].json).toEqual({ error: 'period: must be one of today, week, month', field: 'period' });
   });
 });

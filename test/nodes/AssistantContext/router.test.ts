@@ -30,6 +30,7 @@ describe('Assistant Context v1 router', () => {
       'loadContext',
       'purgeExecutions',
       'resolveIdentity',
+      'spendingReport',
       'storeTurn',
       'updateInstanceSettings',
       'updateSettings',

@@ -11,6 +11,7 @@ import * as linkIdentity from './linkIdentity.operation';
 import * as loadContext from './loadContext.operation';
 import * as purgeExecutions from './purgeExecutions.operation';
 import * as resolveIdentity from './resolveIdentity.operation';
+import * as spendingReport from './spendingReport.operation';
 import * as storeTurn from './storeTurn.operation';
 import * as updateInstanceSettings from './updateInstanceSettings.operation';
 import * as updateSettings from './updateSettings.operation';
@@ -24,6 +25,7 @@ export const operations: Record<string, ItemOperation> = {
   loadContext,
   purgeExecutions,
   resolveIdentity,
+  spendingReport,
   storeTurn,
   updateInstanceSettings,
   updateSettings,

@@ -11,6 +11,7 @@ import * as linkIdentity from './linkIdentity.operation';
 import * as loadContext from './loadContext.operation';
 import * as purgeExecutions from './purgeExecutions.operation';
 import * as resolveIdentity from './resolveIdentity.operation';
+import * as spendingReport from './spendingReport.operation';
 import * as storeTurn from './storeTurn.operation';
 import * as updateInstanceSettings from './updateInstanceSettings.operation';
 import * as updateSettings from './updateSettings.operation';
@@ -81,6 +82,12 @@ export const versionDescription: VersionDescription = {
           description: 'Telegram chat ID or webhook user_id → the user ID (created on first contact)',
         },
         {
+          name: 'Spending Report',
+          value: 'spendingReport',
+          action: 'Report what the model calls cost',
+          description: "Today's, this week's or this month's model costs by job and model, and the spending caps",
+        },
+        {
           name: 'Store Turn',
           value: 'storeTurn',
           action: 'Store a conversation turn',
@@ -99,6 +106,7 @@ export const versionDescription: VersionDescription = {
     ...loadContext.description,
     ...purgeExecutions.description,
     ...resolveIdentity.description,
+    ...spendingReport.description,
     ...storeTurn.description,
     ...updateInstanceSettings.description,
     ...updateSettings.description,
