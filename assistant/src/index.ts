@@ -198,6 +198,14 @@ export {
   resumeCheck,
 } from './checks';
 export { AI_PROVIDERS, type AiProvider, checkProviderKey, providerById } from './providers';
+export {
+  CAP_OFF,
+  DEFAULT_INSTANCE_CAPS_USD,
+  describeInstanceCaps,
+  INSTANCE_CAP_SETTINGS,
+  requireCapTokens,
+  requireCapUsd,
+} from './budget/instance-caps';
 export { transcriptionSettings, voiceNoteText } from './voice';
 export {
   approvalQuestion,

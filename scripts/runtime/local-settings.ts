@@ -74,6 +74,13 @@ function defaultSettings(): Record<string, string> {
     // waits for a reply (1-900 s, default 600). Empty: the stored setting stays.
     ASSISTANT_MODEL_TIMEOUT_SECONDS: '',
     ASSISTANT_REPLY_DEADLINE_SECONDS: '',
+    // Spending caps on the instance's model calls (docs/MODELS.md), written at every start: US dollars a day and a
+    // month (setup.sh asks; empty: 1 and 20; off: no money limit; 0: nothing that costs money), and optionally tokens
+    // (for local models, which cost 0; empty or off: no token limit).
+    ASSISTANT_BUDGET_DAY_USD: '1',
+    ASSISTANT_BUDGET_MONTH_USD: '20',
+    ASSISTANT_BUDGET_DAY_TOKENS: '',
+    ASSISTANT_BUDGET_MONTH_TOKENS: '',
     N8N_API_KEY: '',
   };
 }

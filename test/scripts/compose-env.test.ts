@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
+import { INSTANCE_CAP_SETTINGS } from '../../assistant/src/budget/instance-caps';
+import { SETTINGS_FROM_ENV } from '../../assistant/src/setup/prepare-database';
 import { composeSettings, hostFromContainers, renderComposeEnv } from '../../scripts/installer/compose-env';
 import { parseEnv } from '../../scripts/installer/env-file';
 
@@ -75,6 +77,21 @@ describe('composeSettings', () => {
     const newPassword = composeSettings(answers, { ...first, OWNER_PASSWORD: 'changed-password' }, options);
     expect(newPassword.OWNER_PASSWORD_HASH).not.toBe(first.OWNER_PASSWORD_HASH);
     expect(bcrypt.compareSync('changed-password', newPassword.OWNER_PASSWORD_HASH)).toBe(true);
+  });
+
+  it("passes on every setting the database step stores, the instance's spending caps among them", () => {
+    const caps = Object.values(INSTANCE_CAP_SETTINGS).flatMap((names) => [names.usd, names.tokens]);
+    const given = Object.fromEntries(
+      [...SETTINGS_FROM_ENV.map(([name]) => name), ...caps].map((name, index) => [name, `value-${index}`]),
+    );
+    const settings = composeSettings({ ...answers, ...given }, {}, options);
+    expect(settings).toMatchObject(given);
+    const written = composeSettings(
+      { ...answers, ASSISTANT_BUDGET_DAY_USD: '2.5', ASSISTANT_BUDGET_MONTH_USD: 'off' },
+      {},
+      options,
+    );
+    expect(written).toMatchObject({ ASSISTANT_BUDGET_DAY_USD: '2.5', ASSISTANT_BUDGET_MONTH_USD: 'off' });
   });
 
   it('refuses, by name, a value compose would interpolate or cut', () => {

@@ -6,6 +6,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
+import { INSTANCE_CAP_SETTINGS } from '../../assistant/src/budget/instance-caps';
+import { SETTINGS_FROM_ENV } from '../../assistant/src/setup/prepare-database';
 import { N8N_VERSION, REPO_ROOT } from '../../scripts/runtime/n8n';
 import { baseN8nEnv } from '../../scripts/runtime/stack';
 
@@ -242,6 +244,14 @@ describe('docker-compose.yml', () => {
     expect(services['assistant-database'].command!.join(' ')).toContain(
       'cp -r package.json dist /nodes/node_modules/n8n-nodes-judge-assistant/',
     );
+  });
+
+  it("gives the database step every setting it stores, the instance's spending caps among them", () => {
+    const env = services['assistant-database'].environment!;
+    const caps = Object.values(INSTANCE_CAP_SETTINGS).flatMap((names) => [names.usd, names.tokens]);
+    for (const name of [...SETTINGS_FROM_ENV.map(([setting]) => setting), ...caps, 'ASSISTANT_OWNER_USER_ID']) {
+      expect(env[name], name).toBe(`\${${name}:-}`);
+    }
   });
 
   it('starts n8n only after Postgres is healthy and the import succeeded; publishes only n8n, on loopback', () => {

@@ -2,6 +2,7 @@
 //   database   before n8n: the assistant's database created if missing, migrated, the answers stored as settings
 //   n8n        once n8n is healthy: the n8n API key and its credential, the Telegram entry (and its certificate)
 // Settings come from the environment (compose passes .env's); a bad one is named and the step exits with 1.
+import { describeInstanceCaps } from '../budget/instance-caps';
 import { prepareAssistantDatabase } from './prepare-database';
 import { finishN8nSetup } from './finish-n8n';
 
@@ -33,6 +34,7 @@ async function database(): Promise<void> {
   if (prepared.linkedIdentities.length > 0)
     console.log(`owner: ${prepared.linkedIdentities.join(' and ')} are one user`);
   console.log(`chat model: ${prepared.chatModel}; owner chat: ${prepared.ownerChatId ?? 'not set'}`);
+  console.log(describeInstanceCaps(prepared.instanceCaps));
 }
 
 async function n8n(): Promise<void> {

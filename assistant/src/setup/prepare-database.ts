@@ -1,8 +1,9 @@
 // Readying the assistant's database at every start, natively (scripts/runtime/local.ts) and in Docker (the
 // assistant-setup one-shot service): the database created if missing, migrated, the installer's answers stored as
-// settings (an empty answer leaves the stored setting as it is), and the operator's API user_id linked with their
-// Telegram chat.
+// settings (an empty answer leaves the stored setting as it is), the instance's spending caps written from theirs
+// (empty: the default caps), and the operator's API user_id linked with their Telegram chat.
 import { Client, Pool, type PoolConfig } from 'pg';
+import { applyInstanceCaps, type InstanceCap } from '../budget/instance-caps';
 import { AssistantInputError } from '../errors';
 import { linkOwnerIdentities } from '../identities/link-owner';
 import { updateInstanceSettings } from '../settings/settings';
@@ -27,6 +28,8 @@ export interface PreparedAssistant {
   migration: MigrationResult;
   ownerChatId: string | null;
   chatModel: string;
+  /** The instance's spending caps now in force (ASSISTANT_BUDGET_*). */
+  instanceCaps: InstanceCap[];
   /** The identities linked as the owner (empty when no API user_id or no owner chat is set). */
   linkedIdentities: string[];
 }
@@ -67,6 +70,7 @@ export async function prepareAssistantDatabase(
         throw new AssistantInputError(name, (error as Error).message.replace(/^\w+: /, ''));
       });
     }
+    const instanceCaps = await applyInstanceCaps(pool, settings);
     const stored = await pool.query<{ owner_telegram_chat_id: string | null; chat_model: string }>(
       'SELECT owner_telegram_chat_id, chat_model FROM assistant.instance_settings',
     );
@@ -82,6 +86,7 @@ export async function prepareAssistantDatabase(
       migration,
       ownerChatId: stored.rows[0].owner_telegram_chat_id,
       chatModel: stored.rows[0].chat_model,
+      instanceCaps,
       linkedIdentities,
     };
   } finally {

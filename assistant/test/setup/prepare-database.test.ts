@@ -1,8 +1,10 @@
 // Readying the assistant's database as both installs do at start, on a real Postgres 17: created when missing,
-// migrated, the answers stored, the owner linked; a re-run changes nothing; a bad answer is named.
+// migrated, the answers stored, the instance's spending caps written, the owner linked; a re-run changes nothing; a
+// bad answer is named.
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../../../scripts/runtime/postgres';
+import { listCaps } from '../../src/budget/caps';
 import { ensureDatabase, prepareAssistantDatabase } from '../../src/setup';
 
 let server: PostgresServer;
@@ -80,6 +82,51 @@ describe('prepareAssistantDatabase', () => {
       ASSISTANT_MODEL_TIMEOUT_SECONDS: '300',
       ASSISTANT_REPLY_DEADLINE_SECONDS: '600',
     });
+  });
+
+  it("writes the instance's spending caps from the settings: the defaults unset, replaced on a re-run, off none", async () => {
+    const instanceCaps = async () => {
+      const pool = new Pool({ ...connection, max: 1 });
+      try {
+        return (await listCaps(pool))
+          .filter((cap) => cap.scope === 'instance')
+          .map(({ period, limitUsd, limitTokens }) => ({ period, limitUsd, limitTokens }))
+          .sort((a, b) => a.period.localeCompare(b.period));
+      } finally {
+        await pool.end();
+      }
+    };
+    const defaults = [
+      { period: 'day', limitUsd: 1, limitTokens: null },
+      { period: 'month', limitUsd: 20, limitTokens: null },
+    ];
+    expect((await prepareAssistantDatabase(connection, {})).instanceCaps).toEqual(defaults);
+    expect(await instanceCaps()).toEqual(defaults);
+    const set = await prepareAssistantDatabase(connection, {
+      ASSISTANT_BUDGET_DAY_USD: '2.5',
+      ASSISTANT_BUDGET_MONTH_USD: 'off',
+      ASSISTANT_BUDGET_MONTH_TOKENS: '5000000',
+    });
+    const written = [
+      { period: 'day', limitUsd: 2.5, limitTokens: null },
+      { period: 'month', limitUsd: null, limitTokens: 5_000_000 },
+    ];
+    expect(set.instanceCaps).toEqual(written);
+    expect(await instanceCaps()).toEqual(written);
+    // Off in money and tokens: no daily cap at all; 0 is a real cap of zero.
+    await prepareAssistantDatabase(connection, { ASSISTANT_BUDGET_DAY_USD: 'off', ASSISTANT_BUDGET_MONTH_USD: '0' });
+    expect(await instanceCaps()).toEqual([{ period: 'month', limitUsd: 0, limitTokens: null }]);
+    // A bad value is named and nothing is written, not even the good daily cap beside it.
+    await expect(
+      prepareAssistantDatabase(connection, { ASSISTANT_BUDGET_DAY_USD: '5', ASSISTANT_BUDGET_MONTH_USD: 'lots' }),
+    ).rejects.toThrow(/^ASSISTANT_BUDGET_MONTH_USD: "lots" is not an amount in US dollars/);
+    await expect(prepareAssistantDatabase(connection, { ASSISTANT_BUDGET_DAY_TOKENS: '-1' })).rejects.toThrow(
+      /^ASSISTANT_BUDGET_DAY_TOKENS: "-1" is not a number of tokens/,
+    );
+    expect(await instanceCaps()).toEqual([{ period: 'month', limitUsd: 0, limitTokens: null }]);
+    // Unset again: the defaults are back.
+    await prepareAssistantDatabase(connection, {});
+    expect(await instanceCaps()).toEqual(defaults);
   });
 
   it('names a bad answer and a bad database name', async () => {
