@@ -3,7 +3,12 @@
 // functions, so the flow is the same on a TTY, from an answers file and in tests against loopback fakes.
 import {
   AI_PROVIDERS,
+  type AssistantInputError,
+  CAP_OFF,
+  DEFAULT_INSTANCE_CAPS_USD,
+  INSTANCE_CAP_SETTINGS,
   providerById,
+  requireCapUsd,
   requireChatModel,
   requireLocale,
   requireTimeZone,
@@ -108,6 +113,26 @@ export interface Question {
 }
 
 const provider = (answers: Answers): AiProvider => providerById(answers.ASSISTANT_PROVIDER ?? '') ?? AI_PROVIDERS[0];
+
+/** The instance's daily or monthly cap in US dollars on model calls (docs/MODELS.md): an amount, or off for none. */
+function spendingCapQuestion(period: 'day' | 'month', label: string): Question {
+  const suggested = String(DEFAULT_INSTANCE_CAPS_USD[period]);
+  return {
+    key: INSTANCE_CAP_SETTINGS[period].usd,
+    prompt: () => `${label} spending cap in US dollars for model calls (suggested ${suggested}; '${CAP_OFF}' for none)`,
+    defaultValue: () => suggested,
+    check: async (value) => {
+      // Empty (a settings file written before the question existed): the suggested cap.
+      if (value.trim() === '') return suggested;
+      try {
+        const amount = requireCapUsd(value);
+        return amount === null ? CAP_OFF : String(amount);
+      } catch (error) {
+        throw new Error((error as AssistantInputError).reason);
+      }
+    },
+  };
+}
 
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
@@ -261,6 +286,8 @@ export const QUESTIONS: Question[] = [
       return style;
     },
   },
+  spendingCapQuestion('day', 'Daily'),
+  spendingCapQuestion('month', 'Monthly'),
   {
     key: 'N8N_API_KEY',
     prompt: () => 'An n8n API key to use (empty: one is generated at the first start)',

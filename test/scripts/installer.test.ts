@@ -100,6 +100,9 @@ describe('scripts/installer/main.ts', () => {
       'ASSISTANT_TIME_ZONE=Europe/Berlin',
       'ASSISTANT_LANGUAGE=german',
       'ASSISTANT_DOMAIN=',
+      // The spending caps, not given: the suggested ones, never none.
+      'ASSISTANT_BUDGET_DAY_USD=1',
+      'ASSISTANT_BUDGET_MONTH_USD=20',
     ]) {
       expect(written).toContain(`${line}\n`);
     }
@@ -130,6 +133,22 @@ describe('scripts/installer/main.ts', () => {
     expect(written).toContain('ASSISTANT_LANGUAGE=german\n');
   });
 
+  it('asks the daily and monthly spending caps in dollars, off for none, written as checked', async () => {
+    const envFile = path.join(dir, 'caps', 'local.env');
+    await run(envFile, [
+      '--non-interactive',
+      '--answers',
+      answers('caps.env', { ...GOOD, ASSISTANT_BUDGET_DAY_USD: '$0.50', ASSISTANT_BUDGET_MONTH_USD: 'OFF' }),
+    ]);
+    const written = readFileSync(envFile, 'utf8');
+    expect(written).toContain('ASSISTANT_BUDGET_DAY_USD=0.5\n');
+    expect(written).toContain('ASSISTANT_BUDGET_MONTH_USD=off\n');
+    // A settings file from before the question: its empty cap becomes the suggested one.
+    writeFileSync(envFile, written.replace('ASSISTANT_BUDGET_DAY_USD=0.5', 'ASSISTANT_BUDGET_DAY_USD='));
+    await run(envFile, ['--non-interactive', '--answers', answers('good.env', GOOD)]);
+    expect(readFileSync(envFile, 'utf8')).toContain('ASSISTANT_BUDGET_DAY_USD=1\n');
+  });
+
   it('with --containers (the Docker path), writes a model server on the loopback as the containers reach it', async () => {
     const envFile = path.join(dir, 'containers', 'compose.env');
     await run(envFile, ['--non-interactive', '--answers', answers('good.env', GOOD), '--containers']);
@@ -152,6 +171,8 @@ describe('scripts/installer/main.ts', () => {
       ASSISTANT_LANGUAGE: 'klingon',
       ASSISTANT_LOCALE: 'Deutsch!',
       ASSISTANT_DOMAIN: 'not a domain',
+      ASSISTANT_BUDGET_DAY_USD: 'ten',
+      ASSISTANT_BUDGET_MONTH_USD: '-20',
     });
     const result = (await run(envFile, ['--non-interactive', '--answers', bad]).catch(failure)) as {
       code: number;
@@ -164,6 +185,8 @@ describe('scripts/installer/main.ts', () => {
     expect(result.stderr).toContain('ASSISTANT_LANGUAGE: "klingon" is not one of simple, arabic');
     expect(result.stderr).toContain('ASSISTANT_LOCALE: "Deutsch!" is not a locale like en, de-AT');
     expect(result.stderr).toContain('ASSISTANT_DOMAIN: "not a domain" is not a domain name');
+    expect(result.stderr).toContain('ASSISTANT_BUDGET_DAY_USD: "ten" is not an amount in US dollars like 1 or 0.50');
+    expect(result.stderr).toContain('ASSISTANT_BUDGET_MONTH_USD: "-20" is not an amount in US dollars');
     expect(result.stderr).not.toContain('sk-wrong-key');
     expect(() => statSync(envFile)).toThrow();
     const missing = (await run(envFile, ['--non-interactive', '--answers', answers('none.env', {})]).catch(
@@ -205,6 +228,9 @@ for prompt, answer in ${JSON.stringify([
       ['Locale', 'ja'],
       ['Language', ''],
       ['Style', ''],
+      ['Daily spending cap', 'lots'],
+      ['is not an amount in US dollars', '2.5'],
+      ['Monthly spending cap', 'off'],
       ['n8n API key', ''],
     ])}:
     until(prompt)
@@ -251,5 +277,8 @@ sys.stdout.write(out.decode('utf-8', 'replace'))
     // Japanese has no text-search configuration: the language falls back to simple.
     expect(written).toContain('ASSISTANT_LOCALE=ja\n');
     expect(written).toContain('ASSISTANT_LANGUAGE=simple\n');
+    expect(stdout).toContain('"lots" is not an amount in US dollars');
+    expect(written).toContain('ASSISTANT_BUDGET_DAY_USD=2.5\n');
+    expect(written).toContain('ASSISTANT_BUDGET_MONTH_USD=off\n');
   }, 120_000);
 });
