@@ -89,6 +89,7 @@ const ENTRIES: readonly ToolEntry[] = [
   tool('change_action', 'asstToolActionCh', 'assistant-tool-change-action.json', T, 'write', 'pause, resume or delete a recurring action'),
   tool('update_preferences', 'asstToolPrefsUpd', 'assistant-tool-update-preferences.json', S, 'write', 'time zone, locale, quiet hours, daily briefing time'),
   tool('list_failures', 'asstToolFailures', 'assistant-tool-list-failures.json', S, 'read', 'what failed since a time, in plain words'),
+  tool('spending', 'asstToolSpending', 'assistant-tool-spending.json', S, 'read', 'what model calls cost today, this week or this month, and on what'),
   tool('web_search', 'asstToolWebSrch1', 'assistant-tool-web-search.json', 'web', 'read', 'search the web (docs/WEB.md)'),
   tool('read_page', 'asstToolReadPage', 'assistant-tool-read-page.json', 'web', 'read', 'read a web page or PDF as clean text'),
   tool('add_check', 'asstToolAddCheck', 'assistant-tool-add-check.json', C, 'write', 'watch a page, feed, search or value (docs/CHECKS.md)'),
