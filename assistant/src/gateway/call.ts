@@ -1,5 +1,6 @@
 // One model call as the gateway handles it: who asked, where it goes, what was measured, and its ledger row once it
 // ends (exactly once, whatever way it ends).
+import type { CallCharge } from './budget';
 import type { ModelCaller } from './caller';
 import type { CallOutcome, ModelCallRecord } from './ledger';
 import type { PromptMeasure } from './measure';
@@ -15,6 +16,8 @@ export class ModelCall {
   /** The model as the caller named it, without the caller suffix. */
   model = '';
   caller: ModelCaller = { job: 'unknown' };
+  /** Its reservation against the spending caps, settled when it ends. */
+  charge?: CallCharge;
   private ended = false;
 
   constructor(
@@ -38,6 +41,7 @@ export class ModelCall {
       model: this.model || '-',
       reported,
       measured: this.measured,
+      charge: this.charge,
       windowTokens: this.windowTokens,
       latencyMs: this.now() - this.started,
       status,

@@ -8,6 +8,7 @@
 //   ASSISTANT_EMBEDDINGS_BASE_URL / _API_KEY              embeddings
 //   ASSISTANT_TRANSCRIPTION_BASE_URL / _API_KEY           transcription
 //   ASSISTANT_MODEL_WINDOWS        "model=tokens,…": windows the provider does not report and the table lacks
+//   ASSISTANT_MODEL_PRICES        "model=input/cached/output,…" in dollars per million tokens (docs/MODELS.md, caps)
 //   ASSISTANT_MAX_OUTPUT_TOKENS    tokens kept free for an answer that names no max_tokens (default 2048)
 //   ASSISTANT_PROMPT_BUDGET_TOKENS the agent's largest prompt (default 14336); with the output, an Ollama model's window
 //   ASSISTANT_OLLAMA_MAX_CONTEXT   the most an Ollama window may be, for memory (default 32768)
@@ -16,6 +17,7 @@
 //   ASSISTANT_GATEWAY_TIMEOUT_SECONDS  the longest one call may take upstream (default 900)
 import { AssistantInputError } from '../errors';
 import { envValue, integerSetting } from '../env-settings';
+import { parsePriceOverrides, type ModelPrice } from '../budget/prices';
 import { parseWindowOverrides } from './windows';
 
 export const UPSTREAM_NAMES = ['llm', 'judge', 'embeddings', 'transcription'] as const;
@@ -35,6 +37,7 @@ export interface GatewaySettings {
   databaseUrl: string;
   upstreams: Partial<Record<UpstreamName, UpstreamSettings>>;
   windowOverrides: Map<string, number>;
+  priceOverrides: Map<string, ModelPrice>;
   maxOutputTokens: number;
   promptBudgetTokens: number;
   ollamaMaxContext: number;
@@ -92,6 +95,7 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv = process.env): Gatew
     databaseUrl: required(env, 'ASSISTANT_GATEWAY_DATABASE_URL'),
     upstreams,
     windowOverrides: parseWindowOverrides(envValue(env, 'ASSISTANT_MODEL_WINDOWS')),
+    priceOverrides: parsePriceOverrides(envValue(env, 'ASSISTANT_MODEL_PRICES')),
     maxOutputTokens: integerSetting(env, 'ASSISTANT_MAX_OUTPUT_TOKENS', 2048, 16, 1_000_000),
     promptBudgetTokens: integerSetting(env, 'ASSISTANT_PROMPT_BUDGET_TOKENS', 14_336, 1024, 10_000_000),
     ollamaMaxContext: integerSetting(env, 'ASSISTANT_OLLAMA_MAX_CONTEXT', 32_768, 2048, 10_000_000),

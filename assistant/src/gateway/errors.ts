@@ -10,7 +10,8 @@ export type GatewayErrorCode =
   | 'prompt_cut'
   | 'upstream_unreachable'
   | 'upstream_timeout'
-  | 'ollama_model';
+  | 'ollama_model'
+  | 'budget_exceeded';
 
 const STATUS: Record<GatewayErrorCode, number> = {
   invalid_api_key: 401,
@@ -22,6 +23,7 @@ const STATUS: Record<GatewayErrorCode, number> = {
   upstream_unreachable: 502,
   upstream_timeout: 504,
   ollama_model: 502,
+  budget_exceeded: 402,
 };
 
 export class GatewayError extends Error {

@@ -1,10 +1,11 @@
 // The ledger of model calls (assistant.model_calls): one row per call through the gateway, secrets scrubbed from its
 // error. The spending caps, the failure records and the benchmarks read it.
 import type { Queryable } from '../storage/db';
+import type { CallCharge } from './budget';
 import type { ModelCaller } from './caller';
 import type { PromptMeasure } from './measure';
 
-export type CallOutcome = 'ok' | 'refused' | 'cut' | 'failed' | 'timeout' | 'aborted';
+export type CallOutcome = 'ok' | 'refused' | 'cut' | 'failed' | 'timeout' | 'aborted' | 'over_budget';
 
 export interface ModelCallRecord {
   upstream: string;
@@ -19,6 +20,10 @@ export interface ModelCallRecord {
   status: number;
   outcome: CallOutcome;
   error?: string;
+  /** The reservation to settle (the server prices and settles it before writing the row). */
+  charge?: CallCharge;
+  costMicros?: number | null;
+  pricedBy?: string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -39,9 +44,9 @@ export async function recordModelCall(db: Queryable, call: ModelCallRecord, secr
   await db.query(
     `INSERT INTO assistant.model_calls (upstream, route, job, user_id, ref, provider, model, prompt_tokens,
        output_tokens, cached_tokens, measured_prompt_tokens, measured_by, window_tokens, latency_ms, status, outcome,
-       error)
+       error, cost_micros, priced_by)
      VALUES ($1, $2, $3, (SELECT id FROM assistant.users WHERE id = $4::uuid), $5, $6, $7, $8, $9, $10, $11, $12,
-       $13, $14, $15, $16, $17)`,
+       $13, $14, $15, $16, $17, $18, $19)`,
     [
       call.upstream,
       call.route,
@@ -60,6 +65,8 @@ export async function recordModelCall(db: Queryable, call: ModelCallRecord, secr
       call.status,
       call.outcome,
       call.error === undefined ? null : scrubSecrets(call.error, secrets),
+      call.costMicros ?? null,
+      call.pricedBy ?? null,
     ],
   );
 }
@@ -84,6 +91,8 @@ export interface ModelCallRow {
   status: number;
   outcome: CallOutcome;
   error: string | null;
+  cost_micros: string | null;
+  priced_by: string | null;
 }
 
 /** Calls since `since`, oldest first (for reports and tests). */

@@ -2,6 +2,7 @@
 // provider is Ollama), completions, embeddings, audio transcriptions, and any other path passed through unchanged.
 import type { ServerResponse } from 'node:http';
 import { isInteractive, splitCaller } from './caller';
+import type { GatewayBudget } from './budget';
 import type { ModelCall } from './call';
 import type { GatewaySettings } from './config';
 import { GatewayError } from './errors';
@@ -13,6 +14,7 @@ import type { ChatRequest } from './openai-types';
 
 export interface RouteInput {
   call: ModelCall;
+  budget: GatewayBudget;
   settings: GatewaySettings;
   /** The path after /<upstream>/, e.g. "v1/chat/completions" or "tokenize", with its query. */
   path: string;
@@ -78,13 +80,15 @@ async function chat(input: RouteInput, request: ChatRequest): Promise<void> {
   const provider = call.provider!;
   const ollama = await provider.isOllama();
   const served = await provider.serve(call.model);
+  const output = outputTokens(request, settings);
   assertFits(call, {
     measured: await provider.measureChat(request, call.model),
     window: served.window,
-    outputTokens: outputTokens(request, settings),
+    outputTokens: output,
     ollama,
     ollamaMaxContext: settings.ollamaMaxContext,
   });
+  await input.budget.reserve(call, call.measured!.tokens, output);
   const release = await (await provider.slots()).acquire(isInteractiveCall(call), input.signal);
   try {
     if (ollama) return await relayOllamaChat(input, request, served.id);
@@ -102,13 +106,15 @@ async function completion(input: RouteInput, request: Record<string, unknown>): 
   const provider = call.provider!;
   const served = await provider.serve(call.model);
   const prompt = Array.isArray(request.prompt) ? request.prompt.join('\n') : String(request.prompt ?? '');
+  const output = outputTokens(request, settings);
   assertFits(call, {
     measured: estimatePrompt(prompt, 1),
     window: served.window,
-    outputTokens: outputTokens(request, settings),
+    outputTokens: output,
     ollama: await provider.isOllama(),
     ollamaMaxContext: settings.ollamaMaxContext,
   });
+  await input.budget.reserve(call, call.measured!.tokens, output);
   const release = await (await provider.slots()).acquire(isInteractiveCall(call), input.signal);
   try {
     const body: Record<string, unknown> = { ...request, model: served.id };
@@ -125,6 +131,11 @@ async function completion(input: RouteInput, request: Record<string, unknown>): 
 /** Embeddings and any other route: the model id without the suffix, nothing else changed. */
 async function passThrough(input: RouteInput, json: Record<string, unknown> | undefined): Promise<void> {
   const body = json ? JSON.stringify({ ...json, model: input.call.model }) : input.body;
+  // Embeddings cost their input; other paths (a tokenizer, a model list) are not model calls.
+  if (input.call.route === 'embeddings') {
+    const text = Array.isArray(json?.input) ? json.input.join('\n') : String(json?.input ?? '');
+    await input.budget.reserve(input.call, estimatePrompt(text).tokens, 0);
+  }
   const release = await (await input.call.provider!.slots()).acquire(isInteractiveCall(input.call), input.signal);
   try {
     await relay(input, input.method === 'GET' || input.method === 'HEAD' ? undefined : body, false, false);
@@ -151,6 +162,8 @@ async function transcription(input: RouteInput): Promise<void> {
   input.call.model = split.model;
   input.call.caller = split.caller;
   form.set('model', split.model);
+  // Billed by the audio's length, which the gateway does not measure: reserved at 0, refused once a cap is spent.
+  await input.budget.reserve(input.call, 0, 0);
   const release = await (await input.call.provider!.slots()).acquire(true, input.signal);
   try {
     const response = await sendUpstream(

@@ -4,7 +4,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AssistantInputError } from '../errors';
-import type { Queryable } from '../storage/db';
+import type { Pool } from 'pg';
+import { GatewayBudget } from './budget';
 import { ModelCall } from './call';
 import { UPSTREAM_ENV, UPSTREAM_NAMES, type GatewaySettings, type UpstreamName } from './config';
 import { GatewayError } from './errors';
@@ -18,9 +19,13 @@ const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 export interface GatewayOptions {
   settings: GatewaySettings;
-  ledger: Queryable;
+  /** The assistant's database: the ledger and the spending caps. */
+  ledger: Pool;
   log?: (line: string) => void;
+  /** A monotonic clock in milliseconds, for latencies. */
   now?: () => number;
+  /** The wall clock the caps' windows are read in (tests move it). */
+  clock?: () => Date;
 }
 
 export interface RunningGateway {
@@ -37,9 +42,19 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const now = options.now ?? (() => performance.now());
   const providers = providersFor(settings);
   const secrets = [settings.key, ...Object.values(settings.upstreams).map((u) => u.apiKey)];
+  const budget = new GatewayBudget(options.ledger, settings.priceOverrides, options.clock ?? (() => new Date()));
   const writes = new Set<Promise<void>>();
+  const settleAndRecord = async (row: ModelCallRecord) => {
+    const cost = row.charge
+      ? await budget.settle(row.charge, row.outcome, row.reported).catch((error: Error) => {
+          log(`caps: a ${row.route} call of ${row.caller.job} was not settled: ${error.message}`);
+          return undefined;
+        })
+      : undefined;
+    await recordModelCall(options.ledger, { ...row, costMicros: cost?.costMicros, pricedBy: cost?.pricedBy }, secrets);
+  };
   const record = (row: ModelCallRecord) => {
-    const write = recordModelCall(options.ledger, row, secrets).catch((error: Error) =>
+    const write = settleAndRecord(row).catch((error: Error) =>
       log(`ledger: a ${row.route} call of ${row.caller.job} was not recorded: ${error.message}`),
     );
     writes.add(write);
@@ -47,7 +62,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     return write;
   };
   const server = createServer((req, res) => {
-    void handle(req, res, { settings, providers, record, now, log });
+    void handle(req, res, { settings, providers, record, now, log, budget });
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -87,6 +102,7 @@ interface Handling {
   settings: GatewaySettings;
   providers: Map<UpstreamName, Provider>;
   record: (row: ModelCallRecord) => Promise<void>;
+  budget: GatewayBudget;
   now: () => number;
   log: (line: string) => void;
 }
@@ -120,6 +136,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, h: Handling): P
     const body = await readBody(req);
     await handleRoute(route, {
       call,
+      budget: h.budget,
       settings: h.settings,
       path,
       method: req.method ?? 'GET',
@@ -161,7 +178,12 @@ async function answerFailure(
             `the gateway could not complete the call: ${(error as Error).message}`,
           );
   sendError(res, failure);
-  const outcome = failure.code === 'context_length_exceeded' ? 'refused' : 'failed';
+  const outcome =
+    failure.code === 'context_length_exceeded'
+      ? 'refused'
+      : failure.code === 'budget_exceeded'
+        ? 'over_budget'
+        : 'failed';
   if (call.provider || failure.code !== 'invalid_api_key')
     call.end(outcome, failure.status, undefined, failure.message);
 }

@@ -3,6 +3,8 @@ export interface ReportedUsage {
   prompt: number | null;
   output: number | null;
   cached: number | null;
+  /** What the call cost in US dollars, where the provider says so (OpenRouter's usage.cost). */
+  costUsd?: number | null;
 }
 
 export const NO_USAGE: ReportedUsage = { prompt: null, output: null, cached: null };
@@ -18,6 +20,7 @@ export function usageOf(body: unknown): ReportedUsage | null {
     prompt: count(usage.prompt_tokens ?? usage.input_tokens),
     output: count(usage.completion_tokens ?? usage.output_tokens),
     cached: count(details?.cached_tokens),
+    costUsd: typeof usage.cost === 'number' && usage.cost >= 0 ? usage.cost : null,
   };
 }
 

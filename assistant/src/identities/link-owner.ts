@@ -69,6 +69,11 @@ async function mergeUsers(client: PoolClient, into: string, from: string): Promi
     // Table names come from the constant list, never from input. Tasks move in one statement, parents included.
     await client.query(`UPDATE assistant.${table} SET user_id = $1 WHERE user_id = $2`, [into, from]);
   }
+  await client.query(
+    `DELETE FROM assistant.budget_caps f WHERE f.user_id = $2
+        AND EXISTS (SELECT 1 FROM assistant.budget_caps t WHERE t.user_id = $1 AND t.period = f.period)`,
+    [into, from],
+  );
   for (const table of USER_ACCOUNTING_TABLES)
     await client.query(`UPDATE assistant.${table} SET user_id = $1 WHERE user_id = $2`, [into, from]);
   await client.query('UPDATE assistant.identities SET user_id = $1 WHERE user_id = $2', [into, from]);

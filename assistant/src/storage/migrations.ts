@@ -574,4 +574,50 @@ ALTER TABLE assistant.instance_settings
 UPDATE assistant.instance_settings SET reply_deadline_seconds = 600 WHERE reply_deadline_seconds = 120;
 `,
   },
+  {
+    version: 16,
+    name: 'spending caps: per instance, user or job, per day or month, in money and tokens, reserved before each call',
+    sql: `
+-- A cap on what model calls may cost in a window. scope: instance (every call), user (that user's calls), job (calls
+-- of that job, e.g. heartbeat, action, check, expert:researcher, judge; "expert" covers every expert:<id>).
+-- limit_micros: money in millionths of a US dollar; limit_tokens: prompt plus output tokens. Either may be null (no
+-- limit of that kind), not both. Windows are the calendar day or month in the instance's time zone (a user cap: the
+-- user's).
+CREATE TABLE assistant.budget_caps (
+  id bigserial PRIMARY KEY,
+  scope text NOT NULL CHECK (scope IN ('instance', 'user', 'job')),
+  user_id uuid REFERENCES assistant.users(id) ON DELETE CASCADE,
+  job text,
+  period text NOT NULL CHECK (period IN ('day', 'month')),
+  limit_micros bigint CHECK (limit_micros >= 0),
+  limit_tokens bigint CHECK (limit_tokens >= 0),
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  CHECK (limit_micros IS NOT NULL OR limit_tokens IS NOT NULL),
+  CHECK ((scope = 'user') = (user_id IS NOT NULL) AND (scope = 'job') = (job IS NOT NULL)),
+  UNIQUE NULLS NOT DISTINCT (scope, user_id, job, period)
+);
+-- What a cap's window has spent (settled to the provider's usage) and holds reserved (calls under way, at their
+-- largest possible cost). notified_percent: the highest of 50, 75, 90, 100 the owner was told of in this window.
+CREATE TABLE assistant.budget_windows (
+  cap_id bigint NOT NULL REFERENCES assistant.budget_caps(id) ON DELETE CASCADE,
+  starts_at timestamptz NOT NULL,
+  ends_at timestamptz NOT NULL,
+  spent_micros bigint NOT NULL DEFAULT 0,
+  reserved_micros bigint NOT NULL DEFAULT 0,
+  spent_tokens bigint NOT NULL DEFAULT 0,
+  reserved_tokens bigint NOT NULL DEFAULT 0,
+  notified_percent integer NOT NULL DEFAULT 0,
+  PRIMARY KEY (cap_id, starts_at)
+);
+-- What each call cost (millionths of a dollar), and which price it was priced by (a table entry with its date, the
+-- operator's override, the provider's reported cost, local: 0, or unpriced).
+ALTER TABLE assistant.model_calls
+  ADD COLUMN cost_micros bigint,
+  ADD COLUMN priced_by text;
+ALTER TABLE assistant.model_calls DROP CONSTRAINT model_calls_outcome_check;
+ALTER TABLE assistant.model_calls
+  ADD CONSTRAINT model_calls_outcome_check
+    CHECK (outcome IN ('ok', 'refused', 'cut', 'failed', 'timeout', 'aborted', 'over_budget'));
+`,
+  },
 ];

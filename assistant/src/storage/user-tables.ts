@@ -23,7 +23,8 @@ export const USER_DATA_TABLES = [
 export const USER_IDENTITY_TABLES = ['identities'] as const;
 
 /**
- * Tables with a user_id that count what the user's work cost (the model gateway's ledger): no content, kept by
- * forget-everything (a forgotten user's spending still counts against the caps), moved when two users are merged.
+ * Tables with a user_id that count what the user's work cost and may cost (the model gateway's ledger, the user's
+ * spending caps): no content, kept by forget-everything (a forgotten user's spending still counts against the caps),
+ * moved when two users are merged (where both have a cap for a period, the one merged into is kept).
  */
-export const USER_ACCOUNTING_TABLES = ['model_calls'] as const;
+export const USER_ACCOUNTING_TABLES = ['model_calls', 'budget_caps'] as const;
