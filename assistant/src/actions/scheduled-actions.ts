@@ -200,14 +200,24 @@ export async function finishActionRun(
   outcome: { status: 'succeeded' | 'failed'; error?: string | null; turnId?: number | null },
 ): Promise<void> {
   const runId = requirePositiveInt(runIdInput, 'run_id');
+  // A run whose model call a spending cap refused did not fail: it was skipped for budget (the gateway's ledger says).
+  const overBudget =
+    outcome.status === 'failed' && outcome.turnId
+      ? (
+          await db.query(`SELECT 1 FROM assistant.model_calls WHERE ref = $1 AND outcome = 'over_budget' LIMIT 1`, [
+            String(outcome.turnId),
+          ])
+        ).rows.length > 0
+      : false;
+  const status = overBudget ? 'skipped' : outcome.status;
   const result = await db.query(
     `UPDATE assistant.action_runs SET status = $2, error = $3, turn_id = coalesce($4, turn_id),
             finished_at = clock_timestamp()
       WHERE id = $1 RETURNING user_id, action_id`,
-    [runId, outcome.status, outcome.error ?? null, outcome.turnId ?? null],
+    [runId, status, outcome.error ?? null, outcome.turnId ?? null],
   );
   if (result.rowCount === 0) throw new AssistantNotFoundError('run_id', `no action run ${runId}`);
-  if (outcome.status === 'failed') {
+  if (status === 'failed') {
     const { user_id: userId, action_id: actionId } = result.rows[0];
     await recordFailure(db, {
       source: 'action',

@@ -61,6 +61,9 @@ export function systemPrompt(settings: AssistantSettings, time: string, memories
   return lines.join('\n');
 }
 
+/** A recurring action's run (its session is "action:<id>") is the action job; anything else the agent's turn. */
+const jobOf = (sessionId: string): string => (sessionId.startsWith('action:') ? 'action' : 'agent');
+
 const turnRef = (turnId: unknown): string | undefined =>
   typeof turnId === 'string' || typeof turnId === 'number' ? String(turnId) : undefined;
 
@@ -86,7 +89,7 @@ export async function loadContext(
     sessionId,
     settings,
     // The gateway records who calls (docs/MODELS.md): this user's turn of the main agent.
-    chatModel: withCaller(chatModel, { job: 'agent', user: userId, ref: turnRef(options.turnId) }),
+    chatModel: withCaller(chatModel, { job: jobOf(sessionId), user: userId, ref: turnRef(options.turnId) }),
     modelTimeoutSeconds,
     localTime: time,
     messages,

@@ -614,6 +614,10 @@ CREATE TABLE assistant.budget_windows (
 ALTER TABLE assistant.model_calls
   ADD COLUMN cost_micros bigint,
   ADD COLUMN priced_by text;
+-- A recurring action's run whose model call a cap refused is skipped for budget, not failed.
+ALTER TABLE assistant.action_runs DROP CONSTRAINT action_runs_status_check;
+ALTER TABLE assistant.action_runs
+  ADD CONSTRAINT action_runs_status_check CHECK (status IN ('running', 'succeeded', 'failed', 'skipped'));
 ALTER TABLE assistant.model_calls DROP CONSTRAINT model_calls_outcome_check;
 ALTER TABLE assistant.model_calls
   ADD CONSTRAINT model_calls_outcome_check

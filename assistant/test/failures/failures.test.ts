@@ -111,3 +111,35 @@ describe('failures', () => {
     expect(reports.rows[2].text).toContain('check: site returned 500');
   });
 });
+
+describe('a recurring action refused by a spending cap', () => {
+  it('is skipped for budget, not a failure', async () => {
+    const userId = await createUser(db.pool, 'skipped-for-budget');
+    const action = await assistant.scheduleAction(
+      db.pool,
+      userId,
+      { instruction: 'summarise the news', schedule: 'every minute' },
+      new Date(Date.now() - 120_000),
+    );
+    if (!action.ok) throw new Error(action.message);
+    const [run] = (await assistant.claimDueActions(db.pool, new Date())).filter((r) => r.actionId === action.action.id);
+    const turn = await assistant.receiveMessage(db.pool, userId, { message: 'summarise the news' });
+    if (turn.kind !== 'turn') throw new Error('unreachable');
+    await db.pool.query(
+      `INSERT INTO assistant.model_calls (upstream, route, job, ref, provider, model, latency_ms, status, outcome, error)
+       VALUES ('llm', 'chat', 'action', $1, 'p', 'm', 1, 402, 'over_budget', 'The model budget for today ($1.00) is spent')`,
+      [String(turn.turnId)],
+    );
+    await assistant.finishActionRun(db.pool, run.runId, {
+      status: 'failed',
+      error: 'The model budget for today ($1.00) is spent',
+      turnId: turn.turnId,
+    });
+    const stored = await db.pool.query('SELECT status FROM assistant.action_runs WHERE id = $1', [run.runId]);
+    expect(stored.rows).toEqual([{ status: 'skipped' }]);
+    const failures = await db.pool.query('SELECT count(*)::int AS n FROM assistant.failures WHERE user_id = $1', [
+      userId,
+    ]);
+    expect(failures.rows[0].n).toBe(0);
+  });
+});
