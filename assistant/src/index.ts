@@ -276,3 +276,14 @@ export {
   spendingReport,
   type SpendingTokens,
 } from './budget/spending';
+export {
+  CAP_PERIODS,
+  CAP_SCOPES,
+  type CapInput,
+  listCaps,
+  removeCap,
+  setCap,
+  type SpendingCap,
+} from './budget/caps';
+export { costMicros, isLocalProvider, type ModelPrice, parsePriceOverrides, priceOf } from './budget/prices';
+export { BudgetExceededError, reserveBudget, settleBudget } from './budget/reserve';

@@ -12,6 +12,8 @@ import { startLoginSite } from '../../assistant/test/browser/login-site';
 /** A chat model id with a window of E2E_SMALL_WINDOW tokens, as far as the model gateway knows (ASSISTANT_MODEL_WINDOWS). */
 export const E2E_SMALL_WINDOW_MODEL = 'e2e-small-window-model';
 export const E2E_SMALL_WINDOW = 2000;
+/** A chat model id the model gateway prices (ASSISTANT_MODEL_PRICES), for the spending-cap tests. */
+export const E2E_PRICED_MODEL = 'e2e-priced-model';
 /** Test-only values; the fakes accept exactly these. */
 export const E2E_LLM_API_KEY = 'sk-e2e-fake-llm-key-0001';
 export const E2E_TELEGRAM_BOT_TOKEN = '7000000001:e2e-fake-telegram-token-abcdefghijk';
@@ -41,6 +43,8 @@ export const assistantFakes = [
       }
       // A model the gateway knows only a small window of (the tests that see a prompt refused use it).
       process.env.ASSISTANT_MODEL_WINDOWS = `${E2E_SMALL_WINDOW_MODEL}=${E2E_SMALL_WINDOW}`;
+      // A priced model (the fake is on the loopback, which is free otherwise): $1/M prompt, $0.5/M cached, $4/M output.
+      process.env.ASSISTANT_MODEL_PRICES = `${E2E_PRICED_MODEL}=1/0.5/4`;
       return fake;
     },
   },

@@ -47,6 +47,7 @@ export class BudgetExceededError extends Error {
 interface CapWindow {
   cap_id: string;
   scope: 'instance' | 'user' | 'job';
+  user_id: string | null;
   job: string | null;
   period: 'day' | 'month';
   limit_micros: string | null;
@@ -84,7 +85,7 @@ async function lockWindows(client: PoolClient, caller: ModelCaller, now: Date): 
     [user, caller.job, now],
   );
   const windows = await client.query<CapWindow>(
-    `SELECT w.cap_id, c.scope, c.job, c.period, c.limit_micros, c.limit_tokens,
+    `SELECT w.cap_id, c.scope, c.user_id, c.job, c.period, c.limit_micros, c.limit_tokens,
             coalesce(CASE WHEN c.scope = 'user' THEN us.time_zone END, i.time_zone, 'UTC') AS zone,
             w.starts_at, w.ends_at, w.spent_micros, w.reserved_micros, w.spent_tokens, w.reserved_tokens,
             w.notified_percent
@@ -126,21 +127,21 @@ export async function reserveBudget(pool: Pool, charge: BudgetCharge): Promise<R
     return { refusal: undefined, held };
   });
   if (outcome.refusal) {
-    const text = refusalText(outcome.refusal, charge.caller);
-    await tellOwner(pool, outcome.refusal, 100, text).catch(() => undefined);
-    throw new BudgetExceededError(text);
+    const toOwner = refusalText(outcome.refusal, charge.caller, 'owner');
+    await tellOwner(pool, outcome.refusal, 100, toOwner).catch(() => undefined);
+    throw new BudgetExceededError(refusalText(outcome.refusal, charge.caller));
   }
   return { held: outcome.held };
 }
 
-/** Whether the window can take the charge at its largest; a window at its limit takes nothing more, not even 0. */
+/** Whether the window can take the charge at its largest; a free call (a local model) passes a money cap. */
 function hasRoom(w: CapWindow, charge: BudgetCharge): boolean {
   const moneyLimit = n(w.limit_micros);
   const tokenLimit = n(w.limit_tokens);
   const money = Number(w.spent_micros) + Number(w.reserved_micros);
   const tokens = Number(w.spent_tokens) + Number(w.reserved_tokens);
-  if (moneyLimit !== null && (money >= moneyLimit || money + charge.micros > moneyLimit)) return false;
-  if (tokenLimit !== null && (tokens >= tokenLimit || tokens + charge.tokens > tokenLimit)) return false;
+  if (moneyLimit !== null && charge.micros > 0 && money + charge.micros > moneyLimit) return false;
+  if (tokenLimit !== null && (tokens + charge.tokens > tokenLimit || tokens >= tokenLimit)) return false;
   return true;
 }
 
@@ -160,7 +161,7 @@ export async function settleBudget(
                 reserved_tokens = greatest(0, reserved_tokens - $5), spent_tokens = spent_tokens + $6
           FROM assistant.budget_caps c
           WHERE w.cap_id = $1 AND w.starts_at = $2 AND c.id = w.cap_id
-          RETURNING w.cap_id, c.scope, c.job, c.period, c.limit_micros, c.limit_tokens, 'UTC' AS zone, w.starts_at,
+          RETURNING w.cap_id, c.scope, c.user_id, c.job, c.period, c.limit_micros, c.limit_tokens, 'UTC' AS zone, w.starts_at,
                     w.ends_at, w.spent_micros, w.reserved_micros, w.spent_tokens, w.reserved_tokens,
                     w.notified_percent`,
         [held.capId, held.startsAt, held.micros, actual.micros, held.tokens, actual.tokens],
@@ -199,10 +200,14 @@ function usedPercent(w: CapWindow): number {
 export const formatUsd = (micros: number): string =>
   `$${(micros / 1_000_000).toFixed(micros > 0 && micros < 10_000_000 ? 4 : 2)}`;
 
-/** "The model budget for today ($1.00)", "Your model budget for this month (…)", "The check job's model budget …". */
-function capName(w: CapWindow): string {
+/**
+ * "The model budget for today ($1.00)", "Your model budget for this month (…)", "The check job's model budget …"; to
+ * the owner, a user's cap is "user <id>'s".
+ */
+function capName(w: CapWindow, audience: 'caller' | 'owner' = 'caller'): string {
   const period = w.period === 'day' ? 'today' : 'this month';
-  const whose = w.scope === 'user' ? 'your' : w.scope === 'job' ? `the ${w.job} job's` : 'the';
+  const user = audience === 'owner' ? `user ${w.user_id?.slice(0, 8)}'s` : 'your';
+  const whose = w.scope === 'user' ? user : w.scope === 'job' ? `the ${w.job} job's` : 'the';
   const limits = [
     w.limit_micros !== null ? formatUsd(Number(w.limit_micros)) : null,
     w.limit_tokens !== null ? `${Number(w.limit_tokens).toLocaleString('en')} tokens` : null,
@@ -210,7 +215,7 @@ function capName(w: CapWindow): string {
   return `${whose} model budget for ${period} (${limits.join(' / ')})`;
 }
 
-function refusalText(w: CapWindow, caller: ModelCaller): string {
+function refusalText(w: CapWindow, caller: ModelCaller, audience: 'caller' | 'owner' = 'caller'): string {
   const spent = Number(w.spent_micros);
   const held = Number(w.reserved_micros);
   const used = `${formatUsd(spent)} and ${Number(w.spent_tokens).toLocaleString('en')} tokens used`;
@@ -222,14 +227,14 @@ function refusalText(w: CapWindow, caller: ModelCaller): string {
         : `cannot cover this call at its largest (${used}, ${formatUsd(held)} held by calls under way)`;
   const setting = `ASSISTANT_BUDGET_${w.period === 'day' ? 'DAY' : 'MONTH'}_USD`;
   const text =
-    `${capName(w)} ${state}; this ${caller.job} call was not made. It resets at ${describeInstant(w.ends_at, w.zone)}; ` +
+    `${capName(w, audience)} ${state}; this ${caller.job} call was not made. It resets at ${describeInstant(w.ends_at, w.zone)}; ` +
     `the owner can raise it (${setting} for the assistant's, or a cap for a user or a job).`;
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function thresholdText(w: CapWindow, percent: number): string {
   const used = `${formatUsd(Number(w.spent_micros))} and ${Number(w.spent_tokens).toLocaleString('en')} tokens`;
-  return `💸 ${percent} % of ${capName(w)} is used (${used}).`;
+  return `💸 ${percent} % of ${capName(w, 'owner')} is used (${used}).`;
 }
 
 /** The owner (the instance's Telegram owner) hears of it once per cap, window and threshold. */

@@ -27,8 +27,11 @@ export class GatewayBudget {
   /** Reserves the call's largest cost (prompt as measured, the whole answer) or refuses it with the cap's message. */
   async reserve(call: ModelCall, promptTokens: number, outputTokens: number): Promise<void> {
     const price = priceOf(call.model, this.prices, isLocalProvider(call.provider!.baseUrl));
-    const tokens = promptTokens + outputTokens;
     const micros = costMicros({ prompt: promptTokens, cached: 0, output: outputTokens }, price);
+    await this.reserveCharge(call, promptTokens + outputTokens, micros, price);
+  }
+
+  private async reserveCharge(call: ModelCall, tokens: number, micros: number, price: ModelPrice): Promise<void> {
     try {
       const reservation = await reserveBudget(this.pool, { caller: call.caller, tokens, micros, now: this.clock() });
       call.charge = { reservation, price, tokens, micros };
@@ -36,6 +39,11 @@ export class GatewayBudget {
       if (error instanceof BudgetExceededError) throw new GatewayError('budget_exceeded', error.message);
       throw error;
     }
+  }
+
+  /** A call the gateway cannot price before it is made (audio): one millionth of a dollar, so a spent cap refuses it. */
+  async reserveNominal(call: ModelCall): Promise<void> {
+    await this.reserveCharge(call, 0, 1, priceOf(call.model, this.prices, isLocalProvider(call.provider!.baseUrl)));
   }
 
   /** What the call cost, settled against its caps: reported usage priced; unreported, the reservation stands. */

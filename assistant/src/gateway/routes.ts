@@ -162,8 +162,8 @@ async function transcription(input: RouteInput): Promise<void> {
   input.call.model = split.model;
   input.call.caller = split.caller;
   form.set('model', split.model);
-  // Billed by the audio's length, which the gateway does not measure: reserved at 0, refused once a cap is spent.
-  await input.budget.reserve(input.call, 0, 0);
+  // Billed by the audio's length, which the gateway does not measure: a nominal reservation, refused once a cap is spent.
+  await input.budget.reserveNominal(input.call);
   const release = await (await input.call.provider!.slots()).acquire(true, input.signal);
   try {
     const response = await sendUpstream(

@@ -61,6 +61,14 @@ describe('reserving a call', () => {
     expect(await windows()).toMatchObject([{ reserved_micros: 9000 }]);
   });
 
+  it('a free call (a local model) passes a money cap that is spent, a priced one does not', async () => {
+    await setCap(db.pool, { scope: 'instance', period: 'day', limitUsd: 0 });
+    expect((await reserveBudget(db.pool, { caller: agent, tokens: 500, micros: 0, now: NOW })).held).toHaveLength(1);
+    await expect(reserveBudget(db.pool, { caller: agent, tokens: 500, micros: 1, now: NOW })).rejects.toThrow(
+      'The model budget for today ($0.00) is spent',
+    );
+  });
+
   it('caps tokens too (a local model costs nothing)', async () => {
     await setCap(db.pool, { scope: 'instance', period: 'month', limitTokens: 5000 });
     const r = await reserveBudget(db.pool, { caller: agent, tokens: 4000, micros: 0, now: NOW });
