@@ -206,6 +206,7 @@ export {
   requireCapTokens,
   requireCapUsd,
 } from './budget/instance-caps';
+export { describeJobCaps, JOB_CAPS_SETTING, type JobCap, jobCapsFromSettings } from './budget/job-caps';
 export { transcriptionSettings, voiceNoteText } from './voice';
 export {
   approvalQuestion,
@@ -276,14 +277,6 @@ export {
   spendingReport,
   type SpendingTokens,
 } from './budget/spending';
-export {
-  CAP_PERIODS,
-  CAP_SCOPES,
-  type CapInput,
-  listCaps,
-  removeCap,
-  setCap,
-  type SpendingCap,
-} from './budget/caps';
+export { CAP_PERIODS, CAP_SCOPES, type CapInput, listCaps, removeCap, setCap, type SpendingCap } from './budget/caps';
 export { costMicros, isLocalProvider, type ModelPrice, parsePriceOverrides, priceOf } from './budget/prices';
 export { BudgetExceededError, reserveBudget, settleBudget } from './budget/reserve';

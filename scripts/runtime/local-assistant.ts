@@ -1,6 +1,6 @@
 // The assistant's side of the local stack: its database on the local Postgres, and whether its chat model answers.
 import type { PoolConfig } from 'pg';
-import { AssistantInputError, describeInstanceCaps, prepareAssistantDatabase } from 'assistant-core';
+import { AssistantInputError, describeInstanceCaps, describeJobCaps, prepareAssistantDatabase } from 'assistant-core';
 import { describe as describeMigration } from '../migrate';
 import { settingError } from './local-settings';
 import type { PostgresServer } from './postgres';
@@ -11,7 +11,7 @@ export const ASSISTANT_DATABASE = 'assistant';
 /**
  * The assistant's database on the local Postgres: created if missing, migrated, and the settings given in local.env
  * (chat model, owner's Telegram chat id) stored; an empty value leaves the stored setting as it is. The instance's
- * spending caps written from ASSISTANT_BUDGET_* (empty: the default caps).
+ * spending caps written from ASSISTANT_BUDGET_* (empty: the default caps), the jobs' from ASSISTANT_BUDGET_JOBS.
  */
 export async function prepareAssistant(
   postgres: PostgresServer,
@@ -31,6 +31,7 @@ export async function prepareAssistant(
   if (prepared.linkedIdentities.length > 0)
     console.log(`owner: ${prepared.linkedIdentities.join(' and ')} are one user`);
   console.log(describeInstanceCaps(prepared.instanceCaps));
+  console.log(describeJobCaps(prepared.jobCaps));
   return { connection, ownerChatId: prepared.ownerChatId, chatModel: prepared.chatModel };
 }
 

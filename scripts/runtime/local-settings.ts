@@ -81,6 +81,9 @@ function defaultSettings(): Record<string, string> {
     ASSISTANT_BUDGET_MONTH_USD: '20',
     ASSISTANT_BUDGET_DAY_TOKENS: '',
     ASSISTANT_BUDGET_MONTH_TOKENS: '',
+    // A job's own caps, made exactly these at every start (empty: none), e.g. "heartbeat=0.20/day, expert=5/month,
+    // judge=50000tok/day": job=limit/period, the limit in US dollars or tokens with a tok suffix (docs/MODELS.md).
+    ASSISTANT_BUDGET_JOBS: '',
     N8N_API_KEY: '',
   };
 }

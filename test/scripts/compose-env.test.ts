@@ -7,6 +7,7 @@ import path from 'node:path';
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
 import { INSTANCE_CAP_SETTINGS } from '../../assistant/src/budget/instance-caps';
+import { JOB_CAPS_SETTING } from '../../assistant/src/budget/job-caps';
 import { SETTINGS_FROM_ENV } from '../../assistant/src/setup/prepare-database';
 import { composeSettings, hostFromContainers, renderComposeEnv } from '../../scripts/installer/compose-env';
 import { parseEnv } from '../../scripts/installer/env-file';
@@ -79,8 +80,11 @@ describe('composeSettings', () => {
     expect(bcrypt.compareSync('changed-password', newPassword.OWNER_PASSWORD_HASH)).toBe(true);
   });
 
-  it("passes on every setting the database step stores, the instance's spending caps among them", () => {
-    const caps = Object.values(INSTANCE_CAP_SETTINGS).flatMap((names) => [names.usd, names.tokens]);
+  it("passes on every setting the database step stores, the instance's and the jobs' spending caps among them", () => {
+    const caps = [
+      ...Object.values(INSTANCE_CAP_SETTINGS).flatMap((names) => [names.usd, names.tokens]),
+      JOB_CAPS_SETTING,
+    ];
     const given = Object.fromEntries(
       [...SETTINGS_FROM_ENV.map(([name]) => name), ...caps].map((name, index) => [name, `value-${index}`]),
     );

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { INSTANCE_CAP_SETTINGS } from '../../assistant/src/budget/instance-caps';
+import { JOB_CAPS_SETTING } from '../../assistant/src/budget/job-caps';
 import { SETTINGS_FROM_ENV } from '../../assistant/src/setup/prepare-database';
 import { N8N_VERSION, REPO_ROOT } from '../../scripts/runtime/n8n';
 import { baseN8nEnv } from '../../scripts/runtime/stack';
@@ -246,9 +247,12 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  it("gives the database step every setting it stores, the instance's spending caps among them", () => {
+  it("gives the database step every setting it stores, the instance's and the jobs' spending caps among them", () => {
     const env = services['assistant-database'].environment!;
-    const caps = Object.values(INSTANCE_CAP_SETTINGS).flatMap((names) => [names.usd, names.tokens]);
+    const caps = [
+      ...Object.values(INSTANCE_CAP_SETTINGS).flatMap((names) => [names.usd, names.tokens]),
+      JOB_CAPS_SETTING,
+    ];
     for (const name of [...SETTINGS_FROM_ENV.map(([setting]) => setting), ...caps, 'ASSISTANT_OWNER_USER_ID']) {
       expect(env[name], name).toBe(`\${${name}:-}`);
     }

@@ -31,7 +31,8 @@ export interface CapInput {
   limitTokens?: unknown;
 }
 
-const JOB = /^[a-z][a-z0-9_-]{0,30}(:[A-Za-z0-9_.-]{1,64})?$/;
+/** A job as the gateway's caller suffix names it: heartbeat, action, expert (every expert), expert:researcher, … */
+export const JOB_NAME = /^[a-z][a-z0-9_-]{0,30}(:[A-Za-z0-9_.-]{1,64})?$/;
 
 function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
   if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
@@ -53,7 +54,7 @@ export async function setCap(db: Queryable, input: CapInput): Promise<SpendingCa
   const userId = scope === 'user' ? requireUserId(input.userId) : null;
   let job: string | null = null;
   if (scope === 'job') {
-    if (typeof input.job !== 'string' || !JOB.test(input.job.trim()))
+    if (typeof input.job !== 'string' || !JOB_NAME.test(input.job.trim()))
       throw new AssistantInputError('job', 'must be a job name, e.g. heartbeat, action, check or expert:researcher');
     job = input.job.trim();
   }

@@ -3,6 +3,7 @@
 //   n8n        once n8n is healthy: the n8n API key and its credential, the Telegram entry (and its certificate)
 // Settings come from the environment (compose passes .env's); a bad one is named and the step exits with 1.
 import { describeInstanceCaps } from '../budget/instance-caps';
+import { describeJobCaps } from '../budget/job-caps';
 import { prepareAssistantDatabase } from './prepare-database';
 import { finishN8nSetup } from './finish-n8n';
 
@@ -35,6 +36,7 @@ async function database(): Promise<void> {
     console.log(`owner: ${prepared.linkedIdentities.join(' and ')} are one user`);
   console.log(`chat model: ${prepared.chatModel}; owner chat: ${prepared.ownerChatId ?? 'not set'}`);
   console.log(describeInstanceCaps(prepared.instanceCaps));
+  console.log(describeJobCaps(prepared.jobCaps));
 }
 
 async function n8n(): Promise<void> {

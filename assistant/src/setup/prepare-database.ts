@@ -1,9 +1,10 @@
 // Readying the assistant's database at every start, natively (scripts/runtime/local.ts) and in Docker (the
 // assistant-setup one-shot service): the database created if missing, migrated, the installer's answers stored as
 // settings (an empty answer leaves the stored setting as it is), the instance's spending caps written from theirs
-// (empty: the default caps), and the operator's API user_id linked with their Telegram chat.
+// (empty: the default caps) and the jobs' caps made exactly ASSISTANT_BUDGET_JOBS, and the operator's API user_id linked with their Telegram chat.
 import { Client, Pool, type PoolConfig } from 'pg';
 import { applyInstanceCaps, type InstanceCap } from '../budget/instance-caps';
+import { applyJobCaps, type JobCap, jobCapsFromSettings } from '../budget/job-caps';
 import { AssistantInputError } from '../errors';
 import { linkOwnerIdentities } from '../identities/link-owner';
 import { updateInstanceSettings } from '../settings/settings';
@@ -30,6 +31,8 @@ export interface PreparedAssistant {
   chatModel: string;
   /** The instance's spending caps now in force (ASSISTANT_BUDGET_*). */
   instanceCaps: InstanceCap[];
+  /** The jobs' spending caps now in force (ASSISTANT_BUDGET_JOBS). */
+  jobCaps: JobCap[];
   /** The identities linked as the owner (empty when no API user_id or no owner chat is set). */
   linkedIdentities: string[];
 }
@@ -70,7 +73,9 @@ export async function prepareAssistantDatabase(
         throw new AssistantInputError(name, (error as Error).message.replace(/^\w+: /, ''));
       });
     }
+    const namedJobCaps = jobCapsFromSettings(settings); // checked before any cap is written
     const instanceCaps = await applyInstanceCaps(pool, settings);
+    const jobCaps = await applyJobCaps(pool, namedJobCaps);
     const stored = await pool.query<{ owner_telegram_chat_id: string | null; chat_model: string }>(
       'SELECT owner_telegram_chat_id, chat_model FROM assistant.instance_settings',
     );
@@ -87,6 +92,7 @@ export async function prepareAssistantDatabase(
       ownerChatId: stored.rows[0].owner_telegram_chat_id,
       chatModel: stored.rows[0].chat_model,
       instanceCaps,
+      jobCaps,
       linkedIdentities,
     };
   } finally {

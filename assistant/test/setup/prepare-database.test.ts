@@ -129,6 +129,43 @@ describe('prepareAssistantDatabase', () => {
     expect(await instanceCaps()).toEqual(defaults);
   });
 
+  it("makes the jobs' spending caps exactly ASSISTANT_BUDGET_JOBS; a bad entry named, no cap written", async () => {
+    const jobCaps = async () => {
+      const pool = new Pool({ ...connection, max: 1 });
+      try {
+        return (await listCaps(pool))
+          .filter((cap) => cap.scope === 'job')
+          .map(({ job, period, limitUsd, limitTokens }) => ({ job, period, limitUsd, limitTokens }));
+      } finally {
+        await pool.end();
+      }
+    };
+    const set = await prepareAssistantDatabase(connection, {
+      ASSISTANT_BUDGET_JOBS: 'heartbeat=0.20/day, judge=50000tok/day',
+    });
+    const written = [
+      { job: 'heartbeat', period: 'day', limitUsd: 0.2, limitTokens: null },
+      { job: 'judge', period: 'day', limitUsd: null, limitTokens: 50_000 },
+    ];
+    expect(set.jobCaps).toEqual(written);
+    expect(await jobCaps()).toEqual(written);
+    await expect(
+      prepareAssistantDatabase(connection, { ASSISTANT_BUDGET_DAY_USD: '7', ASSISTANT_BUDGET_JOBS: 'judge=lots/day' }),
+    ).rejects.toThrow(/^ASSISTANT_BUDGET_JOBS: "judge=lots\/day" has no limit/);
+    expect(await jobCaps()).toEqual(written);
+    const instanceDay = async () => {
+      const pool = new Pool({ ...connection, max: 1 });
+      try {
+        return (await listCaps(pool)).find((cap) => cap.scope === 'instance' && cap.period === 'day')?.limitUsd;
+      } finally {
+        await pool.end();
+      }
+    };
+    expect(await instanceDay()).toBe(1);
+    expect((await prepareAssistantDatabase(connection, {})).jobCaps).toEqual([]);
+    expect(await jobCaps()).toEqual([]);
+  });
+
   it('names a bad answer and a bad database name', async () => {
     await expect(prepareAssistantDatabase(connection, { ASSISTANT_TIME_ZONE: 'Mars/Olympus' })).rejects.toThrow(
       /^ASSISTANT_TIME_ZONE: /,
