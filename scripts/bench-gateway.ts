@@ -5,9 +5,11 @@
 // 2. A turn on a CPU-speed Ollama (the fake at 100 prompt tokens/s, 20 output tokens/s, time scaled down and reported
 //    back in simulated seconds): an agent-sized prompt (~6,000 tokens of tool schemas) through the gateway, first and
 //    second turn, beside the same prompt sent to Ollama's /v1 straight (which cuts it to the 4,096 default window).
+// 3. The spending caps' reservation and settlement: the same calls through the gateway without caps and with three
+//    caps covering them (instance, user, job), one at a time and 16 at once.
 import { cpus, loadavg } from 'node:os';
 import { Pool } from 'pg';
-import { readGatewaySettings, runMigrations, startGateway, withCaller } from 'assistant-core';
+import { readGatewaySettings, resolveIdentity, runMigrations, setCap, startGateway, withCaller } from 'assistant-core';
 import { startPostgres } from './runtime/postgres';
 import { startOpenAiChatFake } from '../test/fakes/openai-chat';
 import { OllamaFakeControl, startOllamaFake } from '../test/fakes/ollama';
@@ -148,6 +150,46 @@ async function ollamaTurns(pool: Pool) {
   return rows;
 }
 
+async function capsOverhead(pool: Pool, calls: number) {
+  const provider = await startOpenAiChatFake({ apiKey: 'sk-bench' });
+  const settings = readGatewaySettings({
+    ASSISTANT_GATEWAY_KEY: KEY,
+    ASSISTANT_GATEWAY_PORT: '0',
+    ASSISTANT_GATEWAY_DATABASE_URL: 'unused',
+    ASSISTANT_LLM_BASE_URL: `${provider.url}/v1`,
+    ASSISTANT_LLM_API_KEY: 'sk-bench',
+    ASSISTANT_MODEL_PRICES: 'bench-model=1/0.5/4',
+  });
+  const gateway = await startGateway({ settings, ledger: pool });
+  const user = (await resolveIdentity(pool, 'api', 'bench-user')).userId;
+  const body = {
+    model: withCaller('bench-model', { job: 'agent', user }),
+    messages: [{ role: 'user', content: 'hi' }],
+  };
+  const url = `${gateway.url}/llm/v1/chat/completions`;
+  const timed = async (concurrency: number) => {
+    const latencies: number[] = [];
+    for (let i = 0; i < calls / concurrency; i++) {
+      const batch = await Promise.all(Array.from({ length: concurrency }, () => post(url, KEY, body)));
+      latencies.push(...batch.map((r) => r.ms));
+    }
+    return latencies;
+  };
+  await timed(1); // warm-up
+  const results: Array<[string, number[]]> = [];
+  results.push(['no caps, one at a time', await timed(1)]);
+  results.push(['no caps, 16 at once', await timed(16)]);
+  await setCap(pool, { scope: 'instance', period: 'day', limitUsd: 1000 });
+  await setCap(pool, { scope: 'user', userId: user, period: 'month', limitUsd: 1000 });
+  await setCap(pool, { scope: 'job', job: 'agent', period: 'day', limitTokens: 1e9 });
+  results.push(['3 caps, one at a time', await timed(1)]);
+  results.push(['3 caps, 16 at once', await timed(16)]);
+  await gateway.flushed();
+  await gateway.close();
+  await provider.close();
+  return results;
+}
+
 async function main() {
   const calls = argument('calls', 400);
   const postgres = await startPostgres({ database: 'bench' });
@@ -157,6 +199,7 @@ async function main() {
     await runMigrations(pool);
     const { direct, through } = await addedLatency(pool, calls);
     const turns = await ollamaTurns(pool);
+    const caps = await capsOverhead(pool, calls);
     console.log(
       `machine: ${cpus().length} × ${cpus()[0].model}, load ${loadavg()
         .map((l) => l.toFixed(2))
@@ -177,6 +220,9 @@ async function main() {
     console.log('| --- | ---: | ---: | ---: | --- |');
     for (const [name, seconds, tokens, cached, cut] of turns)
       console.log(`| ${name} | ${seconds.toFixed(1)} | ${tokens} | ${cached} | ${cut ? 'yes' : 'no'} |`);
+    console.log(`\n| ${calls} calls through the gateway | p50 ms | p99 ms |\n| --- | ---: | ---: |`);
+    for (const [name, values] of caps)
+      console.log(`| ${name} | ${percentile(values, 50).toFixed(2)} | ${percentile(values, 99).toFixed(2)} |`);
   } finally {
     await pool.end();
     await postgres.stop();

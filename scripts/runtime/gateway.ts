@@ -13,7 +13,7 @@ export const GATEWAY_MAIN = path.join(REPO_ROOT, 'assistant', 'dist', 'gateway',
 
 /** The settings the gateway reads (assistant/src/gateway/config.ts); anything else stays out of its environment. */
 const GATEWAY_SETTING =
-  /^(ASSISTANT_(LLM|EMBEDDINGS|TRANSCRIPTION)_(BASE_URL|API_KEY)|JUDGE_OPENAI_(BASE_URL|API_KEY)|ASSISTANT_(MODEL_WINDOWS|MAX_OUTPUT_TOKENS|PROMPT_BUDGET_TOKENS|OLLAMA_MAX_CONTEXT|OLLAMA_KEEP_ALIVE|MODEL_SLOTS|GATEWAY_TIMEOUT_SECONDS))$/;
+  /^(ASSISTANT_(LLM|EMBEDDINGS|TRANSCRIPTION)_(BASE_URL|API_KEY)|JUDGE_OPENAI_(BASE_URL|API_KEY)|ASSISTANT_(MODEL_WINDOWS|MODEL_PRICES|MAX_OUTPUT_TOKENS|PROMPT_BUDGET_TOKENS|OLLAMA_MAX_CONTEXT|OLLAMA_KEEP_ALIVE|MODEL_SLOTS|GATEWAY_TIMEOUT_SECONDS))$/;
 
 export interface GatewayProcessOptions {
   /** The operator's settings: the upstreams and limits are picked from them. */
