@@ -77,7 +77,10 @@ describe('settings', () => {
     await assistant.updateInstanceSettings(db.pool, { chatModel: ' qwen2.5:7b-instruct ' });
     expect((await assistant.getInstanceSettings(db.pool)).chatModel).toBe('qwen2.5:7b-instruct');
     const userId = await newUser('chat-model');
-    expect((await assistant.loadContext(db.pool, userId, {})).chatModel).toBe('qwen2.5:7b-instruct');
+    // The context names the turn's caller for the model gateway (docs/MODELS.md): the agent, for this user.
+    expect((await assistant.loadContext(db.pool, userId, {})).chatModel).toBe(
+      `qwen2.5:7b-instruct#job=agent&user=${userId}`,
+    );
     expect(await assistant.getUserSettings(db.pool, userId)).not.toHaveProperty('chatModel');
     await expectFieldError(() => assistant.updateInstanceSettings(db.pool, { chatModel: 'gpt 4o' }), 'chatModel');
     await expectFieldError(() => assistant.updateInstanceSettings(db.pool, { chatModel: 42 }), 'chatModel');
