@@ -119,7 +119,7 @@ describe('spending caps', () => {
     const stored = await db.query('SELECT content FROM assistant.turns WHERE id = $1', [refused.body.turn_id]);
     expect(stored.rows[0].content).toBe(marker);
     // The owner is told once, and the window spent exactly what the two turns cost.
-    expect(await ownerNotices('is spent')).toHaveLength(1);
+    expect(await ownerNotices('this agent call was not made')).toHaveLength(1);
     const window = await db.query(
       `SELECT w.spent_micros::int AS spent, w.reserved_micros::int AS reserved FROM assistant.budget_windows w
          JOIN assistant.budget_caps c ON c.id = w.cap_id JOIN assistant.identities i ON i.user_id = c.user_id
@@ -130,8 +130,11 @@ describe('spending caps', () => {
   });
 
   it('two turns racing at a cap: exactly one passes', async () => {
+    // Room for one turn's reservation and a half: the first holds its reservation while the (slow) model answers.
     const user = await cappedUser('racing', { cost: 0, reserved: probe.reserved * 1.5 });
-    const answers = await Promise.all([ask(`race one ${run}`, user), ask(`race two ${run}`, user)]);
+    await llm.addScript(`race ${run}`, [{ content: 'answered', delay_ms: 3000 }]);
+    const answers = await Promise.all([ask(`race ${run} one`, user), ask(`race ${run} two`, user)]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 502]);
+    expect(await llm.requests(`race ${run}`)).toHaveLength(1);
   });
 });
