@@ -280,3 +280,10 @@ export {
 export { CAP_PERIODS, CAP_SCOPES, type CapInput, listCaps, removeCap, setCap, type SpendingCap } from './budget/caps';
 export { costMicros, isLocalProvider, type ModelPrice, parsePriceOverrides, priceOf } from './budget/prices';
 export { BudgetExceededError, reserveBudget, settleBudget } from './budget/reserve';
+export {
+  applyUserCaps,
+  describeUserCaps,
+  type UserCap,
+  USER_CAPS_SETTING,
+  userCapsFromSettings,
+} from './budget/user-caps';

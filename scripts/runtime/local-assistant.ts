@@ -1,6 +1,12 @@
 // The assistant's side of the local stack: its database on the local Postgres, and whether its chat model answers.
 import type { PoolConfig } from 'pg';
-import { AssistantInputError, describeInstanceCaps, describeJobCaps, prepareAssistantDatabase } from 'assistant-core';
+import {
+  AssistantInputError,
+  describeInstanceCaps,
+  describeJobCaps,
+  describeUserCaps,
+  prepareAssistantDatabase,
+} from 'assistant-core';
 import { describe as describeMigration } from '../migrate';
 import { settingError } from './local-settings';
 import type { PostgresServer } from './postgres';
@@ -32,6 +38,7 @@ export async function prepareAssistant(
     console.log(`owner: ${prepared.linkedIdentities.join(' and ')} are one user`);
   console.log(describeInstanceCaps(prepared.instanceCaps));
   console.log(describeJobCaps(prepared.jobCaps));
+  console.log(describeUserCaps(prepared.userCaps));
   return { connection, ownerChatId: prepared.ownerChatId, chatModel: prepared.chatModel };
 }
 

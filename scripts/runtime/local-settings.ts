@@ -84,6 +84,9 @@ function defaultSettings(): Record<string, string> {
     // A job's own caps, made exactly these at every start (empty: none), e.g. "heartbeat=0.20/day, expert=5/month,
     // judge=50000tok/day": job=limit/period, the limit in US dollars or tokens with a tok suffix (docs/MODELS.md).
     ASSISTANT_BUDGET_JOBS: '',
+    // Users' own caps, the same way, a user named by an identity (empty: none), e.g. "api:alice=0.50/day,
+    // telegram:4242001=2/day".
+    ASSISTANT_BUDGET_USERS: '',
     N8N_API_KEY: '',
   };
 }

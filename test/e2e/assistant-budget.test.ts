@@ -1,9 +1,19 @@
 // Spending caps on the real n8n (issue 30): the model gateway prices each turn's call by the fake provider's usage,
 // tells the owner when a cap is half used, refuses the turn past the cap with a message that says why (the provider
-// never gets it, the owner is told), and lets exactly one of two turns racing at a cap through.
+// never gets it, the owner is told), lets exactly one of two turns racing at a cap through, and records a recurring
+// action whose job cap is spent as skipped.
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveIdentity, runMigrations, setCap, updateInstanceSettings } from 'assistant-core';
+import {
+  removeCap,
+  resolveIdentity,
+  runMigrations,
+  scheduleAction,
+  setCap,
+  updateInstanceSettings,
+} from 'assistant-core';
+import { waitFor } from '../../scripts/runtime/process';
+import { startFastTick } from './setup/fast-tick';
 import { E2E_PRICED_MODEL } from '../fakes/assistant-e2e-fakes';
 import { OpenAiChatFakeControl } from '../fakes/openai-chat';
 import { e2eStack, type E2EStack } from './setup/harness';
@@ -136,5 +146,39 @@ describe('spending caps', () => {
     const answers = await Promise.all([ask(`race ${run} one`, user), ask(`race ${run} two`, user)]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 502]);
     expect(await llm.requests(`race ${run}`)).toHaveLength(1);
+  });
+
+  it('a recurring action past its job cap is recorded as skipped for budget, not as a failure', async () => {
+    const userId = (await resolveIdentity(db, 'api', `action-${run}`)).userId;
+    await setCap(db, { scope: 'job', job: 'action', period: 'day', limitUsd: 0 });
+    const instruction = `summarise the news ${run}`;
+    const scheduled = await scheduleAction(
+      db,
+      userId,
+      { instruction, schedule: 'every minute' },
+      new Date(Date.now() - 120_000),
+    );
+    if (!scheduled.ok) throw new Error(scheduled.message);
+    const stopTick = await startFastTick(stack, `budget fast tick ${run}`, 5);
+    try {
+      const status = await waitFor(
+        async () =>
+          (
+            await db.query<{ status: string }>(
+              `SELECT status FROM assistant.action_runs WHERE action_id = $1 AND status <> 'running' ORDER BY id LIMIT 1`,
+              [scheduled.action.id],
+            )
+          ).rows[0]?.status,
+        { timeoutMs: 120_000, intervalMs: 1000, what: "the action's first run" },
+      );
+      expect(status).toBe('skipped');
+    } finally {
+      await stopTick();
+      await db.query('DELETE FROM assistant.scheduled_actions WHERE id = $1', [scheduled.action.id]);
+      await removeCap(db, { scope: 'job', job: 'action', period: 'day' });
+    }
+    expect(await llm.requests(instruction)).toEqual([]);
+    const failures = await db.query('SELECT count(*)::int AS n FROM assistant.failures WHERE user_id = $1', [userId]);
+    expect(failures.rows[0].n).toBe(0);
   });
 });

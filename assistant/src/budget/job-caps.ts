@@ -22,37 +22,70 @@ export interface JobCap {
 const ENTRY = /^([^=\s]+)\s*=\s*(.+?)\s*\/\s*(\S+)$/;
 const TOKENS = /^(.+?)\s*tok$/i;
 
-const entryError = (entry: string, reason: string) =>
-  new AssistantInputError(JOB_CAPS_SETTING, `${JSON.stringify(entry)} ${reason}`);
+/** What the entries of a caps setting are keyed by: a job, or (ASSISTANT_BUDGET_USERS) a user's identity. */
+export interface CapKeyRule {
+  setting: string;
+  /** e.g. "job", "identity" */
+  noun: string;
+  pattern: RegExp;
+  /** e.g. "heartbeat=0.20/day or judge=50000tok/month" */
+  example: string;
+  /** e.g. "heartbeat, expert or expert:id" */
+  like: string;
+}
 
-/** One entry, "job=limit/period", as the job, period and limit it sets. */
-function parseEntry(entry: string): { job: string; period: CapPeriod; usd?: number; tokens?: number } {
+const JOB_KEYS: CapKeyRule = {
+  setting: JOB_CAPS_SETTING,
+  noun: 'job',
+  pattern: JOB_NAME,
+  example: 'heartbeat=0.20/day or judge=50000tok/month',
+  like: 'heartbeat, expert or expert:id',
+};
+
+const entryError = (rule: CapKeyRule, entry: string, reason: string) =>
+  new AssistantInputError(rule.setting, `${JSON.stringify(entry)} ${reason}`);
+
+/** One entry, "key=limit/period", as the key, period and limit it sets. */
+function parseEntry(
+  rule: CapKeyRule,
+  entry: string,
+): { job: string; period: CapPeriod; usd?: number; tokens?: number } {
+  const fail = (reason: string) => entryError(rule, entry, reason);
   const match = ENTRY.exec(entry);
-  if (!match) throw entryError(entry, 'is not job=limit/period, e.g. heartbeat=0.20/day or judge=50000tok/month');
+  if (!match) throw fail(`is not ${rule.noun}=limit/period, e.g. ${rule.example}`);
   const [, job, limit, period] = match;
-  if (!JOB_NAME.test(job)) throw entryError(entry, `names no job: "${job}" is not like heartbeat, expert or expert:id`);
+  if (!rule.pattern.test(job)) throw fail(`names no ${rule.noun}: "${job}" is not like ${rule.like}`);
   if (!(CAP_PERIODS as readonly string[]).includes(period))
-    throw entryError(entry, `has no period: "${period}" is not day or month`);
+    throw fail(`has no period: "${period}" is not day or month`);
   const tokens = TOKENS.exec(limit);
   try {
     const amount = tokens ? requireCapTokens(tokens[1]) : requireCapUsd(limit);
     if (amount === null) throw new Error('off');
     return { job, period: period as CapPeriod, ...(tokens ? { tokens: amount } : { usd: amount }) };
   } catch {
-    throw entryError(entry, `has no limit: "${limit}" is not US dollars like 1 or 0.50, nor tokens like 50000tok`);
+    throw fail(`has no limit: "${limit}" is not US dollars like 1 or 0.50, nor tokens like 50000tok`);
   }
 }
 
 /** The job caps the setting gives (empty: none), dollars and tokens of one job and period joined. Bad entries named. */
 export function jobCapsFromSettings(settings: Record<string, string | undefined>): JobCap[] {
+  return capsFromSetting(JOB_KEYS, settings[JOB_CAPS_SETTING]);
+}
+
+/** The caps a "key=limit/period, …" setting gives, keyed as `rule` says (JobCap.job holds the key). */
+export function capsFromSetting(rule: CapKeyRule, raw: string | undefined): JobCap[] {
   const caps = new Map<string, JobCap>();
-  const entries = (settings[JOB_CAPS_SETTING] ?? '').split(',').map((entry) => entry.trim());
+  const entries = (raw ?? '').split(',').map((entry) => entry.trim());
   for (const entry of entries.filter((entry) => entry !== '')) {
-    const { job, period, usd, tokens } = parseEntry(entry);
+    const { job, period, usd, tokens } = parseEntry(rule, entry);
     const key = `${job}/${period}`;
     const cap = caps.get(key) ?? { job, period, limitUsd: null, limitTokens: null };
     if ((usd !== undefined && cap.limitUsd !== null) || (tokens !== undefined && cap.limitTokens !== null))
-      throw entryError(entry, `repeats the ${usd !== undefined ? 'dollar' : 'token'} limit of ${job} per ${period}`);
+      throw entryError(
+        rule,
+        entry,
+        `repeats the ${usd !== undefined ? 'dollar' : 'token'} limit of ${job} per ${period}`,
+      );
     caps.set(key, { ...cap, limitUsd: usd ?? cap.limitUsd, limitTokens: tokens ?? cap.limitTokens });
   }
   return [...caps.values()];

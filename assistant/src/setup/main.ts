@@ -4,6 +4,7 @@
 // Settings come from the environment (compose passes .env's); a bad one is named and the step exits with 1.
 import { describeInstanceCaps } from '../budget/instance-caps';
 import { describeJobCaps } from '../budget/job-caps';
+import { describeUserCaps } from '../budget/user-caps';
 import { prepareAssistantDatabase } from './prepare-database';
 import { finishN8nSetup } from './finish-n8n';
 
@@ -37,6 +38,7 @@ async function database(): Promise<void> {
   console.log(`chat model: ${prepared.chatModel}; owner chat: ${prepared.ownerChatId ?? 'not set'}`);
   console.log(describeInstanceCaps(prepared.instanceCaps));
   console.log(describeJobCaps(prepared.jobCaps));
+  console.log(describeUserCaps(prepared.userCaps));
 }
 
 async function n8n(): Promise<void> {

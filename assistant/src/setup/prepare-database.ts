@@ -5,6 +5,7 @@
 import { Client, Pool, type PoolConfig } from 'pg';
 import { applyInstanceCaps, type InstanceCap } from '../budget/instance-caps';
 import { applyJobCaps, type JobCap, jobCapsFromSettings } from '../budget/job-caps';
+import { applyUserCaps, type UserCap, userCapsFromSettings } from '../budget/user-caps';
 import { AssistantInputError } from '../errors';
 import { linkOwnerIdentities } from '../identities/link-owner';
 import { updateInstanceSettings } from '../settings/settings';
@@ -33,6 +34,8 @@ export interface PreparedAssistant {
   instanceCaps: InstanceCap[];
   /** The jobs' spending caps now in force (ASSISTANT_BUDGET_JOBS). */
   jobCaps: JobCap[];
+  /** The users' spending caps as ASSISTANT_BUDGET_USERS set them. */
+  userCaps: UserCap[];
   /** The identities linked as the owner (empty when no API user_id or no owner chat is set). */
   linkedIdentities: string[];
 }
@@ -74,8 +77,10 @@ export async function prepareAssistantDatabase(
       });
     }
     const namedJobCaps = jobCapsFromSettings(settings); // checked before any cap is written
+    const namedUserCaps = userCapsFromSettings(settings);
     const instanceCaps = await applyInstanceCaps(pool, settings);
     const jobCaps = await applyJobCaps(pool, namedJobCaps);
+    const userCaps = await applyUserCaps(pool, namedUserCaps);
     const stored = await pool.query<{ owner_telegram_chat_id: string | null; chat_model: string }>(
       'SELECT owner_telegram_chat_id, chat_model FROM assistant.instance_settings',
     );
@@ -93,6 +98,7 @@ export async function prepareAssistantDatabase(
       chatModel: stored.rows[0].chat_model,
       instanceCaps,
       jobCaps,
+      userCaps,
       linkedIdentities,
     };
   } finally {
