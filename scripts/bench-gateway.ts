@@ -53,16 +53,21 @@ const agentTools = Array.from({ length: 48 }, (_, i) => ({
   },
 }));
 
-async function addedLatency(pool: Pool, calls: number) {
-  const provider = await startOpenAiChatFake({ apiKey: 'sk-bench' });
+/** A gateway on a free port in front of the `llm` provider at `baseUrl`, its ledger in `pool`. */
+function benchGateway(pool: Pool, baseUrl: string, env: Record<string, string> = {}) {
   const settings = readGatewaySettings({
     ASSISTANT_GATEWAY_KEY: KEY,
     ASSISTANT_GATEWAY_PORT: '0',
     ASSISTANT_GATEWAY_DATABASE_URL: 'unused',
-    ASSISTANT_LLM_BASE_URL: `${provider.url}/v1`,
-    ASSISTANT_LLM_API_KEY: 'sk-bench',
+    ASSISTANT_LLM_BASE_URL: baseUrl,
+    ...env,
   });
-  const gateway = await startGateway({ settings, ledger: pool });
+  return startGateway({ settings, ledger: pool });
+}
+
+async function addedLatency(pool: Pool, calls: number) {
+  const provider = await startOpenAiChatFake({ apiKey: 'sk-bench' });
+  const gateway = await benchGateway(pool, `${provider.url}/v1`, { ASSISTANT_LLM_API_KEY: 'sk-bench' });
   const body = (model: string) => ({ model, messages: [{ role: 'user', content: 'a short question' }] });
   const direct: number[] = [];
   const through: number[] = [];
@@ -92,13 +97,7 @@ async function ollamaTurns(pool: Pool) {
     timeScale: TIME_SCALE,
   });
   const control = new OllamaFakeControl(fake.url);
-  const settings = readGatewaySettings({
-    ASSISTANT_GATEWAY_KEY: KEY,
-    ASSISTANT_GATEWAY_PORT: '0',
-    ASSISTANT_GATEWAY_DATABASE_URL: 'unused',
-    ASSISTANT_LLM_BASE_URL: `${fake.url}/v1`,
-  });
-  const gateway = await startGateway({ settings, ledger: pool });
+  const gateway = await benchGateway(pool, `${fake.url}/v1`);
   const system = { role: 'system', content: 'You are a helpful assistant. Use the tools when they help.' };
   const first = [system, { role: 'user', content: 'What is on my list today?' }];
   const second = [
@@ -152,15 +151,10 @@ async function ollamaTurns(pool: Pool) {
 
 async function capsOverhead(pool: Pool, calls: number) {
   const provider = await startOpenAiChatFake({ apiKey: 'sk-bench' });
-  const settings = readGatewaySettings({
-    ASSISTANT_GATEWAY_KEY: KEY,
-    ASSISTANT_GATEWAY_PORT: '0',
-    ASSISTANT_GATEWAY_DATABASE_URL: 'unused',
-    ASSISTANT_LLM_BASE_URL: `${provider.url}/v1`,
+  const gateway = await benchGateway(pool, `${provider.url}/v1`, {
     ASSISTANT_LLM_API_KEY: 'sk-bench',
     ASSISTANT_MODEL_PRICES: 'bench-model=1/0.5/4',
   });
-  const gateway = await startGateway({ settings, ledger: pool });
   const user = (await resolveIdentity(pool, 'api', 'bench-user')).userId;
   const body = {
     model: withCaller('bench-model', { job: 'agent', user }),
