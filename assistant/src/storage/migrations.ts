@@ -624,4 +624,30 @@ ALTER TABLE assistant.model_calls
     CHECK (outcome IN ('ok', 'refused', 'cut', 'failed', 'timeout', 'aborted', 'over_budget'));
 `,
   },
+  {
+    version: 17,
+    name: "spending caps: a check's run skipped for budget, and the owner's raise of a spent window by approval",
+    sql: `
+-- A check's run whose Judge call a spending cap refused is skipped for budget, not failed (its change is kept).
+ALTER TABLE assistant.check_runs DROP CONSTRAINT check_runs_status_check;
+ALTER TABLE assistant.check_runs
+  ADD CONSTRAINT check_runs_status_check
+    CHECK (status IN ('running', 'changed', 'baseline', 'unchanged', 'notified', 'silenced', 'failed', 'skipped'));
+-- What the owner added to one window of a cap, by answering yes to the approval question a refusal asked them.
+ALTER TABLE assistant.budget_windows
+  ADD COLUMN raised_micros bigint NOT NULL DEFAULT 0 CHECK (raised_micros >= 0),
+  ADD COLUMN raised_tokens bigint NOT NULL DEFAULT 0 CHECK (raised_tokens >= 0);
+-- The raise a question offers (the cap's own limit once more, for that window); decided once, by the owner's answer.
+CREATE TABLE assistant.budget_raise_offers (
+  question_id uuid PRIMARY KEY REFERENCES assistant.pending_questions(id) ON DELETE CASCADE,
+  cap_id bigint NOT NULL,
+  starts_at timestamptz NOT NULL,
+  add_micros bigint NOT NULL DEFAULT 0 CHECK (add_micros >= 0),
+  add_tokens bigint NOT NULL DEFAULT 0 CHECK (add_tokens >= 0),
+  decision text CHECK (decision IN ('raised', 'declined')),
+  FOREIGN KEY (cap_id, starts_at) REFERENCES assistant.budget_windows(cap_id, starts_at) ON DELETE CASCADE
+);
+CREATE INDEX budget_raise_offers_window_idx ON assistant.budget_raise_offers(cap_id, starts_at);
+`,
+  },
 ];
