@@ -104,6 +104,7 @@ const PUBLIC_MESSAGES: Readonly<Record<string, string>> = {
   upstream_timeout: 'The upstream model server did not answer in time.',
   upstream_unreachable: 'The upstream model server could not be reached.',
   upstream_error: 'The upstream model server failed.',
+  budget_exceeded: 'A spending cap of the model gateway has no room for this request.',
   cancelled: 'The request was cancelled.',
 };
 
@@ -131,7 +132,7 @@ export class BackendError extends Error {
 
   constructor(
     message: string,
-    readonly status: 400 | 502 | 503 | 504 = 502,
+    readonly status: 400 | 402 | 502 | 503 | 504 = 502,
     readonly code = 'backend_error',
     options: BackendErrorOptions = {},
   ) {
@@ -146,7 +147,7 @@ export class BackendError extends Error {
   toApiError(): ApiError {
     const seconds = this.retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(this.retryAfterMs / 1000));
     const headers: Record<string, string> = seconds === undefined ? {} : { 'retry-after': String(seconds) };
-    const hint = this.status === 400 ? '' : ' The server log has the details under this X-Request-Id.';
+    const hint = this.status < 500 ? '' : ' The server log has the details under this X-Request-Id.';
     return new ApiError(this.status, this.publicMessage + hint, this.code, { headers, cause: this });
   }
 }

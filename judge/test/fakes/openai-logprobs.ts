@@ -3,8 +3,8 @@
 //   - deterministic (default): pretends to be a model. It reads the answer labels from the prompt's "(X) …" option
 //     lines and derives top_logprobs from a SHA-256 of the whole prompt, so the same prompt always gets the same
 //     distribution, whatever else is asked. Labels come in variants (bare, " X", lower case) plus a distractor.
-//   - scripted: `respond(body, index)` decides each reply: top_logprobs, an HTTP error (e.g. 429 + Retry-After),
-//     or a completion without logprobs.
+//   - scripted: `respond(body, index)` decides each reply: top_logprobs, an HTTP error (e.g. 429 + Retry-After, or
+//     budgetExceededReply's 402), or a completion without logprobs.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +29,17 @@ export type FakeReply =
   | { topLogprobs: FakeTopLogprob[] }
   | { status: number; headers?: Record<string, string>; body?: unknown }
   | { noLogprobs: true };
+
+/**
+ * Our model gateway's refusal when a spending cap has no room (assistant/src/gateway/errors.ts): HTTP 402 in OpenAI's
+ * envelope with the code `budget_exceeded` and a sentence naming the budget and when it resets.
+ */
+export function budgetExceededReply(message: string): FakeReply {
+  return {
+    status: 402,
+    body: { error: { message, type: 'invalid_request_error', code: 'budget_exceeded', param: null } },
+  };
+}
 
 export interface FakeOpenAIOptions {
   respond?: (body: ChatCompletionRequestBody, index: number) => FakeReply | Promise<FakeReply>;

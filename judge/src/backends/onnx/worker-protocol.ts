@@ -1,4 +1,5 @@
 // The messages between the main thread (worker-pool.ts) and an inference worker (inference-worker.ts).
+import type { BackendError } from '../../engine/backend';
 import type { InferenceSettings } from './inference';
 import type { JobResult, PreparedJob } from './job';
 import type { GraphInfo } from './graph-layout';
@@ -17,7 +18,7 @@ export type WorkerRequest =
 /** A failure, as plain data: a BackendError keeps its status and code. */
 export interface WorkerFailure {
   message: string;
-  status?: 400 | 502 | 503 | 504;
+  status?: BackendError['status'];
   code?: string;
 }
 

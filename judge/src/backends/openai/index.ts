@@ -156,8 +156,8 @@ export class OpenAIBackend implements Backend {
   }
 
   /**
-   * One completion, retried after 429/408/5xx/connection errors. Each attempt takes a slot of the limiter and
-   * gives it back when it ends: the waits between attempts hold no slot.
+   * One completion, retried after 429/408/5xx/connection errors (a spending cap's 402 is not retried). Each attempt
+   * takes a slot of the limiter and gives it back when it ends: the waits between attempts hold no slot.
    */
   private async createWithRetries(prompt: string, signal: AbortSignal): Promise<OpenAI.Chat.ChatCompletion> {
     const where = `The OpenAI-compatible server at ${this.options.baseUrl}`;
@@ -182,6 +182,8 @@ export class OpenAIBackend implements Backend {
         if (signal.aborted) throw signal.reason ?? error;
         const status = error instanceof OpenAI.APIError ? error.status : undefined;
         const message = error instanceof Error ? error.message : String(error);
+        const refusal = budgetRefusal(error, where);
+        if (refusal) throw refusal;
         const retryable =
           error instanceof OpenAI.APIConnectionError || status === 429 || status === 408 || (status ?? 0) >= 500;
         if (!retryable) {
@@ -223,6 +225,21 @@ export class OpenAIBackend implements Backend {
       }
     }
   }
+}
+
+/**
+ * A 402 whose error code is `budget_exceeded`: our model gateway refusing the call because a spending cap has no
+ * room. Its message is the gateway's own sentence (which budget is spent, when it resets), not a third party's text,
+ * so the caller gets it as it is. Never retried: the cap does not open again within the request.
+ */
+function budgetRefusal(error: unknown, where: string): BackendError | undefined {
+  if (!(error instanceof OpenAI.APIError) || error.status !== 402 || error.code !== 'budget_exceeded') return undefined;
+  const said = (error.error as { message?: unknown } | undefined)?.message;
+  const sentence = typeof said === 'string' && said.trim() !== '' ? said.trim() : 'A spending cap has no room.';
+  return new BackendError(`${where} refused the request (402 budget_exceeded): ${sentence}`, 402, 'budget_exceeded', {
+    publicMessage: sentence,
+    cause: error,
+  });
 }
 
 export async function createOpenAIBackend(options: OpenAIBackendOptions): Promise<OpenAIBackend> {

@@ -242,6 +242,14 @@ async function request(
       publicMessage: REJECTION_MESSAGES[errorType] ?? 'The System One provider refused the request.',
     });
   }
+  if (response.status === 402 && upstream.errorType === 'budget_exceeded') {
+    // A judge in front of our model gateway passing on a spending cap's refusal: its words are the gateway's own
+    // sentence (which budget is spent, when it resets), so, for this error alone, the caller gets them.
+    const sentence = upstream.text.slice(0, 500);
+    throw new BackendError(`The System One provider at ${url} refused the request: ${said}`, 402, 'budget_exceeded', {
+      publicMessage: sentence,
+    });
+  }
   if (response.status === 429) {
     throw new BackendError(
       `The System One provider at ${url} is rate-limiting: ${said}`,

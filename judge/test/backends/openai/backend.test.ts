@@ -6,6 +6,7 @@ import { BackendError } from '../../../src/engine/backend';
 import { JudgeEngine } from '../../../src/engine/engine';
 import type { ChoiceAnswer, NoulAnswer, ScoreAnswer } from '../../../src/protocol/types';
 import {
+  budgetExceededReply,
   labelsInPrompt,
   startFakeOpenAI,
   type FakeOpenAI,
@@ -292,6 +293,34 @@ describe('OpenAIBackend', () => {
     expect(error.status).toBe(502);
     expect(error.message).not.toContain('sk-wrong');
     expect(fake.authorizations).toHaveLength(1);
+  });
+
+  it("a spending cap's 402 budget_exceeded is a 402 BackendError with the gateway's sentence, not retried", async () => {
+    const sentence = 'The daily budget of user u1 is spent (0.50 of 0.50 USD); it resets at 2026-11-29T00:00:00Z.';
+    const engine = await engineWith(() => budgetExceededReply(sentence));
+    const error = await engine
+      .judge({ model: 'jev-latest', state: 's', questions: { n: { type: 'noul', instructions: 'q' } } })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(BackendError);
+    expect(error.status).toBe(402);
+    expect(error.code).toBe('budget_exceeded');
+    expect(error.publicMessage).toBe(sentence);
+    expect(fake!.requests).toHaveLength(1);
+    expect((error as BackendError).toApiError().body()).toEqual({
+      detail: { error_type: 'budget_exceeded', message: sentence },
+    });
+  });
+
+  it('a 402 without the budget_exceeded code stays an upstream refusal (502)', async () => {
+    const engine = await engineWith(() => ({
+      status: 402,
+      body: { error: { message: 'Payment required', type: 'billing_error', code: 'insufficient_quota' } },
+    }));
+    const error = await engine
+      .judge({ model: 'jev-latest', state: 's', questions: { n: { type: 'noul', instructions: 'q' } } })
+      .catch((e) => e);
+    expect(error.status).toBe(502);
+    expect(error.code).toBe('upstream_rejected');
   });
 
   it('keeps at most `concurrency` upstream requests in flight', async () => {

@@ -152,4 +152,18 @@ describe('RemoteBackend against a misbehaving provider', () => {
     reply = { status: 500, body: 'boom' };
     expect(await engine.judge(one).catch((e) => e.status)).toBe(502);
   });
+
+  it("passes a judge's 402 budget_exceeded on as it came: the status, the error type and the gateway's sentence", async () => {
+    const engine = new JudgeEngine({ backend: await createRemoteBackend({ baseUrl: url, apiKey: 'k' }) });
+    const sentence = 'The monthly budget of job check is spent; it resets on 2026-12-01.';
+    reply = { status: 402, body: { detail: { error_type: 'budget_exceeded', message: sentence } } };
+    const refused = await engine.judge(one).catch((e) => e);
+    expect(refused).toBeInstanceOf(BackendError);
+    expect(refused.status).toBe(402);
+    expect((refused as BackendError).toApiError().body()).toEqual({
+      detail: { error_type: 'budget_exceeded', message: sentence },
+    });
+    reply = { status: 402, body: { detail: { error_type: 'payment_required', message: 'pay us' } } };
+    expect(await engine.judge(one).catch((e) => e.status)).toBe(502);
+  });
 });
