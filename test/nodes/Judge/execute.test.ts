@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { Judge } from '../../../nodes/Judge/Judge.node';
 import { executeFunctions, nodeVersion, runNode, type ExecuteOptions } from '../helpers/executeFunctions';
-import { MODELS, SERVER_TIMING, startSystemOneServer, type SystemOneServer } from './systemOneServer';
+import { BUDGET_SENTENCE, MODELS, SERVER_TIMING, startSystemOneServer, type SystemOneServer } from './systemOneServer';
 
 const JUDGE_KEY = 'judge-key-for-tests';
 const WRAPPER_KEY = 'wrapper-key-for-tests';
@@ -151,6 +151,27 @@ describe('Judge node, mode "Judge Items"', () => {
       ['error', 'field'],
       ['error', 'field'],
     ]);
+  });
+
+  it("with continueOnFail, a refused item carries the reply's httpCode and errorType beside its error", async () => {
+    const run = (model: string) =>
+      runNode(judge, {
+        parameters: { mode: 'judge', model, state: 'x', questions: topicQuestions },
+        items: [{ json: {} }],
+        credentials,
+        continueOnFail: true,
+      });
+    const [[overBudget]] = await run('over-budget');
+    expect(overBudget.json).toEqual({
+      error: expect.stringContaining(BUDGET_SENTENCE),
+      httpCode: 402,
+      errorType: 'budget_exceeded',
+    });
+    const [[unknown]] = await run('no-such-model');
+    expect(unknown.json).toMatchObject({ httpCode: 400, errorType: 'invalid_model' });
+    // A proxy's page has no error type: only the status.
+    const [[proxied]] = await run('behind-a-broken-proxy');
+    expect(proxied.json).toEqual({ error: expect.any(String), httpCode: 502 });
   });
 
   it('reports an unreachable server as NodeApiError naming the base URL', async () => {

@@ -4,7 +4,7 @@ import { DEFAULT_MAX_JSON_DEPTH, tooDeepMessage } from 'systemone-judge/core';
 import { checkBearerKey, MISSING_KEY, NOT_BEARER, WRONG_KEY } from '../../../nodes/Judge/v1/helpers/inboundKey';
 import { configureOutputs } from '../../../nodes/Judge/v1/helpers/outputs';
 import { readState, StateParameterError } from '../../../nodes/Judge/v1/helpers/state';
-import { describeErrorBody, errorEnvelope } from '../../../nodes/Judge/v1/helpers/errorBody';
+import { describeErrorBody, errorEnvelope, refusalFields } from '../../../nodes/Judge/v1/helpers/errorBody';
 import { nestsDeeperThan } from '../../../nodes/Judge/v1/helpers/nesting';
 import { answerHeaders, requestIdOf } from '../../../nodes/Judge/v1/helpers/responseHeaders';
 
@@ -113,6 +113,16 @@ describe('describeErrorBody', () => {
     expect(errorEnvelope('<html>bad gateway from 10.0.0.7</html>', 502)).toEqual(wrapped(502));
     expect(errorEnvelope(['x'], 500)).toEqual(wrapped(500));
     expect(errorEnvelope(undefined, 404)).toEqual(wrapped(404));
+  });
+
+  it('gives a refused item the HTTP status and, when the body has one, its error type', () => {
+    const refusal = { detail: { error_type: 'budget_exceeded', message: 'The daily budget is spent.' } };
+    expect(refusalFields(402, refusal)).toEqual({ httpCode: 402, errorType: 'budget_exceeded' });
+    expect(refusalFields(422, { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] })).toEqual({
+      httpCode: 422,
+    });
+    expect(refusalFields(502, '<html>bad gateway</html>')).toEqual({ httpCode: 502 });
+    expect(refusalFields(500, null)).toEqual({ httpCode: 500 });
   });
 });
 

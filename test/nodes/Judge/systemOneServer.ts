@@ -29,6 +29,9 @@ const schemaFailure = (detail: Array<{ loc: string[]; msg: string; type: string 
   error_type: 'invalid_request_error',
 });
 
+/** What the model "over-budget" is refused with (402, budget_exceeded): the model gateway's sentence. */
+export const BUDGET_SENTENCE = 'The daily budget of job check is spent (2.00 of 2.00 USD); it resets at 00:00 UTC.';
+
 /** What GET /v1/models answers. */
 export const MODELS = [{ name: 'judge-latest-2026-11-01', description: 'The test judge', release_date: '2026-11-01' }];
 
@@ -90,6 +93,10 @@ export async function startSystemOneServer(apiKey: string): Promise<SystemOneSer
         // What a reverse proxy in front of a judge might answer: not System One's envelope.
         response.writeHead(502, { 'content-type': 'text/html' });
         return response.end('<html><body>502 Bad Gateway (upstream 10.0.0.7:8787)</body></html>');
+      }
+      if (body.model === 'over-budget') {
+        // A judge whose model gateway refused the call: a spending cap has no room.
+        return send(402, failure('budget_exceeded', BUDGET_SENTENCE));
       }
       if (body.model === 'no-such-model') {
         return send(400, failure('invalid_model', 'Unknown model "no-such-model". Available models: judge-latest.'));

@@ -1,10 +1,10 @@
 // Mode "Judge Items": for each item, read the state, ask the questions, output the answers (and route them).
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { FieldError, type Answer, type SystemOneRequest, type SystemOneResponse } from 'systemone-judge/core';
 
 import { failedItem } from '../../../shared/helpers/errors';
-import { describeErrorBody } from '../helpers/errorBody';
+import { describeErrorBody, refusalFields } from '../helpers/errorBody';
 import { configureOutputs, type OutputParameters, type RouteBy } from '../helpers/outputs';
 import { buildQuestions, type QuestionParameter } from '../helpers/questions';
 import { readState, type StateFormat } from '../helpers/state';
@@ -185,6 +185,8 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
   const credential = await readSystemOneCredential(this);
 
   for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+    // Set when the server answered non-2xx: the failed item (under Continue On Fail) carries it beside its error.
+    let refusal: IDataObject | undefined;
     try {
       const request = readRequest(this, itemIndex);
       const timeout = this.getNodeParameter('requestOptions.timeout', itemIndex, 60000) as number;
@@ -199,6 +201,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
         });
       }
       if (reply.statusCode < 200 || reply.statusCode >= 300) {
+        refusal = refusalFields(reply.statusCode, reply.body);
         throw new NodeApiError(this.getNode(), (reply.body ?? {}) as JsonObject, {
           itemIndex,
           httpCode: String(reply.statusCode),
@@ -209,7 +212,9 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
       const output = pickOutput(this, itemIndex, response);
       outputs[output].push({ json: response as unknown as JsonObject, pairedItem: { item: itemIndex } });
     } catch (error) {
-      outputs[0].push(failedItem(this, error, itemIndex));
+      const failed = failedItem(this, error, itemIndex);
+      Object.assign(failed.json, refusal);
+      outputs[0].push(failed);
     }
   }
   return outputs;

@@ -1,6 +1,6 @@
 // System One error bodies ({detail: {error_type, message}} or a 422's {detail: [{loc, msg, type}]}), summarised for a
 // node error or kept for a webhook reply.
-import type { JsonObject } from 'n8n-workflow';
+import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 /** A one-line summary of a System One error body, naming the fields of a 422. */
 export function describeErrorBody(body: unknown): string {
@@ -33,4 +33,16 @@ export function errorEnvelope(body: unknown, statusCode: number): JsonObject {
       message: `The judge answered HTTP ${statusCode} without a System One error body.`,
     },
   };
+}
+
+/**
+ * What a failed item carries besides its error when the server answered non-2xx: the HTTP status, and the body's
+ * machine-readable error type (detail.error_type, e.g. "budget_exceeded") when it has one, for workflows to decide by.
+ */
+export function refusalFields(statusCode: number, body: unknown): IDataObject {
+  const fields: IDataObject = { httpCode: statusCode };
+  const detail = body && typeof body === 'object' ? (body as { detail?: unknown }).detail : undefined;
+  const errorType = detail && typeof detail === 'object' ? (detail as { error_type?: unknown }).error_type : undefined;
+  if (typeof errorType === 'string' && errorType !== '') fields.errorType = errorType;
+  return fields;
 }
