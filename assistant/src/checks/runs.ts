@@ -2,7 +2,8 @@
 // are committed at once; a delta waits on the run row. finishCheckRun then decides: with notify_when, by the Judge's
 // probability against the check's threshold (both recorded beside the decision); without, always. Only then is the
 // new state committed, so a run that fails in between (the Judge down, the workflow stopped) loses no delta: the
-// next run finds it again.
+// next run finds it again. A run whose Judge call a spending cap refused (the Judge's error type budget_exceeded) is
+// skipped for budget: its delta is kept the same way, but it is no failure of the check.
 import type { Pool } from 'pg';
 import { withTransaction, type Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
@@ -147,14 +148,28 @@ function readProbability(value: unknown): number | null {
   return number;
 }
 
+/** The Judge's machine-readable error type when a spending cap refused its call (the judge server's 402). */
+export const BUDGET_EXCEEDED = 'budget_exceeded';
+
+/** What the Judge node gave a gated run: its probability, or its error and the error's type. */
+export interface JudgeOutcome {
+  probability?: unknown;
+  judgeError?: unknown;
+  /** The System One error body's detail.error_type; `budget_exceeded` skips the run instead of failing it. */
+  judgeErrorType?: unknown;
+}
+
+const trimmedText = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
+
 /**
- * Ends a run. A run that already ended (baseline, unchanged, failed) is returned as it is. A changed run notifies
- * (Judge yes or no gate) or stays silent (Judge no); a gated run without a probability fails and keeps the delta.
+ * Ends a run. A run that already ended (baseline, unchanged, failed, skipped) is returned as it is. A changed run
+ * notifies (Judge yes or no gate) or stays silent (Judge no); a gated run without a probability fails and keeps the
+ * delta, or, when a spending cap refused the Judge, is skipped for budget and keeps the delta without failing.
  */
 export async function finishCheckRun(
   pool: Pool,
   runIdInput: unknown,
-  judged: { probability?: unknown; judgeError?: unknown },
+  judged: JudgeOutcome,
   nowInput: Date,
 ): Promise<FinishedRun> {
   const runId = requirePositiveInt(runIdInput, 'run_id');
@@ -187,8 +202,18 @@ export async function finishCheckRun(
     const threshold = Number(row.notify_threshold);
     let probability: number | null = null;
     if (gated) {
-      const judgeError = typeof judged.judgeError === 'string' ? judged.judgeError.trim() : '';
-      probability = judgeError ? null : readProbability(judged.probability);
+      const judgeError = trimmedText(judged.judgeError);
+      const budgetRefused = trimmedText(judged.judgeErrorType) === BUDGET_EXCEEDED;
+      probability = judgeError || budgetRefused ? null : readProbability(judged.probability);
+      if (budgetRefused) {
+        // Not a failure: no streak, no failure row. The delta stays on this run only, so the next run finds it again.
+        const error = `skipped for budget: ${judgeError || 'a spending cap refused the Judge call'}`;
+        await client.query(
+          `UPDATE assistant.check_runs SET status = 'skipped', error = $2, finished_at = $3 WHERE id = $1`,
+          [runId, error, now],
+        );
+        return result('skipped', { error });
+      }
       if (probability === null) {
         const error = `the Judge could not be asked whether the change meets "${row.notify_when}": ${judgeError || 'no probability came back'}`;
         await client.query(

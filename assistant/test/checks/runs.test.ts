@@ -1,6 +1,7 @@
 // A check run's steps on a real Postgres 17: the baseline and "unchanged" say nothing; a delta notifies once, or
 // goes through the Judge gate (probability and threshold recorded beside the decision); a gated run without the
-// Judge's answer fails and keeps the delta for the next run; a failure streak writes one failure row.
+// Judge's answer fails and keeps the delta for the next run (or, refused by a spending cap, is skipped for budget and
+// keeps it without failing); a failure streak writes one failure row.
 import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
 import { useAssistantDatabase } from '../database';
@@ -101,6 +102,68 @@ describe('check runs', () => {
       () => assistant.finishCheckRun(db.pool, next.runId, { probability: 2 }, tick()),
       'probability',
     );
+  });
+
+  it('a spending cap refusing the Judge skips the run for budget: the change is kept, no failure is counted', async () => {
+    const { userId, checkId } = await setUp({ notifyWhen: 'only if the price drops' });
+    await observe(checkId, page('Price 10'));
+    const refusal = 'The System One server answered 402: The daily budget of job check is spent; it resets at 00:00.';
+    for (let i = 0; i < 3; i++) {
+      const refused = await observe(checkId, page('Price 8'));
+      expect(refused.outcome).toBe('changed');
+      const skipped = await assistant.finishCheckRun(
+        db.pool,
+        refused.runId,
+        { judgeError: refusal, judgeErrorType: 'budget_exceeded' },
+        tick(),
+      );
+      expect(skipped).toMatchObject({ status: 'skipped', notified: false, error: `skipped for budget: ${refusal}` });
+      // Finishing again changes nothing.
+      expect(await assistant.finishCheckRun(db.pool, refused.runId, { probability: 0.9 }, tick())).toMatchObject({
+        status: 'skipped',
+      });
+    }
+    const [check] = await assistant.listChecks(db.pool, userId);
+    expect(check).toMatchObject({ status: 'active', consecutiveFailures: 0, lastError: null, failingSince: null });
+    const failures = await db.pool.query(`SELECT 1 FROM assistant.failures WHERE user_id = $1`, [userId]);
+    expect(failures.rowCount).toBe(0);
+    expect(await outbox(userId)).toEqual([]);
+    // The cap's window reset: the next run finds the same change and the Judge decides it.
+    const again = await observe(checkId, page('Price 8'));
+    expect(again.outcome).toBe('changed');
+    expect(await assistant.finishCheckRun(db.pool, again.runId, { probability: 0.9 }, tick())).toMatchObject({
+      status: 'notified',
+    });
+    const { runs } = await assistant.checkHistory(db.pool, userId, checkId);
+    expect(runs.map((run) => run.status)).toEqual(['notified', 'skipped', 'skipped', 'skipped', 'baseline']);
+    expect(runs[1].error).toBe(`skipped for budget: ${refusal}`);
+  });
+
+  it('an unknown or empty Judge error type fails the run as before, counting a failure', async () => {
+    const { userId, checkId } = await setUp({ notifyWhen: 'only if the price drops' });
+    await observe(checkId, page('Price 10'));
+    for (const judgeErrorType of ['', 'backend_error', undefined, ' Budget_Exceeded ']) {
+      const down = await observe(checkId, page('Price 8'));
+      const finished = await assistant.finishCheckRun(
+        db.pool,
+        down.runId,
+        { judgeError: 'The System One server answered 502: failed', judgeErrorType },
+        tick(),
+      );
+      expect(finished).toMatchObject({
+        status: 'failed',
+        error:
+          'the Judge could not be asked whether the change meets "only if the price drops": ' +
+          'The System One server answered 502: failed',
+      });
+      // (The observation that found the change was healthy; the Judge's failure starts the streak again.)
+      expect((await assistant.listChecks(db.pool, userId))[0]).toMatchObject({
+        consecutiveFailures: 1,
+        lastError: finished.error,
+      });
+    }
+    const failures = await db.pool.query(`SELECT 1 FROM assistant.failures WHERE user_id = $1`, [userId]);
+    expect(failures.rowCount).toBeGreaterThan(0);
   });
 
   it('a failure streak writes one failure row and shows on the check until a run succeeds', async () => {

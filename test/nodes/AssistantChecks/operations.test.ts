@@ -162,4 +162,33 @@ describe('Assistant Checks operations', () => {
       notified: false,
     });
   });
+
+  it('skips a gated run for budget when the Judge Error Type is budget_exceeded, keeping the change', async () => {
+    const [added] = await run(
+      [
+        {
+          operation: 'addCheck',
+          userId,
+          what: `${site.url}/item`,
+          schedule: 'every minute',
+          notifyWhen: 'only if the price drops',
+          now: tick(),
+        },
+      ],
+      judgeCredential(),
+    );
+    const checkId = (added.check as { id: number }).id;
+    await runOnce(checkId);
+    pageText = 'Price: 7 EUR';
+    const changed = await runOnce(checkId);
+    const judgeError = 'The System One server answered 402: The daily budget of job check is spent.';
+    const [skipped] = await run([
+      { operation: 'finishCheckRun', runId: changed.runId, judgeError, judgeErrorType: 'budget_exceeded', now: tick() },
+    ]);
+    expect(skipped).toMatchObject({ status: 'skipped', notified: false, error: `skipped for budget: ${judgeError}` });
+    expect(await runOnce(checkId)).toMatchObject({ outcome: 'changed', needsJudge: true });
+    const [listed] = await run([{ operation: 'listChecks', userId }]);
+    const check = (listed.checks as { id: number; consecutiveFailures: number }[]).find((c) => c.id === checkId);
+    expect(check).toMatchObject({ consecutiveFailures: 0, lastError: null });
+  });
 });

@@ -1,5 +1,6 @@
 // Check History: a check's runs, newest first: baseline, unchanged, notified or silenced (with the Judge's
-// probability and threshold), failed (with the error).
+// probability and threshold), failed (with the error), skipped (error "skipped for budget: …", a spending cap refused
+// the Judge).
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';

@@ -1,5 +1,6 @@
 // Finish Check Run: notify (no gate, or the Judge's probability at or above the check's threshold), stay silent
-// (below it), or fail and keep the change for the next run (the Judge could not be asked).
+// (below it), or fail and keep the change for the next run (the Judge could not be asked); when a spending cap refused
+// the Judge (Judge Error Type "budget_exceeded"), the run is skipped for budget, keeps the change and is no failure.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
@@ -23,6 +24,14 @@ const properties: INodeProperties[] = [
     default: '',
     description: 'Why the Judge gave no answer, when it failed',
   },
+  {
+    displayName: 'Judge Error Type',
+    name: 'judgeErrorType',
+    type: 'string',
+    default: '',
+    description:
+      "The Judge's machine-readable error type (the failed item's errorType); budget_exceeded skips the run for budget",
+  },
   nowProperty,
 ];
 
@@ -35,7 +44,11 @@ export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: nu
     await finishCheckRun(
       pool,
       parameter(this, 'runId', itemIndex),
-      { probability: parameter(this, 'probability', itemIndex), judgeError: parameter(this, 'judgeError', itemIndex) },
+      {
+        probability: parameter(this, 'probability', itemIndex),
+        judgeError: parameter(this, 'judgeError', itemIndex),
+        judgeErrorType: parameter(this, 'judgeErrorType', itemIndex),
+      },
       nowParameter(this, itemIndex),
     ),
   );
