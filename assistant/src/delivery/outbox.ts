@@ -176,6 +176,12 @@ export async function recordSendOutcome(
         WHERE id = $1`,
       [message.id, options.now, outcome.channelMessageId ?? null],
     );
+    // A message that asks a question (a budget raise): a reply to its last part answers that question.
+    await db.query(
+      `UPDATE assistant.pending_questions q SET channel_message_id = substring($2 from '[^,]*$')
+         FROM assistant.outbox o WHERE o.id = $1 AND q.id::text = o.data->>'question_id' AND $2 <> ''`,
+      [message.id, outcome.channelMessageId ?? ''],
+    );
   } else if (outcome.status === 'retry' && message.attempts < options.maxAttempts) {
     const next = new Date(options.now.getTime() + retryDelaySeconds(message.attempts, options.retrySeconds) * 1000);
     await db.query(

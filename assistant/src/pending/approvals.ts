@@ -50,6 +50,17 @@ export async function isOperator(db: Queryable, userId: unknown): Promise<boolea
   return (found.rowCount ?? 0) > 0;
 }
 
+/** The operator's user: the one holding the owner's Telegram chat, else the API identity "owner"; none yet: undefined. */
+export async function operatorUserId(db: Queryable): Promise<string | undefined> {
+  const owner = (await getInstanceSettings(db)).ownerTelegramChatId;
+  const found = await db.query<{ user_id: string }>(
+    `SELECT user_id FROM assistant.identities WHERE identity = ANY($1::text[])
+      ORDER BY identity LIKE 'telegram:%' DESC LIMIT 1`,
+    [[`api:${OPERATOR_API_USER_ID}`, ...(owner ? [`telegram:${owner}`] : [])]],
+  );
+  return found.rows[0]?.user_id;
+}
+
 export async function requireOperator(db: Queryable, userId: unknown, what: string): Promise<void> {
   if (!(await isOperator(db, userId))) {
     throw new AssistantInputError('userId', `only the operator can ${what}; ask them to do it`);

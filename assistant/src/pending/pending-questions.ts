@@ -1,7 +1,7 @@
 // Pending questions: what a run asked the user and waits on (a one-time code, an approval, a free question). One
 // mechanism for every feature that pauses for the user. An incoming message is matched against them before it is
 // stored as a turn: on Telegram any message answers (a reply to a question's message answers that one, a plain
-// message the oldest); on the webhook only a message with `reply_to`.
+// message the oldest, unless the question is answered by reply only); on the webhook only a message with `reply_to`.
 import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { getInstanceSettings } from '../settings/settings';
@@ -62,6 +62,8 @@ export interface AskInput {
   /** The turn whose run asks: the webhook answers that turn's caller with needs_input. */
   turnId?: unknown;
   attempt?: unknown;
+  /** Only a reply to the question's own message answers it (on Telegram a plain message then stays a message). */
+  answerByReply?: boolean;
   now?: Date;
 }
 
@@ -80,11 +82,21 @@ export async function askUser(db: Queryable, userIdInput: unknown, input: AskInp
   const attempt = optionalInt(input.attempt, 'attempt', 1, 100) ?? 1;
   const now = input.now ?? new Date();
   const result = await db.query(
-    `INSERT INTO assistant.pending_questions (user_id, kind, question, created_at, expires_at, turn_id, attempt)
-     SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM assistant.users WHERE id = $1)
+    `INSERT INTO assistant.pending_questions
+       (user_id, kind, question, created_at, expires_at, turn_id, attempt, answer_by_reply)
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8 WHERE EXISTS (SELECT 1 FROM assistant.users WHERE id = $1)
         AND ($6::bigint IS NULL OR EXISTS (SELECT 1 FROM assistant.turns WHERE id = $6 AND user_id = $1))
      RETURNING *`,
-    [userId, kind, question, now, new Date(now.getTime() + ttl * 1000), turnId ?? null, attempt],
+    [
+      userId,
+      kind,
+      question,
+      now,
+      new Date(now.getTime() + ttl * 1000),
+      turnId ?? null,
+      attempt,
+      input.answerByReply === true,
+    ],
   );
   if (result.rows.length === 0) {
     if (turnId !== undefined) {
@@ -158,7 +170,8 @@ export async function matchPendingQuestion(
   }
   if (!input.plainMessageAnswers) return undefined;
   const oldest = await db.query(
-    `SELECT * FROM assistant.pending_questions WHERE ${open} ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
+    `SELECT * FROM assistant.pending_questions WHERE ${open} AND NOT answer_by_reply
+      ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
     [userId, now],
   );
   return match(oldest.rows[0]);

@@ -648,6 +648,8 @@ CREATE TABLE assistant.budget_raise_offers (
   FOREIGN KEY (cap_id, starts_at) REFERENCES assistant.budget_windows(cap_id, starts_at) ON DELETE CASCADE
 );
 CREATE INDEX budget_raise_offers_window_idx ON assistant.budget_raise_offers(cap_id, starts_at);
+-- A question only a reply to its own message (or the webhook's reply_to) answers: a plain message stays a message.
+ALTER TABLE assistant.pending_questions ADD COLUMN answer_by_reply boolean NOT NULL DEFAULT false;
 `,
   },
 ];
