@@ -5,8 +5,10 @@
 import type { Pool, PoolClient } from 'pg';
 import type { ModelCaller } from '../gateway/caller';
 import { queueMessage } from '../delivery/outbox';
+import { operatorUserId } from '../pending/approvals';
 import { describeInstant } from '../schedule/zone';
-import { withTransaction } from '../storage/db';
+import { withTransaction, type Queryable } from '../storage/db';
+import { offerRaise } from './raise';
 
 export interface BudgetCharge {
   caller: ModelCaller;
@@ -33,7 +35,7 @@ export interface BudgetNotice {
   text: string;
 }
 
-const THRESHOLDS = [50, 75, 90, 100];
+export const THRESHOLDS = [50, 75, 90, 100];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A call refused because a cap's window has no room for it; the message says which, until when, and what to do. */
@@ -44,7 +46,7 @@ export class BudgetExceededError extends Error {
   }
 }
 
-interface CapWindow {
+export interface CapWindow {
   cap_id: string;
   scope: 'instance' | 'user' | 'job';
   user_id: string | null;
@@ -59,6 +61,9 @@ interface CapWindow {
   reserved_micros: string;
   spent_tokens: string;
   reserved_tokens: string;
+  /** What the owner added to this window by approving a raise. */
+  raised_micros: string;
+  raised_tokens: string;
   notified_percent: number;
 }
 
@@ -88,7 +93,7 @@ async function lockWindows(client: PoolClient, caller: ModelCaller, now: Date): 
     `SELECT w.cap_id, c.scope, c.user_id, c.job, c.period, c.limit_micros, c.limit_tokens,
             coalesce(CASE WHEN c.scope = 'user' THEN us.time_zone END, i.time_zone, 'UTC') AS zone,
             w.starts_at, w.ends_at, w.spent_micros, w.reserved_micros, w.spent_tokens, w.reserved_tokens,
-            w.notified_percent
+            w.raised_micros, w.raised_tokens, w.notified_percent
        FROM assistant.budget_windows w
        JOIN assistant.budget_caps c ON c.id = w.cap_id
        LEFT JOIN assistant.instance_settings i ON true
@@ -128,16 +133,25 @@ export async function reserveBudget(pool: Pool, charge: BudgetCharge): Promise<R
   });
   if (outcome.refusal) {
     const toOwner = refusalText(outcome.refusal, charge.caller, 'owner');
-    await tellOwner(pool, outcome.refusal, 100, toOwner).catch(() => undefined);
+    await offerRaise(pool, outcome.refusal, toOwner, charge.now).catch(() => undefined);
     throw new BudgetExceededError(refusalText(outcome.refusal, charge.caller));
   }
   return { held: outcome.held };
 }
 
+/** A window's limits: the cap's own plus what the owner raised it by; null: no limit of that kind. */
+export function windowLimits(w: CapWindow): { micros: number | null; tokens: number | null } {
+  const micros = n(w.limit_micros);
+  const tokens = n(w.limit_tokens);
+  return {
+    micros: micros === null ? null : micros + Number(w.raised_micros ?? 0),
+    tokens: tokens === null ? null : tokens + Number(w.raised_tokens ?? 0),
+  };
+}
+
 /** Whether the window can take the charge at its largest; a free call (a local model) passes a money cap. */
 function hasRoom(w: CapWindow, charge: BudgetCharge): boolean {
-  const moneyLimit = n(w.limit_micros);
-  const tokenLimit = n(w.limit_tokens);
+  const { micros: moneyLimit, tokens: tokenLimit } = windowLimits(w);
   const money = Number(w.spent_micros) + Number(w.reserved_micros);
   const tokens = Number(w.spent_tokens) + Number(w.reserved_tokens);
   if (moneyLimit !== null && charge.micros > 0 && money + charge.micros > moneyLimit) return false;
@@ -163,7 +177,7 @@ export async function settleBudget(
           WHERE w.cap_id = $1 AND w.starts_at = $2 AND c.id = w.cap_id
           RETURNING w.cap_id, c.scope, c.user_id, c.job, c.period, c.limit_micros, c.limit_tokens, 'UTC' AS zone, w.starts_at,
                     w.ends_at, w.spent_micros, w.reserved_micros, w.spent_tokens, w.reserved_tokens,
-                    w.notified_percent`,
+                    w.raised_micros, w.raised_tokens, w.notified_percent`,
         [held.capId, held.startsAt, held.micros, actual.micros, held.tokens, actual.tokens],
       );
       const w = updated.rows[0];
@@ -188,12 +202,12 @@ export async function settleBudget(
   return notices;
 }
 
-function usedPercent(w: CapWindow): number {
+/** The share of the window's limits (raises included) spent, in percent: the larger of money and tokens. */
+export function usedPercent(w: CapWindow): number {
+  const limits = windowLimits(w);
   const shares: number[] = [];
-  if (w.limit_micros !== null)
-    shares.push(Number(w.limit_micros) === 0 ? 100 : (100 * Number(w.spent_micros)) / Number(w.limit_micros));
-  if (w.limit_tokens !== null)
-    shares.push(Number(w.limit_tokens) === 0 ? 100 : (100 * Number(w.spent_tokens)) / Number(w.limit_tokens));
+  if (limits.micros !== null) shares.push(limits.micros === 0 ? 100 : (100 * Number(w.spent_micros)) / limits.micros);
+  if (limits.tokens !== null) shares.push(limits.tokens === 0 ? 100 : (100 * Number(w.spent_tokens)) / limits.tokens);
   return Math.max(0, ...shares);
 }
 
@@ -204,31 +218,39 @@ export const formatUsd = (micros: number): string =>
  * "The model budget for today ($1.00)", "Your model budget for this month (…)", "The check job's model budget …"; to
  * the owner, a user's cap is "user <id>'s".
  */
-function capName(w: CapWindow, audience: 'caller' | 'owner' = 'caller'): string {
+export function capName(w: CapWindow, audience: 'caller' | 'owner' = 'caller'): string {
   const period = w.period === 'day' ? 'today' : 'this month';
   const user = audience === 'owner' ? `user ${w.user_id?.slice(0, 8)}'s` : 'your';
   const whose = w.scope === 'user' ? user : w.scope === 'job' ? `the ${w.job} job's` : 'the';
-  const limits = [
-    w.limit_micros !== null ? formatUsd(Number(w.limit_micros)) : null,
-    w.limit_tokens !== null ? `${Number(w.limit_tokens).toLocaleString('en')} tokens` : null,
-  ].filter(Boolean);
-  return `${whose} model budget for ${period} (${limits.join(' / ')})`;
+  const raised = Number(w.raised_micros ?? 0) > 0 || Number(w.raised_tokens ?? 0) > 0 ? ', raised' : '';
+  return `${whose} model budget for ${period} (${describeLimits(windowLimits(w))}${raised})`;
+}
+
+/** "$1.00 / 20,000 tokens": the limits a window has. */
+export function describeLimits(limits: { micros: number | null; tokens: number | null }): string {
+  return [
+    limits.micros !== null ? formatUsd(limits.micros) : null,
+    limits.tokens !== null ? `${limits.tokens.toLocaleString('en')} tokens` : null,
+  ]
+    .filter(Boolean)
+    .join(' / ');
 }
 
 function refusalText(w: CapWindow, caller: ModelCaller, audience: 'caller' | 'owner' = 'caller'): string {
   const spent = Number(w.spent_micros);
   const held = Number(w.reserved_micros);
   const used = `${formatUsd(spent)} and ${Number(w.spent_tokens).toLocaleString('en')} tokens used`;
+  const limits = windowLimits(w);
   const state =
-    w.limit_micros !== null && spent >= Number(w.limit_micros)
+    limits.micros !== null && spent >= limits.micros
       ? `is spent (${used})`
-      : w.limit_tokens !== null && Number(w.spent_tokens) >= Number(w.limit_tokens)
+      : limits.tokens !== null && Number(w.spent_tokens) >= limits.tokens
         ? `is spent (${used})`
         : `cannot cover this call at its largest (${used}, ${formatUsd(held)} held by calls under way)`;
   const setting = `ASSISTANT_BUDGET_${w.period === 'day' ? 'DAY' : 'MONTH'}_USD`;
   const text =
     `${capName(w, audience)} ${state}; this ${caller.job} call was not made. It resets at ${describeInstant(w.ends_at, w.zone)}; ` +
-    `the owner can raise it (${setting} for the assistant's, or a cap for a user or a job).`;
+    `the owner can raise it (by a yes to the question they are asked, or by ${setting} for the assistant's, or a cap for a user or a job).`;
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
@@ -237,15 +259,11 @@ function thresholdText(w: CapWindow, percent: number): string {
   return `💸 ${percent} % of ${capName(w, 'owner')} is used (${used}).`;
 }
 
-/** The owner (the instance's Telegram owner) hears of it once per cap, window and threshold. */
-async function tellOwner(pool: Pool, w: CapWindow, percent: number, text: string): Promise<void> {
-  const owner = await pool.query<{ user_id: string }>(
-    `SELECT d.user_id FROM assistant.instance_settings i
-       JOIN assistant.identities d ON d.identity = 'telegram:' || i.owner_telegram_chat_id`,
-  );
-  const ownerId = owner.rows[0]?.user_id;
+/** The owner (the operator, on their channel) hears of it once per cap, window and threshold. */
+export async function tellOwner(db: Queryable, w: CapWindow, percent: number, text: string): Promise<void> {
+  const ownerId = await operatorUserId(db);
   if (!ownerId) return;
-  await queueMessage(pool, ownerId, {
+  await queueMessage(db, ownerId, {
     kind: 'notice',
     text,
     data: { cap_id: Number(w.cap_id), percent },

@@ -1,7 +1,9 @@
 // A turn's life: the user's message is stored the moment it arrives (pending), before any model or tool runs; the
 // run then answers it or fails it with the error. A message that answers a pending question is matched first and
-// stored as that answer (a one-time code only redacted), never as a new turn.
+// stored as that answer (a one-time code only redacted), never as a new turn; an answer to a budget raise question
+// raises the cap (or not) there and then.
 import type { Pool } from 'pg';
+import { decideRaise } from '../budget/raise';
 import { withTransaction, type Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import {
@@ -45,7 +47,12 @@ export type Received =
       questionKind: QuestionKind;
       /** The turn whose run asked and now goes on (null for a question asked outside a run). */
       runTurnId: number | null;
+      /** What the user is told back: the receipt, or what their answer did (a budget raise). */
+      reply: string;
     };
+
+/** What a user who answered a question is told, unless their answer did something by itself. */
+export const ANSWER_RECEIPT = 'Thanks, I have passed your answer on.';
 
 /** Checks a message against the instance's cap (the max_message_chars setting) before anything runs. */
 export async function requireMessage(db: Queryable, value: unknown): Promise<string> {
@@ -111,6 +118,10 @@ export async function receiveMessage(pool: Pool, userIdInput: unknown, input: In
     const turnId = Number(inserted.rows[0].id);
     if (!match) return { kind: 'turn', turnId, sessionId, createdAt: inserted.rows[0].created_at.toISOString() };
     await recordAnswer(client, match.question.id, message.trim(), turnId, now);
+    const raise =
+      match.question.kind === 'approval' && match.question.turnId === null
+        ? await decideRaise(client, match.question.id, message.trim())
+        : undefined;
     return {
       kind: 'answer',
       turnId,
@@ -118,6 +129,7 @@ export async function receiveMessage(pool: Pool, userIdInput: unknown, input: In
       questionId: match.question.id,
       questionKind: match.question.kind,
       runTurnId: match.question.turnId,
+      reply: raise?.reply ?? ANSWER_RECEIPT,
     };
   });
 }

@@ -43,7 +43,7 @@ describe('reserving a call', () => {
     const refused = reserveBudget(db.pool, { caller: { job: 'heartbeat' }, tokens: 100, micros: 6000, now: NOW });
     await expect(refused).rejects.toBeInstanceOf(BudgetExceededError);
     await expect(refused).rejects.toThrow(
-      "The model budget for today ($0.0100) cannot cover this call at its largest ($0.00 and 0 tokens used, $0.0060 held by calls under way); this heartbeat call was not made. It resets at Sun 2026-11-29 00:00 UTC; the owner can raise it (ASSISTANT_BUDGET_DAY_USD for the assistant's, or a cap for a user or a job).",
+      "The model budget for today ($0.0100) cannot cover this call at its largest ($0.00 and 0 tokens used, $0.0060 held by calls under way); this heartbeat call was not made. It resets at Sun 2026-11-29 00:00 UTC; the owner can raise it (by a yes to the question they are asked, or by ASSISTANT_BUDGET_DAY_USD for the assistant's, or a cap for a user or a job).",
     );
   });
 
