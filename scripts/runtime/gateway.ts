@@ -23,6 +23,8 @@ export interface GatewayProcessOptions {
   port?: number;
   key?: string;
   output?: 'inherit' | 'ignore' | { logFile: string };
+  /** Tests only: runs the gateway in test mode, its caps' clock ahead by the seconds this file holds. */
+  testClockFile?: string;
 }
 
 export interface GatewayProcess {
@@ -64,6 +66,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     ASSISTANT_GATEWAY_KEY: key,
     ASSISTANT_GATEWAY_DATABASE_URL: options.databaseUrl,
   });
+  if (options.testClockFile)
+    Object.assign(env, { NODE_ENV: 'test', ASSISTANT_GATEWAY_TEST_CLOCK_FILE: options.testClockFile });
   const output = options.output ?? 'inherit';
   const logFd = typeof output === 'object' ? openSync(output.logFile, 'a') : undefined;
   const sink = logFd ?? (output as 'inherit' | 'ignore');

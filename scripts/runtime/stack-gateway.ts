@@ -29,15 +29,17 @@ export async function useGateway(
   if (options.gateway === false) return { clientEnv: {} };
   if (options.gateway) return { gateway: options.gateway, clientEnv: gatewayClientEnv(options.gateway, settings) };
   const logFile = path.join(userFolder, 'model-gateway.log');
+  const clockFile = options.gatewayTestClock ? path.join(userFolder, 'model-gateway-clock-offset') : undefined;
   const started = await startGatewayProcess({
     settings,
     databaseUrl: assistantDatabaseUrl(settings, postgres),
     output: { logFile },
+    testClockFile: clockFile,
   });
   cleanups.push(() => started.stop());
   log(`model gateway on ${started.url}`);
   return {
-    gateway: { url: started.url, key: started.key, logFile, pid: () => started.pid() },
+    gateway: { url: started.url, key: started.key, logFile, pid: () => started.pid(), clockFile },
     clientEnv: gatewayClientEnv(started, settings),
   };
 }

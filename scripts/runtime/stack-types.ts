@@ -62,6 +62,11 @@ export interface StackOptions {
    * provider settings of the environment (ASSISTANT_LLM_BASE_URL, …); a running one's URL and key; or none (false).
    */
   gateway?: false | { url: string; key: string };
+  /**
+   * Tests only: the gateway the stack starts reads the caps' clock as now plus the seconds written in a file
+   * (StackGateway.clockFile), so a test can move a budget window on. Never set by run.sh or the installer.
+   */
+  gatewayTestClock?: boolean;
 }
 
 export type ImportedWorkflow = WorkflowFile;
@@ -124,6 +129,8 @@ export interface StackGateway {
   key: string;
   logFile?: string;
   pid?(): number;
+  /** With gatewayTestClock: the file whose number of seconds the caps' clock runs ahead. */
+  clockFile?: string;
 }
 
 export interface StackBrowser {

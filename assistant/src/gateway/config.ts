@@ -44,6 +44,8 @@ export interface GatewaySettings {
   ollamaKeepAlive: string;
   slots: number | null;
   timeoutMs: number;
+  /** Test mode only (NODE_ENV=test): the caps' clock runs ahead by the seconds this file holds. */
+  testClockFile: string | null;
 }
 
 export const UPSTREAM_ENV: Record<UpstreamName, [string, string]> = {
@@ -102,5 +104,14 @@ export function readGatewaySettings(env: NodeJS.ProcessEnv = process.env): Gatew
     ollamaKeepAlive: keepAlive,
     slots: envValue(env, 'ASSISTANT_MODEL_SLOTS') ? integerSetting(env, 'ASSISTANT_MODEL_SLOTS', 1, 1, 256) : null,
     timeoutMs: integerSetting(env, 'ASSISTANT_GATEWAY_TIMEOUT_SECONDS', 900, 5, 86_400) * 1000,
+    testClockFile: testClockFile(env),
   };
+}
+
+function testClockFile(env: NodeJS.ProcessEnv): string | null {
+  const file = envValue(env, 'ASSISTANT_GATEWAY_TEST_CLOCK_FILE');
+  if (file === undefined) return null;
+  if (env.NODE_ENV !== 'test')
+    throw new AssistantInputError('ASSISTANT_GATEWAY_TEST_CLOCK_FILE', 'is honoured only in test mode (NODE_ENV=test)');
+  return file;
 }

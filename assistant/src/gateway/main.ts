@@ -6,6 +6,7 @@ import { FieldError } from '../errors';
 import { runMigrations } from '../storage/migrate';
 import { readGatewaySettings } from './config';
 import { startGateway } from './server';
+import { fileOffsetClock } from './test-clock';
 
 async function main(): Promise<void> {
   let settings;
@@ -19,7 +20,10 @@ async function main(): Promise<void> {
   const ledger = new Pool({ connectionString: settings.databaseUrl, max: 4, application_name: 'model-gateway' });
   ledger.on('error', () => undefined);
   await runMigrations(ledger);
-  const gateway = await startGateway({ settings, ledger, log: (line) => console.error(`model gateway: ${line}`) });
+  const log = (line: string) => console.error(`model gateway: ${line}`);
+  const clock = settings.testClockFile ? fileOffsetClock(settings.testClockFile) : undefined;
+  if (clock) log(`TEST MODE: the caps' clock runs ahead by the seconds in ${settings.testClockFile}`);
+  const gateway = await startGateway({ settings, ledger, log, clock });
   const upstreams = Object.values(settings.upstreams).map((u) => `${u.name} → ${u.baseUrl}`);
   console.log(`model gateway on ${gateway.url} (${upstreams.join(', ') || 'no upstream configured'})`);
   const stop = async () => {

@@ -17,7 +17,7 @@ export interface E2EStackInfo {
   /** PIDs of n8n, its task runners and Postgres (last) at start-up. */
   pids: number[];
   /** The model gateway the credentials point at (its log: every call it could not record, and its start). */
-  gateway: { url: string; key: string; logFile: string | null };
+  gateway: { url: string; key: string; logFile: string | null; clockFile: string | null };
   /** The global setup's control server: GET /pids (now), POST /n8n/restart?down_ms=…, POST /browser/restart */
   controlUrl: string;
 }

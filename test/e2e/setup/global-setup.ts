@@ -46,6 +46,7 @@ export default async function setup(project: TestProject) {
     stack = await startStack({
       extraWorkflowDirs: [E2E_WORKFLOWS_DIR],
       credentialEnv: fakeUrls,
+      gatewayTestClock: true,
       log: (line) => console.log(`[e2e stack] ${line}`),
     });
   } catch (error) {
@@ -85,7 +86,12 @@ export default async function setup(project: TestProject) {
     browserLogFile: stack.browser?.logFile ?? null,
     workflows: stack.workflows,
     fakeUrls,
-    gateway: { url: stack.gateway!.url, key: stack.gateway!.key, logFile: stack.gateway!.logFile ?? null },
+    gateway: {
+      url: stack.gateway!.url,
+      key: stack.gateway!.key,
+      logFile: stack.gateway!.logFile ?? null,
+      clockFile: stack.gateway!.clockFile ?? null,
+    },
     pids: stack.pids(),
     controlUrl: control.url,
   };
