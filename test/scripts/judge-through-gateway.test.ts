@@ -2,10 +2,13 @@
 // with its OpenAI-compatible backend at <gateway>/judge/v1 as job=judge (as docker-compose wires it), the gateway
 // (assistant-core) with its ledger in a real Postgres, and behind it (1) the judge's own OpenAI fake, (2) the fake
 // Ollama. The judge asks chat completions with logprobs (judge/src/backends/openai): the ledger's route is "chat";
-// a /v1/completions call on the judge upstream is checked apart (route "completions", Ollama's derived model).
+// a /v1/completions call on the judge upstream is checked apart (route "completions", Ollama's derived model). A
+// spent judge cap: the gateway's 402 budget_exceeded reaches the judge's caller as such (a check is then skipped).
 import {
   listModelCalls,
   readGatewaySettings,
+  removeCap,
+  setCap,
   startGateway,
   withCaller,
   type ModelCallRow,
@@ -140,6 +143,25 @@ describe('the judge through the gateway', () => {
     expectJudgeRows(rows, 'fake-model');
     const reported = openAi.requests.map((request) => Math.ceil(request.messages[0].content.length / 4));
     expect(rows.map((row) => row.prompt_tokens).sort()).toEqual(reported.sort());
+  });
+
+  it("a spent judge cap: the judge answers 402 budget_exceeded with the gateway's sentence, the provider is not asked", async () => {
+    openAi = await startFakeOpenAI({ apiKey: PROVIDER_KEY });
+    running = await startJudgeThroughGateway(db, openAi.baseUrl, 'fake-model');
+    await setCap(db.pool, { scope: 'job', job: 'judge', period: 'day', limitTokens: 0 });
+    try {
+      const reply = (await running.ask()) as {
+        status: number;
+        body: { detail?: { error_type: string; message: string } };
+      };
+      expect(reply.status).toBe(402);
+      expect(reply.body.detail?.error_type).toBe('budget_exceeded');
+      expect(reply.body.detail?.message).toContain("The judge job's model budget for today (0 tokens) is spent");
+      expect(openAi.requests).toEqual([]);
+      expect((await running.ledger()).map((row) => row.outcome)).toContain('over_budget');
+    } finally {
+      await removeCap(db.pool, { scope: 'job', job: 'judge', period: 'day' });
+    }
   });
 });
 
