@@ -1,7 +1,9 @@
 // Spending caps on the real n8n (issue 30): the model gateway prices each turn's call by the fake provider's usage,
 // tells the owner when a cap is half used, refuses the turn past the cap with a message that says why (the provider
-// never gets it, the owner is told), lets exactly one of two turns racing at a cap through, and records a recurring
-// action whose job cap is spent as skipped.
+// never gets it, the owner is told), lets exactly one of two turns racing at a cap through, records a recurring
+// action whose job cap is spent as skipped, tells the owner at 50, 75 and 90 % once each, lets the owner raise a spent
+// cap by replying yes on Telegram, and starts a new window when the day ends (the gateway's clock moved in test mode).
+import { writeFileSync } from 'node:fs';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -16,6 +18,7 @@ import { waitFor } from '../../scripts/runtime/process';
 import { startFastTick } from './setup/fast-tick';
 import { E2E_PRICED_MODEL } from '../fakes/assistant-e2e-fakes';
 import { OpenAiChatFakeControl } from '../fakes/openai-chat';
+import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { postgresCredentialData } from './setup/postgres-credential';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
@@ -24,6 +27,7 @@ const OWNER_CHAT = 4242001;
 const run = Math.random().toString(36).slice(2, 8);
 let stack: E2EStack;
 let llm: OpenAiChatFakeControl;
+let telegram: TelegramBotApiFakeControl;
 let db: Pool;
 let ownerId: string;
 
@@ -71,6 +75,7 @@ let probe: { cost: number; reserved: number };
 beforeAll(async () => {
   stack = e2eStack();
   llm = new OpenAiChatFakeControl(stack.fakeUrls.E2E_OPENAI_CHAT_URL);
+  telegram = new TelegramBotApiFakeControl(stack.fakeUrls.E2E_TELEGRAM_BOT_API_URL);
   await stack.api('/credentials/asstApiKeyHdr001', {
     method: 'PATCH',
     body: { data: { name: 'X-API-Key', value: E2E_ASSISTANT_API_KEY } },
@@ -96,6 +101,23 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (stack.gateway.clockFile) writeFileSync(stack.gateway.clockFile, '0');
+  // The owner's notices go out now, not into a later file's count of what Telegram was sent.
+  const stopTick = await startFastTick(stack, `budget drain ${run}`, 5);
+  try {
+    await waitFor(
+      async () =>
+        (
+          await db.query(
+            `SELECT 1 FROM assistant.outbox WHERE user_id = $1 AND status IN ('pending', 'sending') LIMIT 1`,
+            [ownerId],
+          )
+        ).rowCount === 0,
+      { timeoutMs: 90_000, intervalMs: 1000, what: "the owner's notices delivered" },
+    );
+  } finally {
+    await stopTick();
+  }
   await updateInstanceSettings(db, { chatModel: 'gpt-4o-mini' }).catch(() => undefined);
   await db?.end();
 });
@@ -180,5 +202,90 @@ describe('spending caps', () => {
     expect(await llm.requests(instruction)).toEqual([]);
     const failures = await db.query('SELECT count(*)::int AS n FROM assistant.failures WHERE user_id = $1', [userId]);
     expect(failures.rows[0].n).toBe(0);
+  });
+
+  it('tells the owner at 50, 75 and 90 % once each; past the cap, a yes in reply to their question raises it', async () => {
+    // Long answers (2,000 tokens at $4/M) make a turn cost nearly what is reserved for it, so five turns fit a cap of
+    // 5.2 turns and cross 50, 75 and 90 % one at a time (57.7, 76.9 and 96.2 %); the sixth is refused.
+    const marker = `long answer ${run}`;
+    await llm.addScript(marker, [{ content: 'x'.repeat(8000) }]);
+    const sizing = await ask(`${marker} turn 0`, `sizing-${run}`);
+    expect(sizing.status).toBe(200);
+    const [sized] = await callOf(sizing.body.turn_id);
+    const cost = Number(sized.cost_micros);
+    expect(sized.measured + 2048 * 4).toBeLessThan(1.2 * cost);
+    const name = `notices-${run}`;
+    const userId = (await resolveIdentity(db, 'api', name)).userId;
+    await setCap(db, { scope: 'user', userId, period: 'day', limitUsd: Math.round(5.2 * cost) / 1e6 });
+    const about = `user ${userId.slice(0, 8)}'s model budget for today`;
+    for (const n of [1, 2, 3, 4, 5]) expect((await ask(`${marker} turn ${n}`, name)).status).toBe(200);
+    const told = await ownerNotices(about);
+    expect(told.map((text) => text.match(/^💸 (\d+) % of/)?.[1])).toEqual(['50', '75', '90']);
+
+    expect((await ask(`${marker} turn 6`, name)).status).toBe(502);
+    const stopTick = await startFastTick(stack, `budget raise tick ${run}`, 5);
+    try {
+      const question = await waitFor(
+        async () =>
+          (await telegram.sent(OWNER_CHAT)).find(
+            (m) => m.text.includes(`user ${userId.slice(0, 8)}`) && m.text.includes('Reply to this message with yes'),
+          ),
+        { timeoutMs: 90_000, intervalMs: 1000, what: 'the raise question on Telegram' },
+      );
+      expect(question.text).toContain('this agent call was not made');
+      const before = (await telegram.sent(OWNER_CHAT)).length;
+      await telegram.deliverText(OWNER_CHAT, 'yes', undefined, question.message_id);
+      const [receipt] = (await telegram.waitForSent(OWNER_CHAT, before + 1)).slice(before);
+      expect(receipt.text).toMatch(
+        /^Raised: user [0-9a-f]{8}'s model budget for today \(\$\d\.\d{4}, raised\) now holds/,
+      );
+    } finally {
+      await stopTick();
+    }
+    const raised = await db.query(
+      `SELECT w.raised_micros::int AS raised FROM assistant.budget_windows w
+         JOIN assistant.budget_caps c ON c.id = w.cap_id WHERE c.user_id = $1`,
+      [userId],
+    );
+    expect(raised.rows).toEqual([{ raised: Math.round(5.2 * cost) }]);
+    expect((await ask(`${marker} turn 7`, name)).status).toBe(200);
+  });
+
+  it("a spent window starts afresh when the day ends (the gateway's clock moved on, in test mode only)", async () => {
+    const clockFile = stack.gateway.clockFile;
+    if (!clockFile) throw new Error('the e2e stack starts its gateway with a test clock');
+    const name = `reset-${run}`;
+    const userId = (await resolveIdentity(db, 'api', name)).userId;
+    // Room for one turn at its largest, not for a second.
+    await setCap(db, {
+      scope: 'user',
+      userId,
+      period: 'day',
+      limitUsd: Math.round(probe.reserved + probe.cost / 2) / 1e6,
+    });
+    expect((await ask(`reset turn one ${run}`, name)).status).toBe(200);
+    expect((await ask(`reset turn two ${run}`, name)).status).toBe(502);
+    const [today] = (
+      await db.query<{ ends_at: Date }>(
+        `SELECT w.ends_at FROM assistant.budget_windows w JOIN assistant.budget_caps c ON c.id = w.cap_id
+          WHERE c.user_id = $1`,
+        [userId],
+      )
+    ).rows;
+    try {
+      writeFileSync(clockFile, String(Math.ceil((today.ends_at.getTime() - Date.now()) / 1000) + 5));
+      const tomorrow = await ask(`reset turn three ${run}`, name);
+      expect(tomorrow.status).toBe(200);
+    } finally {
+      writeFileSync(clockFile, '0');
+    }
+    const windows = await db.query<{ starts_at: Date; spent: number }>(
+      `SELECT w.starts_at, w.spent_micros::int AS spent FROM assistant.budget_windows w
+         JOIN assistant.budget_caps c ON c.id = w.cap_id WHERE c.user_id = $1 ORDER BY w.starts_at`,
+      [userId],
+    );
+    expect(windows.rows).toHaveLength(2);
+    expect(windows.rows[1].starts_at.getTime()).toBe(today.ends_at.getTime());
+    expect(windows.rows[1].spent).toBeGreaterThan(0);
   });
 });
