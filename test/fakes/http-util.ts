@@ -61,3 +61,11 @@ export async function listenOnLoopback(
       }),
   };
 }
+
+/**
+ * The user's own words of a message the assistant sent: a model answering the user reads past the context block the
+ * assistant puts in front of them ("[Context from the assistant …]" … "[End of context]"), so the fakes' echo does.
+ */
+export function withoutContextBlock(text: string): string {
+  return text.replace(/^\[Context from the assistant[^\n]*\][\s\S]*?\n\[End of context\]\n\n/, '');
+}

@@ -42,11 +42,12 @@
 // Scripts work as in ./openai-chat.ts: matched by the latest user message the model saw, the step is the number of
 // tool-call rounds after it; steps are {content} | {tool_calls: [{name, arguments}]} | {fail: {status, message}} |
 // {top_logprobs: [{token, logprob}]} (the first token's alternatives; the answer is the likeliest), each with an
-// optional delay_ms. An unscripted request gets "echo: <latest user message>", or, asking for logprobs with a
+// optional delay_ms. An unscripted request gets "echo: <latest user message>" (without a leading context block, as
+// ./openai-chat.ts), or, asking for logprobs with a
 // message listing "(X) …" options, a deterministic answer over those labels (./ollama-logprobs.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
-import { listenOnLoopback, readBody, sendJson } from './http-util';
+import { listenOnLoopback, readBody, sendJson, withoutContextBlock } from './http-util';
 import {
   answerLogprobs,
   labelTopLogprobs,
@@ -487,7 +488,7 @@ export async function startOllamaFake(options: OllamaFakeOptions = {}): Promise<
       ? script.steps[step]
       : labelled.length > 0
         ? { top_logprobs: labelled }
-        : { content: `echo: ${userText.slice(0, 200)}` };
+        : { content: `echo: ${withoutContextBlock(userText).slice(0, 200)}` };
     if (!planned) throw new FakeHttpError(500, `fake script ${script?.id} has no step ${step}`);
     if ('tool_calls' in planned) {
       const offered = new Set(call.tools.map((tool) => tool.function?.name));

@@ -83,6 +83,9 @@ describe('fake OpenAI chat server', () => {
     });
     const echo = await model.invoke('hello there');
     expect(echo.content).toBe('echo: hello there');
+    // The echo is of the user's own words: the assistant's context block in front of them is left out.
+    const context = '[Context from the assistant, not written by the user]\nThe local time is noon.\n[End of context]';
+    expect((await model.invoke(`${context}\n\nhello again`)).content).toBe('echo: hello again');
     await control.addScript('[unit-3]', [{ tool_calls: [{ name: 'remember_memory', arguments: { content: 'y' } }] }]);
     const withTools = await model.bindTools(tools).invoke('[unit-3]');
     expect(withTools.tool_calls?.[0]).toMatchObject({ name: 'remember_memory', args: { content: 'y' } });

@@ -16,7 +16,8 @@
 //   POST   /__transcripts {sha256, text}            what the transcription endpoint answers for that audio
 // Which step answers a request is derived from the request itself — the number of assistant tool-call rounds
 // after the latest user message — so concurrent conversations never disturb each other and an agent's retries
-// see the same step again. A request no script matches gets an echo of the user's message.
+// see the same step again. A request no script matches gets an echo of the user's message (a context block the
+// assistant puts in front of the user's words, "[Context from the assistant…]…[End of context]", is left out).
 //
 // Steps: {content} a final answer; {tool_calls: [{name, arguments}]} calls tools the request offers;
 // {fail: {status, message}} an API error; {hang: true} never answers (for timeouts). Any step may add `delay_ms`.
@@ -24,7 +25,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import { isOggOpus } from './speech';
-import { listenOnLoopback, readBody, sendJson } from './http-util';
+import { listenOnLoopback, readBody, sendJson, withoutContextBlock } from './http-util';
 
 export interface ScriptedToolCall {
   name: string;
@@ -193,7 +194,9 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     });
     if (recorded.length > MAX_RECORDED) recorded.splice(0, recorded.length - MAX_RECORDED);
 
-    const planned: ScriptStep = script ? script.steps[step] : { content: `echo: ${userText.slice(0, 200)}` };
+    const planned: ScriptStep = script
+      ? script.steps[step]
+      : { content: `echo: ${withoutContextBlock(userText).slice(0, 200)}` };
     if (!planned) return openAiError(res, 500, `fake script ${script?.id} has no step ${step}`, 'server_error');
     if (planned.delay_ms) await new Promise((resolve) => setTimeout(resolve, planned.delay_ms));
     if ('hang' in planned) return; // the connection stays open until the client gives up or the fake closes

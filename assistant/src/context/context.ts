@@ -1,4 +1,7 @@
-// The context step of the agent: personality, recent turns within a token budget, and relevant memories.
+// The context step of the agent: personality, recent turns within a token budget, and relevant memories. The system
+// prompt is static (name, style, language: the same for every turn, day and user of the same settings), so the
+// prompt's prefix (system message, tools, history) stays byte-identical and prompt caches work; what changes per turn
+// (the local time, the recalled memories) is a context block put in front of the user's message.
 import type { Queryable } from '../storage/db';
 import { recall, type RecalledMemory } from '../memory/recall';
 import { getInstanceSettings, getUserSettings, type AssistantSettings } from '../settings/settings';
@@ -18,8 +21,12 @@ export interface AssistantContext {
   localTime: string;
   messages: ChatMessage[];
   memories: RecalledMemory[];
-  /** A ready system prompt: personality, local time and the relevant memories. */
+  /** The static system prompt: name, style and language only. */
   systemPrompt: string;
+  /** What changes per turn, for the front of the user's message: the local time and the relevant memories. */
+  contextBlock: string;
+  /** The message as the agent gets it: the context block, then the user's own words. */
+  userPrompt: string;
 }
 
 export interface ContextOptions {
@@ -47,17 +54,27 @@ export function localTime(timeZone: string, now = new Date()): string {
   return `${get('weekday')} ${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')} (${timeZone})`;
 }
 
-export function systemPrompt(settings: AssistantSettings, time: string, memories: RecalledMemory[]): string {
-  const lines = [
+export function systemPrompt(settings: AssistantSettings): string {
+  return [
     `You are ${settings.assistantName}, a personal assistant.`,
     `Style: ${settings.style}`,
     `The user's preferred language is ${settings.language}; answer in the language the user writes in.`,
-    `The user's local time is ${time}.`,
-  ];
+    'Each user message starts with a context block from the assistant (the local time, what you remember); the ' +
+      "user's own words follow it.",
+  ].join('\n');
+}
+
+export const CONTEXT_START = '[Context from the assistant, not written by the user]';
+export const CONTEXT_END = '[End of context]';
+
+/** The per-turn context: the user's local time and the memories recalled for this message. */
+export function contextBlock(time: string, memories: Array<Pick<RecalledMemory, 'id' | 'content'>>): string {
+  const lines = [CONTEXT_START, `The user's local time is ${time}.`];
   if (memories.length > 0) {
-    lines.push('', 'What you remember that may be relevant (memory id, then content):');
+    lines.push('What you remember that may be relevant (memory id, then content):');
     for (const memory of memories) lines.push(`- [${memory.id}] ${memory.content.replace(/\s+/g, ' ').slice(0, 1000)}`);
   }
+  lines.push(CONTEXT_END);
   return lines.join('\n');
 }
 
@@ -84,6 +101,7 @@ export async function loadContext(
       ? await recall(db, userId, message.slice(0, 10_000), { limit: memoryLimit })
       : [];
   const time = localTime(settings.timeZone, options.now);
+  const block = contextBlock(time, memories);
   return {
     userId,
     sessionId,
@@ -94,6 +112,8 @@ export async function loadContext(
     localTime: time,
     messages,
     memories,
-    systemPrompt: systemPrompt(settings, time, memories),
+    systemPrompt: systemPrompt(settings),
+    contextBlock: block,
+    userPrompt: `${block}\n\n${message ?? ''}`,
   };
 }

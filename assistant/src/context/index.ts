@@ -1,2 +1,2 @@
-// The context step of the agent: personality, recent turns and relevant memories, as a system prompt.
+// The context step of the agent: personality (a static system prompt), recent turns, and a per-turn context block.
 export * from './context';

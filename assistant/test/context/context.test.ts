@@ -34,6 +34,25 @@ describe('context', () => {
     ]);
     expect(context.memories.map((m) => m.content)).toEqual(['Stefan Huber prefers tea over coffee']);
     expect(context.systemPrompt).toContain('You are Jarvis');
-    expect(context.systemPrompt).toContain('Stefan Huber prefers tea over coffee');
+    expect(context.systemPrompt).not.toContain('Stefan');
+    expect(context.contextBlock).toContain('Stefan Huber prefers tea over coffee');
+    expect(context.contextBlock).toContain("The user's local time is Wednesday 2026-07-01 12:00 (Europe/Vienna).");
+    expect(context.userPrompt).toBe(`${context.contextBlock}\n\nWhat does Stefan drink?`);
+  });
+
+  it('keeps the system prompt the same across turns, hours and users of the same settings', async () => {
+    const settings = { assistantName: 'Jarvis', timeZone: 'Europe/Vienna', style: 'Dry humour.', language: 'german' };
+    const [anna, ben] = [await newUser('prefix-anna'), await newUser('prefix-ben')];
+    for (const userId of [anna, ben]) await assistant.updateUserSettings(db.pool, userId, settings);
+    await assistant.remember(db.pool, anna, { content: 'Anna keeps bees', people: ['Anna'] });
+    const turn = (userId: string, message: string, now: string) =>
+      assistant.loadContext(db.pool, userId, { sessionId: 'chat', message, now: new Date(now) });
+    const first = await turn(anna, 'Tell me about my bees', '2026-07-01T10:00:00Z');
+    const hourLater = await turn(anna, 'And the honey?', '2026-07-01T11:00:00Z');
+    const nextDay = await turn(ben, 'Good morning', '2026-07-02T06:00:00Z');
+    expect(hourLater.systemPrompt).toBe(first.systemPrompt);
+    expect(nextDay.systemPrompt).toBe(first.systemPrompt);
+    expect(first.contextBlock).toContain('Anna keeps bees');
+    expect(hourLater.contextBlock).not.toBe(first.contextBlock);
   });
 });

@@ -70,7 +70,7 @@ describe('Assistant Context operations', () => {
       { role: 'user', content: 'Costs "$1" 😀' },
       { role: 'assistant', content: 'Noted.' },
     ]);
-    expect(context.json.systemPrompt).toContain('Stefan Huber runs the Vienna office');
+    expect(context.json.contextBlock).toContain('Stefan Huber runs the Vienna office');
     // The Chat Model's timeout (its `options.timeout` reads it): the setting's default, 300 s.
     expect(context.json.modelTimeoutSeconds).toBe(300);
   });
