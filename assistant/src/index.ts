@@ -79,6 +79,8 @@ export {
   MAX_ATTACHMENT_BYTES,
   receiveMessage,
   recentMessages,
+  HISTORY_MAX_MESSAGES,
+  historyWindow,
   storeTurn,
   TURN_RUN_LIMIT_SECONDS,
 } from './turns';
@@ -94,7 +96,7 @@ export {
   waitForAnswer,
 } from './pending';
 export { executionsOfUser, forgetEverything, type SavedExecution, scrubSecrets } from './privacy';
-export { loadContext } from './context';
+export { contextBlock, loadContext, systemPrompt } from './context';
 export {
   type AgentRequest,
   type AwaitedTurn,

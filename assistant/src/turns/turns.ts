@@ -94,7 +94,25 @@ export async function storeTurn(db: Queryable, userIdInput: unknown, input: Turn
   };
 }
 
-/** The newest messages of a session that fit the budget, oldest first. */
+/** The most messages of history a turn gets; the window moves on in blocks of HISTORY_BLOCK_MESSAGES. */
+export const HISTORY_MAX_MESSAGES = 20;
+export const HISTORY_BLOCK_MESSAGES = 10;
+
+export interface HistoryRow {
+  role: 'user' | 'assistant';
+  content: string;
+  /** Where the message is in its session (0: the first). */
+  position: number;
+  /** Whether the session's history tokens before it just passed a multiple of half the budget. */
+  starts_block: boolean;
+}
+
+/**
+ * The newest messages of a session that fit the budget (and HISTORY_MAX_MESSAGES), oldest first. The window starts
+ * only at a block boundary (every HISTORY_BLOCK_MESSAGES messages, or where the session's tokens pass a multiple of
+ * half the budget), so it is dropped in whole blocks: between two drops each turn's history is the last one's plus
+ * what was said since, and the prompt's prefix stays byte-identical for the model server's cache.
+ */
 export async function recentMessages(
   db: Queryable,
   userIdInput: unknown,
@@ -108,18 +126,33 @@ export async function recentMessages(
   // The turn being answered is the prompt itself: only what came before it is history. Failed and pending messages
   // are history too ("what did I just ask?" finds them).
   const before = optionalInt(beforeTurnIdInput, 'turnId', 1, Number.MAX_SAFE_INTEGER) ?? Number.MAX_SAFE_INTEGER;
-  const rows = await db.query<{ role: 'user' | 'assistant'; content: string }>(
-    `SELECT role, content FROM assistant.turns
-      WHERE user_id = $1 AND session_id = $2 AND id < $3 ORDER BY id DESC LIMIT 200`,
-    [userId, sessionId, before],
+  const rows = await db.query<HistoryRow>(
+    `WITH history AS (
+       SELECT id, role, content, (row_number() OVER w - 1)::int AS position,
+              coalesce(sum(ceil(char_length(content) / 4.0) + 4)
+                         OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS tokens_before
+         FROM assistant.turns WHERE user_id = $1 AND session_id = $2 AND id < $3
+       WINDOW w AS (ORDER BY id)),
+     blocks AS (
+       SELECT *, floor(tokens_before / $4) AS block, lag(floor(tokens_before / $4)) OVER (ORDER BY id) AS previous
+         FROM history)
+     SELECT role, content, position, (previous IS NULL OR block > previous) AS starts_block
+       FROM blocks ORDER BY id DESC LIMIT $5`,
+    [userId, sessionId, before, Math.max(1, Math.floor(budget / 2)), HISTORY_MAX_MESSAGES],
   );
-  const picked: ChatMessage[] = [];
+  return historyWindow(rows.rows, budget).map(({ role, content }) => ({ role, content }));
+}
+
+/** Of the newest rows (newest first), the oldest block start whose suffix fits; none fits: what fits, oldest first. */
+export function historyWindow(newestFirst: HistoryRow[], budget: number): HistoryRow[] {
   let used = 0;
-  for (const row of rows.rows) {
-    const cost = estimateTokens(row.content);
-    if (used + cost > budget) break;
-    used += cost;
-    picked.push({ role: row.role, content: row.content });
+  let fits = 0;
+  let start = -1;
+  for (const row of newestFirst) {
+    used += estimateTokens(row.content);
+    if (used > budget) break;
+    fits++;
+    if (row.starts_block || row.position % HISTORY_BLOCK_MESSAGES === 0) start = fits;
   }
-  return picked.reverse();
+  return newestFirst.slice(0, start > 0 ? start : fits).reverse();
 }

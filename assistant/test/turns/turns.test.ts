@@ -57,6 +57,54 @@ describe('conversation turns', () => {
     expect(await assistant.recentMessages(db.pool, stranger, 'a')).toEqual([]);
   });
 
+  it('drops history in whole blocks: between drops each window is the last one plus what was said since', async () => {
+    const userId = await newUser('blocks');
+    const perMessage = assistant.estimateTokens(`question 10 ${'w'.repeat(36)}`);
+    const budget = perMessage * 8;
+    const windows: string[][] = [];
+    for (let i = 1; i <= 15; i++) {
+      await assistant.storeTurn(db.pool, userId, {
+        sessionId: 'long',
+        userMessage: `question ${String(i).padStart(2, '0')} ${'w'.repeat(36)}`,
+        assistantReply: `answer   ${String(i).padStart(2, '0')} ${'w'.repeat(36)}`,
+      });
+      windows.push(
+        (await assistant.recentMessages(db.pool, userId, 'long', budget)).map((m) => m.content.slice(0, 11)),
+      );
+    }
+    let drops = 0;
+    for (let n = 1; n < windows.length; n++) {
+      const [previous, current] = [windows[n - 1], windows[n]];
+      expect(current.length * perMessage).toBeLessThanOrEqual(budget);
+      expect(current.at(-1)).toBe(`answer   ${String(n + 1).padStart(2, '0')}`);
+      if (current[0] === previous[0]) expect(current.slice(0, previous.length)).toEqual(previous);
+      else drops++;
+    }
+    // A sliding window moves on at every turn once full (11 times from the 5th turn); starting only at blocks of half
+    // the budget (4 messages here) or of 10 messages, it moves on 7 times, and never by less than a turn.
+    expect(drops).toBe(7);
+    expect(windows.at(-1)).toEqual([
+      'question 13',
+      'answer   13',
+      'question 14',
+      'answer   14',
+      'question 15',
+      'answer   15',
+    ]);
+  });
+
+  it('keeps at most 20 messages, moving on 10 at a time', async () => {
+    const userId = await newUser('many');
+    const starts: string[] = [];
+    for (let i = 1; i <= 20; i++) {
+      await assistant.storeTurn(db.pool, userId, { sessionId: 'short', userMessage: `q${i}`, assistantReply: `a${i}` });
+      const window = await assistant.recentMessages(db.pool, userId, 'short', 100_000);
+      expect(window.length).toBeLessThanOrEqual(assistant.HISTORY_MAX_MESSAGES);
+      starts.push(window[0].content);
+    }
+    expect([...new Set(starts)]).toEqual(['q1', 'q6', 'q11']);
+  });
+
   it('rejects bad turns, naming the field', async () => {
     const userId = await newUser('bad-turns');
     await expectFieldError(() => assistant.storeTurn(db.pool, userId, { userMessage: '' }), 'userMessage');
