@@ -419,18 +419,25 @@ describe('assistant conversation', () => {
       content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content),
     }));
     expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
-    expect(messages.slice(1)).toEqual([
+    expect(messages.slice(1, 3)).toEqual([
       { role: 'user', content: `${first} I am Hannah.` },
       { role: 'assistant', content: 'Hello Hannah, noted.' },
-      { role: 'user', content: `${second} Who am I?` },
     ]);
+    // The turn's own message comes after the assistant's context block (the local time, memories).
+    expect(messages[3].content).toMatch(
+      /^\[Context from the assistant, not written by the user\]\nThe user's local time is [^\n]+\.\n\[End of context\]\n\n/,
+    );
+    expect(messages[3].content.endsWith(`\n\n${second} Who am I?`)).toBe(true);
     expect(messages[0].content).not.toContain('I am Hannah');
+    // The system message is the same for both turns: the prompt's prefix stays cached.
+    const [firstRequest] = await llm.requests(first);
+    expect(firstRequest.body.messages?.[0].content).toBe(messages[0].content);
     // A first message of a session has no history.
     const [opening] = await llm.requests(other);
     expect((opening.body.messages ?? []).map((m) => m.role)).toEqual(['system', 'user']);
   });
 
-  it('replays at most the last 20 turns of a long session', async () => {
+  it('replays at most the last 20 messages of a long session, dropped in blocks of 10', async () => {
     const session = `long-${run}`;
     const opener = await converse('long-opener', [{ content: 'ok' }]);
     await ask(`${opener} start`, 'ivan', session);
@@ -441,7 +448,8 @@ describe('assistant conversation', () => {
     await ask(`${last} and now?`, 'ivan', session);
     const [request] = await llm.requests(last);
     const history = (request.body.messages ?? []).slice(1, -1).map((m) => m.content);
-    expect(history).toEqual(Array.from({ length: 10 }, (_, i) => [`question ${i + 6}`, `answer ${i + 6}`]).flat());
+    // 32 messages before it (the opener's two, then 15 turns): the window starts at the 21st (a block of 10).
+    expect(history).toEqual(Array.from({ length: 6 }, (_, i) => [`question ${i + 10}`, `answer ${i + 10}`]).flat());
   });
 });
 
