@@ -23,14 +23,7 @@ export const CHECK_RUN_LIMIT_SECONDS = 300;
 
 export type CheckStatus = 'active' | 'paused';
 export type CheckRunStatus =
-  | 'running'
-  | 'changed'
-  | 'baseline'
-  | 'unchanged'
-  | 'notified'
-  | 'silenced'
-  | 'failed'
-  | 'skipped';
+  'running' | 'changed' | 'baseline' | 'unchanged' | 'notified' | 'silenced' | 'failed' | 'skipped';
 
 /** A stored check: its definition, its schedule and how its runs went. */
 export interface Check extends CheckDefinition {
