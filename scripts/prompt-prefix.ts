@@ -248,7 +248,49 @@ export function prefixShares(name: TemplateName, design: 'after' | 'before'): Pr
 
 const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
 
-if (require.main === module) {
+export interface SecondTurnOnOllama {
+  /** Prompt tokens of turn 2's first request, and of those the ones the slot evaluated (not served by its cache). */
+  promptTokens: number;
+  evaluatedTokens: number;
+  /** The fake's reported prompt evaluation time for them. */
+  promptEvalSeconds: number;
+}
+
+/**
+ * Turn 1's requests, then turn 2's first one, sent in order to the Ollama fake (one slot, a prompt cache, the tools
+ * rendered first as Qwen's template does) at `tokensPerSecond` prompt tokens per second: what turn 2's prompt costs.
+ */
+export async function secondTurnOnOllama(
+  design: 'after' | 'before',
+  tokensPerSecond = 100,
+): Promise<SecondTurnOnOllama> {
+  const { startOllamaFake } = await import('../test/fakes/ollama');
+  const fake = await startOllamaFake({ promptTokensPerSecond: tokensPerSecond, timeScale: 0, defaultNumCtx: 32_768 });
+  const tools = agentTools();
+  try {
+    const [turn1, turn2] = conversationRequests(design);
+    let last = { prompt_eval_count: 0, prompt_eval_duration: 0 };
+    for (const messages of [...turn1, turn2[0]]) {
+      const response = await fetch(`${fake.url}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'qwen3:8b', messages, tools, stream: false }),
+      });
+      if (!response.ok) throw new Error(`the Ollama fake answered ${response.status}: ${await response.text()}`);
+      last = (await response.json()) as typeof last;
+    }
+    const seconds = last.prompt_eval_duration / 1e9;
+    return {
+      promptTokens: last.prompt_eval_count,
+      evaluatedTokens: Math.round(seconds * tokensPerSecond),
+      promptEvalSeconds: seconds,
+    };
+  } finally {
+    await fake.close();
+  }
+}
+
+async function main(): Promise<void> {
   console.log('| template | design | turn 2 | turn 10 | within a turn (lowest) | prompt chars (turn 2) |');
   console.log('| --- | --- | --- | --- | --- | --- |');
   for (const name of Object.keys(TEMPLATES) as TemplateName[])
@@ -261,4 +303,14 @@ if (require.main === module) {
   console.log(
     `tool schemas: ${agentTools().length} tools, ${JSON.stringify(agentTools()).length.toLocaleString('en')} characters`,
   );
+  console.log('\n| design | turn 2 prompt tokens | evaluated (not cached) | prompt evaluation at 100 tokens/s |');
+  console.log('| --- | --- | --- | --- |');
+  for (const design of ['before', 'after'] as const) {
+    const turn = await secondTurnOnOllama(design);
+    console.log(
+      `| ${design} | ${turn.promptTokens.toLocaleString('en')} | ${turn.evaluatedTokens.toLocaleString('en')} | ${turn.promptEvalSeconds.toFixed(1)} s |`,
+    );
+  }
 }
+
+if (require.main === module) void main();
