@@ -1,4 +1,5 @@
-// The outbox: one row for everything the assistant says on its own (reminders, nudges, action results, briefings).
+// The outbox: one row for everything the assistant says on its own (reminders, nudges, action results, briefings),
+// and the late replies of webhook turns whose caller stopped waiting.
 // A message is queued once per dedupe key, claimed by one tick at a time (SKIP LOCKED), and ends delivered, failed
 // (after the attempt limit, with its last error) or unknown (a Telegram send that may have gone out: never repeated).
 // Every row stays listable for clients that pull (listOutbox).
@@ -7,7 +8,7 @@ import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { recordFailure } from '../failures/failures';
 import { requireUserId } from '../validate';
 
-export const OUTBOX_KINDS = ['reminder', 'nudge', 'action', 'briefing', 'notice', 'check'] as const;
+export const OUTBOX_KINDS = ['reminder', 'nudge', 'action', 'briefing', 'notice', 'check', 'reply'] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 export type OutboxChannel = 'telegram' | 'webhook' | 'pull';
 export type OutboxStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'unknown' | 'stored';

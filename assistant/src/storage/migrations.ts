@@ -652,4 +652,16 @@ CREATE INDEX budget_raise_offers_window_idx ON assistant.budget_raise_offers(cap
 ALTER TABLE assistant.pending_questions ADD COLUMN answer_by_reply boolean NOT NULL DEFAULT false;
 `,
   },
+  {
+    version: 18,
+    name: 'late replies: a webhook caller that stopped waiting gets the reply through the outbox',
+    sql: `
+-- When the webhook stopped waiting for the turn's reply (it answered 504 reply_pending): the reply, once there, is
+-- queued in the outbox for that caller (callback URL, Telegram or pull).
+ALTER TABLE assistant.turns ADD COLUMN caller_left_at timestamptz;
+ALTER TABLE assistant.outbox DROP CONSTRAINT outbox_kind_check;
+ALTER TABLE assistant.outbox ADD CONSTRAINT outbox_kind_check
+  CHECK (kind IN ('reminder', 'nudge', 'action', 'briefing', 'notice', 'check', 'reply'));
+`,
+  },
 ];

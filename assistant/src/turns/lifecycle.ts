@@ -4,6 +4,7 @@
 // raises the cap (or not) there and then.
 import type { Pool } from 'pg';
 import { decideRaise } from '../budget/raise';
+import { queueMessage } from '../delivery/outbox';
 import { withTransaction, type Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import {
@@ -140,11 +141,12 @@ interface TurnRow {
   status: TurnStatus;
   error: string | null;
   channel: string;
+  caller_left_at: Date | null;
 }
 
 async function lockedTurn(db: Queryable, userId: string, turnId: number): Promise<TurnRow> {
   const found = await db.query<TurnRow>(
-    `SELECT id, session_id, status, error, channel FROM assistant.turns
+    `SELECT id, session_id, status, error, channel, caller_left_at FROM assistant.turns
       WHERE id = $1 AND user_id = $2 AND role = 'user' FOR UPDATE`,
     [turnId, userId],
   );
@@ -152,7 +154,10 @@ async function lockedTurn(db: Queryable, userId: string, turnId: number): Promis
   return found.rows[0];
 }
 
-/** Stores the reply and marks the turn answered (also after a caller's deadline passed: the reply is kept). */
+/**
+ * Stores the reply and marks the turn answered. After the webhook caller stopped waiting (their deadline passed), the
+ * reply is also queued in the outbox for them (`lateReply`): their callback URL, Telegram, or for pulling.
+ */
 export async function finishTurn(pool: Pool, userIdInput: unknown, turnIdInput: unknown, replyInput: unknown) {
   const userId = requireUserId(userIdInput);
   const turnId = requirePositiveInt(turnIdInput, 'turnId');
@@ -169,7 +174,15 @@ export async function finishTurn(pool: Pool, userIdInput: unknown, turnIdInput: 
       `UPDATE assistant.turns SET status = 'answered', error = NULL, finished_at = clock_timestamp() WHERE id = $1`,
       [turnId],
     );
-    return { turnId, status: 'answered' as TurnStatus, replyId: Number(stored.rows[0].id) };
+    const lateReply = turn.caller_left_at !== null && turn.channel !== 'telegram';
+    if (lateReply)
+      await queueMessage(client, userId, {
+        kind: 'reply',
+        text: reply,
+        data: { turn_id: turnId, session_id: turn.session_id },
+        dedupeKey: `reply:${turnId}`,
+      });
+    return { turnId, status: 'answered' as TurnStatus, replyId: Number(stored.rows[0].id), lateReply };
   });
 }
 
@@ -267,8 +280,21 @@ export async function awaitTurn(db: Queryable, userId: unknown, turnId: unknown,
   for (;;) {
     const state = await getTurn(db, userId, turnId);
     const left = options.deadline.getTime() - Date.now();
-    if (state.status !== 'pending' || state.question || left <= 0 || options.signal?.aborted) return state;
+    if (state.status !== 'pending' || state.question) return state;
+    if (left <= 0 || options.signal?.aborted) return (await markCallerLeft(db, state)) ?? getTurn(db, userId, turnId);
     await new Promise((resolve) => setTimeout(resolve, Math.min(wait, left)));
     wait = Math.min(wait * 2, 250);
   }
+}
+
+/**
+ * The caller stops waiting for a pending turn: its reply will go through the outbox. Undefined when the turn stopped
+ * being pending meanwhile (the caller then gets its state now).
+ */
+async function markCallerLeft(db: Queryable, state: TurnState): Promise<TurnState | undefined> {
+  const marked = await db.query(
+    `UPDATE assistant.turns SET caller_left_at = clock_timestamp() WHERE id = $1 AND status = 'pending'`,
+    [state.turnId],
+  );
+  return (marked.rowCount ?? 0) > 0 ? state : undefined;
 }

@@ -74,6 +74,35 @@ describe('turn lifecycle', () => {
     expect(state.status).toBe('pending');
   });
 
+  it('a reply after the caller stopped waiting is queued in the outbox for them; one in time is not', async () => {
+    const userId = await createUser(db.pool, 'late');
+    const replies = async () =>
+      (await db.pool.query("SELECT text, data FROM assistant.outbox WHERE user_id = $1 AND kind = 'reply'", [userId]))
+        .rows;
+    const slow = await assistant.receiveMessage(db.pool, userId, { message: 'slow one', sessionId: 's' });
+    if (slow.kind !== 'turn') throw new Error('unreachable');
+    await assistant.awaitTurn(db.pool, userId, slow.turnId, { deadline: new Date(Date.now() + 20) });
+    expect(await assistant.finishTurn(db.pool, userId, slow.turnId, 'Finally.')).toMatchObject({ lateReply: true });
+    expect(await replies()).toEqual([{ text: 'Finally.', data: { turn_id: slow.turnId, session_id: 's' } }]);
+
+    const quick = await assistant.receiveMessage(db.pool, userId, { message: 'quick one', sessionId: 's' });
+    if (quick.kind !== 'turn') throw new Error('unreachable');
+    const waiting = assistant.awaitTurn(db.pool, userId, quick.turnId, { deadline: new Date(Date.now() + 60_000) });
+    expect(await assistant.finishTurn(db.pool, userId, quick.turnId, 'Right away.')).toMatchObject({
+      lateReply: false,
+    });
+    expect(await waiting).toMatchObject({ status: 'answered' });
+    expect(await replies()).toHaveLength(1);
+  });
+
+  it('a Telegram turn is answered by its run, never through the outbox', async () => {
+    const userId = await createUser(db.pool, 'late-telegram');
+    const turn = await assistant.receiveMessage(db.pool, userId, { message: 'slow', channel: 'telegram' });
+    if (turn.kind !== 'turn') throw new Error('unreachable');
+    await assistant.awaitTurn(db.pool, userId, turn.turnId, { deadline: new Date(Date.now() + 20) });
+    expect(await assistant.finishTurn(db.pool, userId, turn.turnId, 'Here.')).toMatchObject({ lateReply: false });
+  });
+
   it('refuses over-long messages and metadata before storing anything, naming the field and the setting', async () => {
     const userId = await createUser(db.pool, 'limits');
     await assistant.updateInstanceSettings(db.pool, { maxMessageChars: 100 });
