@@ -116,6 +116,7 @@ export {
   type OutboxRequest,
   parseAgentRequest,
   parseOutboxRequest,
+  parseTurnRequest,
   registerTelegramWebhook,
   sendChatAction,
   type TelegramBotApi,
@@ -124,6 +125,8 @@ export {
   type TelegramRequest,
   telegramWebhookRegistration,
   turnAnswer,
+  type TurnRequest,
+  turnStateAnswer,
   TYPING_EVERY_MS,
   type TypingOutcome,
 } from './channel';

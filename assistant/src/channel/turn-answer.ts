@@ -1,7 +1,7 @@
 // The webhook's answer for a turn it waited on: the reply (with the files the run made); the question the run waits
 // on (needs_input); the failure (with the turn id, so the caller can refer to
-// the stored message); or, when the deadline passed first, 504 with the turn id: the run goes on and keeps its reply
-// with that turn.
+// the stored message); or, when the deadline passed first, 504 with the turn id: the run goes on, and its reply goes
+// to the caller through the outbox. GET /webhook/agent/turn answers a turn's state (turnStateAnswer).
 import { describeFailure } from './failures';
 import type { HttpResult } from './http-result';
 
@@ -11,6 +11,7 @@ export interface AwaitedTurn {
   reply: string | null;
   error: string | null;
   deadlineSeconds?: number;
+  sessionId?: string;
   question?: { id: string; question: string; expiresAt: string };
   attachments?: Array<{ fileName: string; mimeType: string; data: string }>;
 }
@@ -56,10 +57,34 @@ export function turnAnswer(turn: AwaitedTurn, caller: { userId: string; sessionI
       error: {
         code: 'reply_pending',
         message:
-          `No reply${waited}: the assistant is still working on it and keeps the reply with turn ${turn.turnId} ` +
-          '(ask again, e.g. "what did you answer?", to get it)',
+          `No reply${waited}: the assistant is still working on turn ${turn.turnId}. Its reply will be sent to your ` +
+          'callback URL (or kept in GET /webhook/agent/outbox); ' +
+          `GET /webhook/agent/turn?user_id=…&turn_id=${turn.turnId} returns it once it is there.`,
       },
       turn_id: turn.turnId,
     },
   };
+}
+
+/** GET /webhook/agent/turn: the turn's state, 200 whatever it is (answered, failed, pending or waiting for input). */
+export function turnStateAnswer(turn: AwaitedTurn, caller: { userId: string }): HttpResult {
+  const body: Record<string, unknown> = {
+    turn_id: turn.turnId,
+    user_id: caller.userId,
+    session_id: turn.sessionId,
+    status: turn.status,
+  };
+  if (turn.status === 'answered') {
+    const answered = turnAnswer(turn, { userId: caller.userId, sessionId: turn.sessionId ?? '' }).body as Record<
+      string,
+      unknown
+    >;
+    body.reply = answered.reply;
+    if (answered.attachments) body.attachments = answered.attachments;
+  } else if (turn.status === 'failed') {
+    body.error = describeFailure(turn.error).body.error;
+  } else if (turn.question) {
+    body.needs_input = { id: turn.question.id, question: turn.question.question, expires_at: turn.question.expiresAt };
+  }
+  return { statusCode: 200, body };
 }

@@ -25,6 +25,11 @@ export interface OutboxRequest {
   limit: string;
 }
 
+export interface TurnRequest {
+  externalId: string;
+  turnId: string;
+}
+
 const KNOWN_FIELDS = new Set(['message', 'user_id', 'session_id', 'metadata', 'reply_to', 'callback_url']);
 export const MAX_CALLBACK_URL_LENGTH = 2000;
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
@@ -121,6 +126,20 @@ export function parseOutboxRequest(query: unknown): OutboxRequest | HttpResult {
   return { externalId: userId, after, limit };
 }
 
-export function isHttpResult(value: AgentRequest | OutboxRequest | HttpResult): value is HttpResult {
+/** Validates the query of GET /webhook/agent/turn; the 400 answer names the first bad parameter. */
+export function parseTurnRequest(query: unknown): TurnRequest | HttpResult {
+  const fields = (query && typeof query === 'object' ? query : {}) as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((key) => !['user_id', 'turn_id'].includes(key));
+  if (unknown !== undefined) return invalid(unknown, 'is not a known parameter (use user_id, turn_id)');
+  const userId = checkId(fields.user_id, 'user_id');
+  if (typeof userId !== 'string') return userId;
+  const turnId = fields.turn_id;
+  if (typeof turnId !== 'string' || !/^[1-9]\d{0,17}$/.test(turnId)) {
+    return invalid('turn_id', 'must be the turn_id a POST /webhook/agent answered with (a whole number from 1)');
+  }
+  return { externalId: userId, turnId };
+}
+
+export function isHttpResult(value: AgentRequest | OutboxRequest | TurnRequest | HttpResult): value is HttpResult {
   return 'statusCode' in value;
 }

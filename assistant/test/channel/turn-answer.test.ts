@@ -1,7 +1,7 @@
 // The webhook's answer for an awaited turn: the reply (with its files), the question the run waits on, the failure
 // with the turn id, or 504 with the turn id when the deadline passed first.
 import { describe, expect, it } from 'vitest';
-import { turnAnswer } from '../../src/channel';
+import { turnAnswer, turnStateAnswer } from '../../src/channel';
 
 const caller = { userId: 'me', sessionId: 'default' };
 
@@ -49,6 +49,26 @@ describe('turn answer', () => {
     expect(answer.body).toMatchObject({
       reply: 'Here.',
       attachments: [{ file_name: 'screenshot.png', mime_type: 'image/png', data_base64: 'iVBORw0K' }],
+    });
+  });
+
+  it('the state for GET /webhook/agent/turn: 200 with the status and the reply, the error or the question', () => {
+    const base = { sessionId: 's-1', reply: null, error: null };
+    expect(turnStateAnswer({ ...base, turnId: 3, status: 'answered', reply: 'Done.' }, { userId: 'me' })).toEqual({
+      statusCode: 200,
+      body: { turn_id: 3, user_id: 'me', session_id: 's-1', status: 'answered', reply: 'Done.' },
+    });
+    const failed = turnStateAnswer({ ...base, turnId: 4, status: 'failed', error: 'timeout' }, { userId: 'me' });
+    expect(failed).toMatchObject({ statusCode: 200, body: { status: 'failed', error: { code: 'upstream_timeout' } } });
+    expect(turnStateAnswer({ ...base, turnId: 5, status: 'pending' }, { userId: 'me' }).body).toEqual({
+      turn_id: 5,
+      user_id: 'me',
+      session_id: 's-1',
+      status: 'pending',
+    });
+    const question = { id: 'q-2', question: 'Which day?', expiresAt: '2026-11-28T10:05:00.000Z' };
+    expect(turnStateAnswer({ ...base, turnId: 6, status: 'pending', question }, { userId: 'me' }).body).toMatchObject({
+      needs_input: { id: 'q-2', question: 'Which day?', expires_at: '2026-11-28T10:05:00.000Z' },
     });
   });
 });

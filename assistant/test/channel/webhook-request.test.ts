@@ -1,6 +1,6 @@
 // The Channel's webhook body validation: a valid body kept verbatim, 400 naming the field.
 import { describe, expect, it } from 'vitest';
-import { parseAgentRequest } from '../../src/channel';
+import { parseAgentRequest, parseTurnRequest } from '../../src/channel';
 
 describe('webhook body validation', () => {
   const fieldOf = (body: unknown): string | undefined => {
@@ -46,5 +46,20 @@ describe('webhook body validation', () => {
       statusCode: 413,
       body: { error: { code: 'metadata_too_large', field: 'metadata' } },
     });
+  });
+});
+
+describe('GET /webhook/agent/turn query', () => {
+  it('takes user_id and turn_id, and names the first bad parameter', () => {
+    expect(parseTurnRequest({ user_id: 'alice', turn_id: '42' })).toEqual({ externalId: 'alice', turnId: '42' });
+    const fieldOf = (query: unknown) => {
+      const result = parseTurnRequest(query);
+      return 'statusCode' in result ? (result.body as { error: { field: string } }).error.field : undefined;
+    };
+    expect(fieldOf({ turn_id: '42' })).toBe('user_id');
+    expect(fieldOf({ user_id: 'alice' })).toBe('turn_id');
+    expect(fieldOf({ user_id: 'alice', turn_id: '0' })).toBe('turn_id');
+    expect(fieldOf({ user_id: 'alice', turn_id: '4x' })).toBe('turn_id');
+    expect(fieldOf({ user_id: 'alice', turn_id: '4', after: '1' })).toBe('after');
   });
 });

@@ -10,7 +10,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { createOutboundGuard, outboundAllowList, protectedEndpointsFromEnv } from 'assistant-core';
 
-import { admit, admitOutbox, isHttpResult, refusedCallbackUrl } from './helpers/request';
+import { admit, admitOutbox, admitTurn, isHttpResult, refusedCallbackUrl } from './helpers/request';
 
 /** n8n's own Header Auth credential: the header name and the key callers must send. */
 export const HEADER_AUTH_CREDENTIAL = 'httpHeaderAuth';
@@ -29,7 +29,7 @@ export class AssistantTriggerV1 implements INodeType {
       webhooks: [
         {
           name: 'default',
-          httpMethod: '={{ $parameter["endpoint"] === "outbox" ? "GET" : "POST" }}',
+          httpMethod: '={{ $parameter["endpoint"] === "message" ? "POST" : "GET" }}',
           responseMode: 'responseNode',
           path: '={{ $parameter["path"] }}',
           isFullPath: true,
@@ -50,6 +50,11 @@ export class AssistantTriggerV1 implements INodeType {
               name: 'Outbox (GET)',
               value: 'outbox',
               description: "GET ?user_id=…&after=…&limit=…: the user's proactive messages, for clients that pull",
+            },
+            {
+              name: 'Turn State (GET)',
+              value: 'turn',
+              description: 'GET ?user_id=…&turn_id=…: a turn and its reply, e.g. after a 504 reply_pending',
             },
           ],
           default: 'message',
@@ -85,10 +90,12 @@ export class AssistantTriggerV1 implements INodeType {
       response.end(JSON.stringify(result.body));
       return { noWebhookResponse: true };
     };
-    if (this.getNodeParameter('endpoint', 'message') === 'outbox') {
-      const outbox = admitOutbox({ headers, query: request.query }, key);
-      if (isHttpResult(outbox)) return refuse(outbox);
-      return { workflowData: [[{ json: outbox as unknown as IDataObject }]] };
+    const endpoint = this.getNodeParameter('endpoint', 'message');
+    if (endpoint === 'outbox' || endpoint === 'turn') {
+      const query = endpoint === 'outbox' ? admitOutbox : admitTurn;
+      const admittedQuery = query({ headers, query: request.query }, key);
+      if (isHttpResult(admittedQuery)) return refuse(admittedQuery);
+      return { workflowData: [[{ json: admittedQuery as unknown as IDataObject }]] };
     }
     const admitted = admit({ headers, body: this.getBodyData() }, key);
     if (isHttpResult(admitted)) return refuse(admitted);

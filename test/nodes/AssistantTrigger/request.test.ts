@@ -1,12 +1,13 @@
 // The Assistant Trigger decides before any execution exists: the key (401 missing, 403 wrong), the size (413), the
 // body (400 naming the field); accepted calls carry the request's fields and never the headers. The outbox endpoint
-// (GET) checks the key and the query; a callback_url the outbound guard refuses is a 400 naming it.
+// and the turn endpoint (GET) check the key and the query; a callback_url the outbound guard refuses is a 400 naming it.
 import { describe, expect, it } from 'vitest';
 
 import { AssistantTrigger } from '../../../nodes/AssistantTrigger/AssistantTrigger.node';
 import {
   admit,
   admitOutbox,
+  admitTurn,
   MAX_BODY_BYTES,
   refusedCallbackUrl,
 } from '../../../nodes/AssistantTrigger/v1/helpers/request';
@@ -16,12 +17,12 @@ const credential = { name: 'X-API-Key', value: 'k3y' };
 const body = { message: 'Hello', user_id: 'me' };
 
 describe('Assistant Trigger', () => {
-  it('is a webhook trigger (POST messages, GET outbox) answered by a Respond to Webhook node, on Header Auth', () => {
+  it('is a webhook trigger (POST messages, GET outbox and turn) answered by a Respond to Webhook node, on Header Auth', () => {
     const { description } = nodeVersion(new AssistantTrigger());
     expect(description.inputs).toEqual([]);
     expect(description.webhooks).toEqual([
       expect.objectContaining({
-        httpMethod: '={{ $parameter["endpoint"] === "outbox" ? "GET" : "POST" }}',
+        httpMethod: '={{ $parameter["endpoint"] === "message" ? "POST" : "GET" }}',
         responseMode: 'responseNode',
         isFullPath: true,
       }),
@@ -74,6 +75,21 @@ describe('Assistant Trigger', () => {
     expect(admitOutbox({ headers, query: {} }, credential)).toMatchObject({ body: { error: { field: 'user_id' } } });
     expect(admitOutbox({ headers, query: { user_id: 'me', page: '2' } }, credential)).toMatchObject({
       body: { error: { field: 'page' } },
+    });
+  });
+
+  it('the turn endpoint: key first, then user_id and turn_id', () => {
+    expect(admitTurn({ headers: {}, query: { user_id: 'me', turn_id: '7' } }, credential)).toMatchObject({
+      statusCode: 401,
+    });
+    const headers = { 'x-api-key': 'k3y' };
+    expect(admitTurn({ headers, query: { user_id: 'me', turn_id: '7' } }, credential)).toEqual({
+      externalId: 'me',
+      turnId: '7',
+    });
+    expect(admitTurn({ headers, query: { user_id: 'me' } }, credential)).toMatchObject({
+      statusCode: 400,
+      body: { error: { field: 'turn_id' } },
     });
   });
 

@@ -53,6 +53,32 @@ describe('Assistant Turns operations', () => {
     expect(failed).toMatchObject({ status: 'failed', error: '504 timed out' });
   });
 
+  it("get turn state: a webhook caller's turn by its id, 404 for an unknown user or another user's turn", async () => {
+    const [stored] = await run([{ operation: 'receiveMessage', userId, message: 'State?', options: {} }]);
+    await run([{ operation: 'finishTurn', userId, turnId: stored.turnId, reply: 'Answered.' }]);
+    const state = (externalId: string, turnIdText: string) =>
+      run([{ operation: 'getTurnState', externalId, turnIdText }]).then(([item]) => item);
+    expect(await state('turns-node', String(stored.turnId))).toEqual({
+      statusCode: 200,
+      body: {
+        turn_id: stored.turnId,
+        user_id: 'turns-node',
+        session_id: 'default',
+        status: 'answered',
+        reply: 'Answered.',
+      },
+    });
+    expect(await state('nobody-here', String(stored.turnId))).toMatchObject({
+      statusCode: 404,
+      body: { error: { code: 'unknown_user', field: 'user_id' } },
+    });
+    await resolveIdentity(db.pool, 'api', 'turns-other');
+    expect(await state('turns-other', String(stored.turnId))).toMatchObject({
+      statusCode: 404,
+      body: { error: { code: 'unknown_turn', field: 'turn_id' } },
+    });
+  });
+
   it('a message with reply_to answers the question instead of starting a turn', async () => {
     const question = await askUser(db.pool, userId, { kind: 'one_time_code', question: 'Code?' });
     const [stored] = await run([

@@ -5,8 +5,10 @@ import {
   isHttpResult,
   parseAgentRequest,
   parseOutboxRequest,
+  parseTurnRequest,
   type AgentRequest,
   type OutboxRequest,
+  type TurnRequest,
   type HttpResult,
 } from 'assistant-core';
 
@@ -35,6 +37,14 @@ export function admitOutbox(
   credential: { name: string; value: string },
 ): OutboxRequest | HttpResult {
   return checkApiKey(call.headers, credential) ?? parseOutboxRequest(call.query);
+}
+
+/** GET turn: the key, then the query. */
+export function admitTurn(
+  call: { headers: Record<string, unknown>; query: unknown },
+  credential: { name: string; value: string },
+): TurnRequest | HttpResult {
+  return checkApiKey(call.headers, credential) ?? parseTurnRequest(call.query);
 }
 
 /** A callback_url the outbound guard refuses: the 400 answer naming the field. */

@@ -7,6 +7,7 @@ import * as attachFile from './attachFile.operation';
 import * as awaitTurn from './awaitTurn.operation';
 import * as failTurn from './failTurn.operation';
 import * as finishTurn from './finishTurn.operation';
+import * as getTurnState from './getTurnState.operation';
 import * as receiveMessage from './receiveMessage.operation';
 
 export const operations: Record<string, ItemOperation> = {
@@ -14,6 +15,7 @@ export const operations: Record<string, ItemOperation> = {
   awaitTurn,
   failTurn,
   finishTurn,
+  getTurnState,
   receiveMessage,
 };
 

@@ -7,6 +7,7 @@ import * as attachFile from './attachFile.operation';
 import * as awaitTurn from './awaitTurn.operation';
 import * as failTurn from './failTurn.operation';
 import * as finishTurn from './finishTurn.operation';
+import * as getTurnState from './getTurnState.operation';
 import * as receiveMessage from './receiveMessage.operation';
 
 export const versionDescription: VersionDescription = {
@@ -27,6 +28,12 @@ export const versionDescription: VersionDescription = {
           value: 'attachFile',
           action: 'Attach a file to a turn',
           description: 'Keep a file (a screenshot) with the turn; the webhook reply carries it',
+        },
+        {
+          name: 'Get Turn State',
+          value: 'getTurnState',
+          action: 'Get the state of a turn',
+          description: "A webhook caller's turn by its ID: answered with its reply, failed, or still pending",
         },
         {
           name: 'Mark Failed',
@@ -56,6 +63,7 @@ export const versionDescription: VersionDescription = {
       default: 'receiveMessage',
     },
     ...failTurn.description,
+    ...getTurnState.description,
     ...receiveMessage.description,
     ...attachFile.description,
     ...finishTurn.description,
