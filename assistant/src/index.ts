@@ -183,7 +183,7 @@ export {
   type NudgeDraft,
   startTick,
 } from './scheduler';
-export { listFailures, recordFailure } from './failures';
+export { describeFailureRecord, listFailures, recordFailure } from './failures';
 export {
   addCheck,
   type AddCheckOptions,

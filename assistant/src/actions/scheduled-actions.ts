@@ -217,13 +217,17 @@ export async function finishActionRun(
     [runId, status, outcome.error ?? null, outcome.turnId ?? null],
   );
   if (result.rowCount === 0) throw new AssistantNotFoundError('run_id', `no action run ${runId}`);
-  if (status === 'failed') {
+  if (status !== 'succeeded') {
     const { user_id: userId, action_id: actionId } = result.rows[0];
+    // Skipped for budget is no failure of the action, but failure awareness names it ("a run was skipped").
     await recordFailure(db, {
-      source: 'action',
+      source: status === 'skipped' ? 'skipped' : 'action',
       userId,
       workflow: `recurring action ${actionId}`,
-      message: outcome.error || 'the run did not finish',
+      message:
+        status === 'skipped'
+          ? `recurring action ${actionId} was skipped for budget: ${outcome.error || 'a spending cap refused its model call'}`
+          : outcome.error || 'the run did not finish',
       data: { action_id: Number(actionId), run_id: runId },
     });
   }

@@ -8,6 +8,7 @@ import type { Pool } from 'pg';
 import { withTransaction, type Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { queueMessage } from '../delivery/outbox';
+import { recordFailure } from '../failures/failures';
 import { requireDate } from '../schedule/zone';
 import { requirePositiveInt } from '../validate';
 import { recordCheckFailure, type CheckRunStatus } from './checks';
@@ -206,11 +207,23 @@ export async function finishCheckRun(
       const budgetRefused = trimmedText(judged.judgeErrorType) === BUDGET_EXCEEDED;
       probability = judgeError || budgetRefused ? null : readProbability(judged.probability);
       if (budgetRefused) {
-        // Not a failure: no streak, no failure row. The delta stays on this run only, so the next run finds it again.
+        // Not a failure of the check (no streak); failure awareness names it as a skipped run. The delta stays on
+        // this run only, so the next run finds it again.
         const error = `skipped for budget: ${judgeError || 'a spending cap refused the Judge call'}`;
         await client.query(
           `UPDATE assistant.check_runs SET status = 'skipped', error = $2, finished_at = $3 WHERE id = $1`,
           [runId, error, now],
+        );
+        await recordFailure(
+          client,
+          {
+            source: 'skipped',
+            userId: row.user_id as string,
+            workflow: `check ${checkId}`,
+            message: `check ${checkId} (${String(row.what)}) was ${error}`,
+            data: { check_id: checkId, run_id: runId },
+          },
+          now,
         );
         return result('skipped', { error });
       }

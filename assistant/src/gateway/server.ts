@@ -10,6 +10,7 @@ import { ModelCall } from './call';
 import { UPSTREAM_ENV, UPSTREAM_NAMES, type GatewaySettings, type UpstreamName } from './config';
 import { GatewayError } from './errors';
 import { sendError } from './forward';
+import { recordCallFailure } from './call-failures';
 import { recordModelCall, type ModelCallRecord } from './ledger';
 import { Provider } from './provider';
 import { handleRoute, routeOf } from './routes';
@@ -52,6 +53,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
         })
       : undefined;
     await recordModelCall(options.ledger, { ...row, costMicros: cost?.costMicros, pricedBy: cost?.pricedBy }, secrets);
+    await recordCallFailure(options.ledger, row, secrets).catch((error: Error) =>
+      log(`failures: a failed ${row.route} call of ${row.caller.job} was not recorded as a failure: ${error.message}`),
+    );
   };
   const record = (row: ModelCallRecord) => {
     const write = settleAndRecord(row).catch((error: Error) =>

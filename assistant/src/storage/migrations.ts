@@ -664,4 +664,21 @@ ALTER TABLE assistant.outbox ADD CONSTRAINT outbox_kind_check
   CHECK (kind IN ('reminder', 'nudge', 'action', 'briefing', 'notice', 'check', 'reply'));
 `,
   },
+  {
+    version: 19,
+    name: 'failure awareness sees every failure: turns, provider errors, budget stops, skipped runs; streaks counted',
+    sql: `
+-- turn: a message that got no reply; provider: a model provider's error as the gateway saw it; budget: a call a
+-- spending cap refused; skipped: a recurring run or check skipped (for budget). A streak of the same failure (the
+-- same source, user and fingerprint, not yet reported) is one row: count and last_at grow.
+ALTER TABLE assistant.failures DROP CONSTRAINT failures_source_check;
+ALTER TABLE assistant.failures
+  ADD CONSTRAINT failures_source_check
+    CHECK (source IN ('workflow', 'delivery', 'action', 'check', 'outage', 'turn', 'provider', 'budget', 'skipped')),
+  ADD COLUMN count integer NOT NULL DEFAULT 1 CHECK (count >= 1),
+  ADD COLUMN last_at timestamptz,
+  ADD COLUMN fingerprint text;
+CREATE INDEX failures_streak_idx ON assistant.failures(source, user_id, id DESC);
+`,
+  },
 ];

@@ -5,6 +5,7 @@
 import type { Pool } from 'pg';
 import { decideRaise } from '../budget/raise';
 import { queueMessage } from '../delivery/outbox';
+import { recordFailure } from '../failures/failures';
 import { withTransaction, type Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import {
@@ -206,8 +207,8 @@ export async function failTurn(
     if (turn.status === 'answered' && !options.afterReply) return { turnId, status: turn.status };
     // n8n reports a provider's error by its status alone ("Bad request - please check your parameters"); the model
     // gateway's ledger has what the provider (or the gateway) said for this turn's last failed call.
-    const said = await client.query<{ error: string }>(
-      `SELECT error FROM assistant.model_calls
+    const said = await client.query<{ error: string; outcome: string }>(
+      `SELECT error, outcome FROM assistant.model_calls
         WHERE ref = $1 AND outcome <> 'ok' AND error IS NOT NULL AND at > clock_timestamp() - interval '1 hour'
         ORDER BY id DESC LIMIT 1`,
       [String(turnId)],
@@ -217,6 +218,16 @@ export async function failTurn(
       `UPDATE assistant.turns SET status = 'failed', error = $2, finished_at = clock_timestamp() WHERE id = $1`,
       [turnId, reason.slice(0, MAX_ERROR_CHARS)],
     );
+    // A spending cap's refusal is named by the gateway's own record (source budget), not twice.
+    if (said.rows[0]?.outcome !== 'over_budget' || options.afterReply)
+      await recordFailure(client, {
+        source: 'turn',
+        userId,
+        workflow: `turn ${turnId} (${turn.channel})`,
+        message: options.afterReply ? `the reply could not be delivered: ${reason}` : reason,
+        fingerprint: `${turn.channel}|${reason.replace(/\d+/g, '#').slice(0, 300)}`,
+        data: { turn_id: turnId },
+      });
     return { turnId, status: 'failed' as TurnStatus };
   });
 }

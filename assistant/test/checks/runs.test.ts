@@ -104,7 +104,7 @@ describe('check runs', () => {
     );
   });
 
-  it('a spending cap refusing the Judge skips the run for budget: the change is kept, no failure is counted', async () => {
+  it('a spending cap refusing the Judge skips the run for budget: the change is kept, no check failure is counted', async () => {
     const { userId, checkId } = await setUp({ notifyWhen: 'only if the price drops' });
     await observe(checkId, page('Price 10'));
     const refusal = 'The System One server answered 402: The daily budget of job check is spent; it resets at 00:00.';
@@ -125,8 +125,9 @@ describe('check runs', () => {
     }
     const [check] = await assistant.listChecks(db.pool, userId);
     expect(check).toMatchObject({ status: 'active', consecutiveFailures: 0, lastError: null, failingSince: null });
-    const failures = await db.pool.query(`SELECT 1 FROM assistant.failures WHERE user_id = $1`, [userId]);
-    expect(failures.rowCount).toBe(0);
+    // No failure of the check: failure awareness names the skipped runs, one streak of three.
+    const failures = await db.pool.query(`SELECT source, count FROM assistant.failures WHERE user_id = $1`, [userId]);
+    expect(failures.rows).toEqual([{ source: 'skipped', count: 3 }]);
     expect(await outbox(userId)).toEqual([]);
     // The cap's window reset: the next run finds the same change and the Judge decides it.
     const again = await observe(checkId, page('Price 8'));

@@ -1,5 +1,6 @@
 // Failure awareness on a real Postgres 17: failures stored with secrets scrubbed and listed in plain words; failed
-// deliveries and action runs recorded; an outage found from the tick ledger; the owner's report rate-limited.
+// deliveries and action runs recorded; an outage found from the tick ledger; the owner's report rate-limited; a
+// streak of the same failure is one row; failed turns and skipped runs are named.
 import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
 import { useAssistantDatabase } from '../database';
@@ -137,9 +138,65 @@ describe('a recurring action refused by a spending cap', () => {
     });
     const stored = await db.pool.query('SELECT status FROM assistant.action_runs WHERE id = $1', [run.runId]);
     expect(stored.rows).toEqual([{ status: 'skipped' }]);
-    const failures = await db.pool.query('SELECT count(*)::int AS n FROM assistant.failures WHERE user_id = $1', [
+    const failures = await db.pool.query('SELECT source, message FROM assistant.failures WHERE user_id = $1', [userId]);
+    expect(failures.rows).toEqual([
+      {
+        source: 'skipped',
+        message: `recurring action ${action.action.id} was skipped for budget: The model budget for today ($1.00) is spent`,
+      },
+    ]);
+  });
+});
+
+describe('streaks and the new sources', () => {
+  const since = '2041-01-01T00:00:00Z';
+  const at = (minute: number) => new Date(Date.UTC(2041, 0, 1, 9, minute));
+  const list = async (userId: string) =>
+    (await assistant.listFailures(db.pool, { since, userId, timeZone: 'UTC', now: at(59) })).failures.filter(
+      (f) => f.source === 'provider',
+    );
+
+  it('the same failure in a row is one row with a count; another one, or one already reported, starts anew', async () => {
+    const userId = await createUser(db.pool, 'streak');
+    const provider = (message: string, minute: number) =>
+      assistant.recordFailure(db.pool, { source: 'provider', userId, message, fingerprint: message }, at(minute));
+    const first = await provider('HTTP 500', 1);
+    expect(await provider('HTTP 500', 2)).toBe(first);
+    expect(await provider('HTTP 500', 3)).toBe(first);
+    const key = await provider('HTTP 401', 4);
+    expect(key).not.toBe(first);
+    expect(await provider('HTTP 500', 5)).not.toBe(first);
+    const failures = await list(userId);
+    expect(failures.map((f) => [f.message, f.count])).toEqual([
+      ['HTTP 500', 1],
+      ['HTTP 401', 1],
+      ['HTTP 500', 3],
+    ]);
+    expect(assistant.describeFailureRecord(failures[2], 'UTC')).toBe(
+      '2041-01-01 09:01: the model provider: HTTP 500 (3 times, the last at 09:03)',
+    );
+    await db.pool.query('UPDATE assistant.failures SET reported_at = now() WHERE user_id = $1', [userId]);
+    expect(await provider('HTTP 500', 6)).not.toBe(first);
+  });
+
+  it('a failed turn is a failure of its user, named in plain words; one a spending cap refused is named once', async () => {
+    const userId = await createUser(db.pool, 'turn-failure');
+    const failed = await assistant.receiveMessage(db.pool, userId, { message: 'book it' });
+    if (failed.kind !== 'turn') throw new Error('unreachable');
+    await assistant.failTurn(db.pool, userId, failed.turnId, '502: the language model failed');
+    const refused = await assistant.receiveMessage(db.pool, userId, { message: 'and this' });
+    if (refused.kind !== 'turn') throw new Error('unreachable');
+    await db.pool.query(
+      `INSERT INTO assistant.model_calls (upstream, route, job, ref, provider, model, latency_ms, status, outcome, error)
+       VALUES ('llm', 'chat', 'agent', $1, 'p', 'm', 1, 402, 'over_budget', 'Your model budget for today is spent')`,
+      [String(refused.turnId)],
+    );
+    await assistant.failTurn(db.pool, userId, refused.turnId, 'Payment required');
+    const rows = await db.pool.query('SELECT source, workflow, message FROM assistant.failures WHERE user_id = $1', [
       userId,
     ]);
-    expect(failures.rows[0].n).toBe(0);
+    expect(rows.rows).toEqual([
+      { source: 'turn', workflow: `turn ${failed.turnId} (api)`, message: '502: the language model failed' },
+    ]);
   });
 });

@@ -144,6 +144,33 @@ describe('the provider failing', () => {
     });
   }
 
+  it('failure awareness: a streak of 500s is one row with its count, a refused key another, in plain words', async () => {
+    await db.pool.query("DELETE FROM assistant.failures WHERE source = 'provider'");
+    await control.addScript('outage please', [{ fail: { status: 500, message: 'The server had an error' } }]);
+    await control.addScript('key please', [{ fail: { status: 401, message: `Incorrect API key: ${PROVIDER_KEY}` } }]);
+    for (const message of ['outage please', 'outage please', 'key please'])
+      await gateway.post('llm/v1/chat/completions', chat(message));
+    await gateway.flushed();
+    const rows = await db.pool.query(
+      "SELECT user_id, count, message FROM assistant.failures WHERE source = 'provider' ORDER BY id",
+    );
+    expect(rows.rows.map((r) => [r.user_id, r.count])).toEqual([
+      [userId, 2],
+      [userId, 1],
+    ]);
+    const host = new URL(provider.url).host;
+    expect(rows.rows[0].message).toMatch(
+      new RegExp(
+        `^the chat model provider \\(${host}, model gpt-4o-mini\\) failed \\(HTTP 500\\), an outage there\\?: `,
+      ),
+    );
+    expect(rows.rows[1].message).toContain(
+      `the chat model provider (${host}, model gpt-4o-mini) refused its API key (HTTP 401)`,
+    );
+    expect(rows.rows[1].message).toContain('Check ASSISTANT_LLM_API_KEY.');
+    expect(rows.rows[1].message).not.toContain(PROVIDER_KEY);
+  });
+
   it('a provider that never answers: the caller giving up is recorded as a timeout', async () => {
     await control.addScript('hang please', [{ hang: true }]);
     await expect(
