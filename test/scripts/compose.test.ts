@@ -168,6 +168,10 @@ describe('docker-compose.yml', () => {
     expect(gateway.command).toEqual(['node', 'assistant/dist/gateway/main.js']);
     const config = readFileSync(path.join(REPO_ROOT, 'assistant', 'src', 'gateway', 'config.ts'), 'utf8');
     const read = new Set([...config.matchAll(/'((?:ASSISTANT|JUDGE)_[A-Z_]+)'/g)].map((match) => match[1]));
+    // The test clock is for the e2e stack only (honoured only with NODE_ENV=test): never in an install.
+    read.delete('ASSISTANT_GATEWAY_TEST_CLOCK_FILE');
+    expect(env).not.toHaveProperty('ASSISTANT_GATEWAY_TEST_CLOCK_FILE');
+    expect(env).not.toHaveProperty('NODE_ENV');
     expect(read.size).toBeGreaterThan(15);
     for (const name of read) expect(env, name).toHaveProperty(name);
     // Each provider setting and limit from the settings file, as the operator gave it.

@@ -25,7 +25,7 @@ describe('the test clock', () => {
   it('is honoured only in test mode', () => {
     const env = { ...base, ASSISTANT_GATEWAY_TEST_CLOCK_FILE: '/tmp/offset' };
     expect(() => readGatewaySettings({ ...env, NODE_ENV: 'production' })).toThrow(
-      'ASSISTANT_GATEWAY_TEST_CLOCK_FILE is honoured only in test mode (NODE_ENV=test)',
+      'ASSISTANT_GATEWAY_TEST_CLOCK_FILE: is honoured only in test mode (NODE_ENV=test)',
     );
     expect(readGatewaySettings({ ...env, NODE_ENV: 'test' }).testClockFile).toBe('/tmp/offset');
     expect(readGatewaySettings(base).testClockFile).toBeNull();
