@@ -82,6 +82,7 @@ export {
   HISTORY_MAX_MESSAGES,
   historyWindow,
   storeTurn,
+  STEPS_USED_UP_REPLY,
   TURN_RUN_LIMIT_SECONDS,
 } from './turns';
 export {

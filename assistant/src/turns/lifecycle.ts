@@ -155,6 +155,17 @@ async function lockedTurn(db: Queryable, userId: string, turnId: number): Promis
   return found.rows[0];
 }
 
+/** What n8n's AI Agent (LangChain's AgentExecutor) answers when a run used all its steps: not a reply to store. */
+export const AGENT_STOPPED_OUTPUTS = [
+  'Agent stopped due to max iterations.',
+  'Agent stopped due to iteration limit or time limit.',
+];
+
+/** The reply instead, in plain words: the run stopped, and what it did is kept. */
+export const STEPS_USED_UP_REPLY =
+  'I used all the steps I may take for one message and stopped before finishing. What I did so far is kept (what I ' +
+  'stored stays stored, an open browser page stays open for a while), so ask me to go on from there.';
+
 /**
  * Stores the reply and marks the turn answered. After the webhook caller stopped waiting (their deadline passed), the
  * reply is also queued in the outbox for them (`lateReply`): their callback URL, Telegram, or for pulling.
@@ -162,7 +173,8 @@ async function lockedTurn(db: Queryable, userId: string, turnId: number): Promis
 export async function finishTurn(pool: Pool, userIdInput: unknown, turnIdInput: unknown, replyInput: unknown) {
   const userId = requireUserId(userIdInput);
   const turnId = requirePositiveInt(turnIdInput, 'turnId');
-  const reply = requireText(replyInput, 'reply', MAX_MESSAGE_CHARS);
+  const given = requireText(replyInput, 'reply', MAX_MESSAGE_CHARS);
+  const reply = AGENT_STOPPED_OUTPUTS.includes(given.trim()) ? STEPS_USED_UP_REPLY : given;
   return withTransaction(pool, async (client) => {
     const turn = await lockedTurn(client, userId, turnId);
     if (turn.status === 'answered') throw new AssistantInputError('turnId', 'this turn was already answered');

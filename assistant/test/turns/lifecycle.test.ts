@@ -95,6 +95,14 @@ describe('turn lifecycle', () => {
     expect(await replies()).toHaveLength(1);
   });
 
+  it("a run that used all its steps is answered in plain words, not with the agent's stop text", async () => {
+    const userId = await createUser(db.pool, 'steps');
+    const turn = await assistant.receiveMessage(db.pool, userId, { message: 'a long task' });
+    if (turn.kind !== 'turn') throw new Error('unreachable');
+    await assistant.finishTurn(db.pool, userId, turn.turnId, 'Agent stopped due to max iterations.');
+    expect((await assistant.getTurn(db.pool, userId, turn.turnId)).reply).toBe(assistant.STEPS_USED_UP_REPLY);
+  });
+
   it('a Telegram turn is answered by its run, never through the outbox', async () => {
     const userId = await createUser(db.pool, 'late-telegram');
     const turn = await assistant.receiveMessage(db.pool, userId, { message: 'slow', channel: 'telegram' });
