@@ -45,6 +45,15 @@ describe('fake Telegram Bot API', () => {
     expect(await control.actions(42)).toEqual([{ chat_id: '42', action: 'typing', at: expect.any(String) }]);
   });
 
+  it('a user who blocked the bot: 403 "Forbidden: bot was blocked by the user" until unblocked', async () => {
+    await control.block(77);
+    await expect(bot.sendMessage(77, 'hello?')).rejects.toMatchObject({
+      response: { statusCode: 403, body: { description: 'Forbidden: bot was blocked by the user' } },
+    });
+    await control.block(77, false);
+    expect((await bot.sendMessage(77, 'hello again')).text).toBe('hello again');
+  });
+
   it('checks chat actions as Telegram does: a chat id and an action from its list; counts them per chat', async () => {
     await bot.sendChatAction(7, 'typing');
     await bot.sendChatAction(7, 'upload_photo');

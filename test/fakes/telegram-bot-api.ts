@@ -16,6 +16,8 @@
 //   GET    /__webhook           the registered webhook (url, secret_token, allowed_updates, certificate)
 //   DELETE /__sent              forget sent messages and actions
 //   POST   /__files {file_id, base64, file_path}  a file users "sent" (a voice note), for getFile and its download
+//   POST   /__blocked {chat_id, blocked}  a user who blocked the bot: sendMessage and sendPhoto to that chat answer 403
+//          "Forbidden: bot was blocked by the user", as Telegram does
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback, readBody, sendJson } from './http-util';
 
@@ -206,6 +208,10 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
   let webhook: Webhook | null = null;
   const sent: SentMessage[] = [];
   const actions: ChatAction[] = [];
+  const blocked = new Set<string>();
+  const refuseBlocked = (chatId: string) => {
+    if (blocked.has(chatId)) throw new TelegramError(403, 'Forbidden: bot was blocked by the user');
+  };
   const pendingUpdates: Array<Record<string, unknown>> = [];
   let nextMessageId = 1;
   let nextUpdateId = 100000;
@@ -272,6 +278,7 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
     },
     sendmessage: (params) => {
       const chatId = required(params, 'chat_id');
+      refuseBlocked(String(chatId));
       const text = params.text === undefined ? '' : String(params.text);
       const parseMode = params.parse_mode === undefined ? undefined : String(params.parse_mode);
       let visible = text;
@@ -299,6 +306,7 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
     },
     sendphoto: (params) => {
       const chatId = required(params, 'chat_id');
+      refuseBlocked(String(chatId));
       const photo = params.photo;
       let described: SentMessage['photo'];
       if (photo && typeof photo === 'object' && Buffer.isBuffer((photo as UploadedFile).bytes)) {
@@ -420,6 +428,12 @@ export async function startTelegramBotApiFake(options: TelegramBotApiFakeOptions
       files.set(body.file_id, { bytes: Buffer.from(body.base64, 'base64'), filePath: body.file_path });
       return sendJson(res, 201, { ok: true });
     }
+    if (url.pathname === '/__blocked' && req.method === 'POST') {
+      const body = JSON.parse(await readBody(req)) as { chat_id: string | number; blocked: boolean };
+      if (body.blocked) blocked.add(String(body.chat_id));
+      else blocked.delete(String(body.chat_id));
+      return sendJson(res, 200, { ok: true });
+    }
     if (url.pathname === '/__sent' && req.method === 'DELETE') {
       sent.length = 0;
       actions.length = 0;
@@ -507,6 +521,16 @@ export class TelegramBotApiFakeControl {
       body: JSON.stringify({ update }),
     });
     return (await response.json()) as { status: number | null };
+  }
+
+  /** The user of `chatId` blocks (or unblocks) the bot: sends to that chat answer 403 until unblocked. */
+  async block(chatId: number | string, blocked = true): Promise<void> {
+    const response = await fetch(`${this.baseUrl}/__blocked`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ chat_id: chatId, blocked }),
+    });
+    if (!response.ok) throw new Error(`the Telegram fake did not take the block: ${response.status}`);
   }
 
   async sent(chatId?: number | string): Promise<SentMessage[]> {
