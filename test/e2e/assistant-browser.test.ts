@@ -178,6 +178,19 @@ describe('browser tasks with the one-time-code hand-off', () => {
     expect(opened).not.toContain('Sign in to Example Bank');
   });
 
+  it('a browser task of more than 10 steps finishes (the agent has 30)', async () => {
+    const marker = await script(`[api-long-${run}]`, [
+      call('browser_open', { url: `${site}/account` }),
+      ...Array.from({ length: 12 }, () => call('browser_snapshot', {})),
+      call('browser_close', {}),
+      { content: 'Looked 12 times: {{last_tool_result}}' },
+    ]);
+    const answer = await post({ message: `Watch my account closely ${marker}`, user_id: `browser-${run}` });
+    expect(answer.status).toBe(200);
+    expect(answer.body.reply).toMatch(/^Looked 12 times: /);
+    expect((await llm.requests(marker)).map((r) => r.step)).toEqual(Array.from({ length: 15 }, (_, i) => i));
+  });
+
   it('a question nobody answers expires with a clear message, and the run goes on', async () => {
     await updateInstanceSettings(db, { questionTtlSeconds: 8 });
     try {

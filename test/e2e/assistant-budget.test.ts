@@ -200,8 +200,11 @@ describe('spending caps', () => {
       await removeCap(db, { scope: 'job', job: 'action', period: 'day' });
     }
     expect(await llm.requests(instruction)).toEqual([]);
-    const failures = await db.query('SELECT count(*)::int AS n FROM assistant.failures WHERE user_id = $1', [userId]);
-    expect(failures.rows[0].n).toBe(0);
+    // No failure of the action; failure awareness names the skip (and the spending cap's stop).
+    const failures = await db.query('SELECT DISTINCT source FROM assistant.failures WHERE user_id = $1 ORDER BY 1', [
+      userId,
+    ]);
+    expect(failures.rows.map((r) => r.source)).toEqual(['budget', 'skipped']);
   });
 
   it('tells the owner at 50, 75 and 90 % once each; past the cap, a yes in reply to their question raises it', async () => {

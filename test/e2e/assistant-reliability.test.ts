@@ -5,6 +5,7 @@
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askUser, runMigrations, updateInstanceSettings } from 'assistant-core';
+import { CallbackReceiverControl } from '../fakes/callback-receiver';
 import { OpenAiChatFakeControl } from '../fakes/openai-chat';
 import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { e2eStack, type E2EStack } from './setup/harness';
@@ -135,13 +136,19 @@ describe('limits before anything runs', () => {
 });
 
 describe('every run has a deadline', () => {
-  it('a hanging model: 504 with the turn id at the reply deadline; the run goes on and stores its reply', async () => {
+  it('a hanging model: 504 at the reply deadline; the run goes on, and its late reply reaches the caller', async () => {
     const marker = tag('slow');
     await llm.addScript(marker, [{ content: 'Finally, the answer.', delay_ms: 8000 }]);
+    const callbacks = new CallbackReceiverControl(stack.fakeUrls.E2E_CALLBACK_RECEIVER_URL);
+    const callbackPath = `/late-${run}`;
     await updateInstanceSettings(db, { replyDeadlineSeconds: 2 });
     let answer: Answer;
     try {
-      answer = await ask({ message: `${marker} think hard`, user_id: 'rel-4' });
+      answer = await ask({
+        message: `${marker} think hard`,
+        user_id: 'rel-4',
+        callback_url: `${stack.fakeUrls.E2E_CALLBACK_RECEIVER_URL}${callbackPath}`,
+      });
     } finally {
       await updateInstanceSettings(db, { replyDeadlineSeconds: 600 });
     }
@@ -160,6 +167,31 @@ describe('every run has a deadline', () => {
       ['assistant', 'answered'],
     ]);
     expect(answered[1].content).toBe('Finally, the answer.');
+    // The caller stopped waiting: the reply is sent to their callback URL, and GET /webhook/agent/turn has it.
+    const [callback] = await waitFor(
+      async () => ((await callbacks.received(callbackPath)).length > 0 ? callbacks.received(callbackPath) : undefined),
+      { timeoutMs: 90_000, intervalMs: 500, what: 'the late reply at the callback URL' },
+    );
+    expect(JSON.parse(callback.body)).toMatchObject({
+      kind: 'reply',
+      text: 'Finally, the answer.',
+      data: { turn_id: Number(turnId) },
+    });
+    const state = await stack.webhook(`agent/turn?user_id=rel-4&turn_id=${turnId}`, {
+      headers: { 'x-api-key': E2E_ASSISTANT_API_KEY },
+    });
+    expect(state.status).toBe(200);
+    expect(await state.json()).toMatchObject({
+      turn_id: Number(turnId),
+      status: 'answered',
+      reply: 'Finally, the answer.',
+    });
+    const refused = await stack.webhook(`agent/turn?user_id=rel-4&turn_id=${turnId}`, { headers: {} });
+    expect(refused.status).toBe(401);
+    const unknown = await stack.webhook(`agent/turn?user_id=rel-4&turn_id=1${turnId}`, {
+      headers: { 'x-api-key': E2E_ASSISTANT_API_KEY },
+    });
+    expect(unknown.status).toBe(404);
   });
 
   it('every assistant workflow has an execution timeout: a turn 1,800 s (it may wait for its user), a tool 300 s', async () => {
@@ -181,6 +213,7 @@ describe('every run has a deadline', () => {
         'Assistant: webhook entry': 930,
         'Assistant: run a check': 300,
         'Assistant: outbox endpoint': 60,
+        'Assistant: turn state endpoint': 60,
         'Assistant: record failures': 60,
         // 5 minutes of work plus the waits for the user's answers (docs/BROWSER.md).
         'Assistant: run a turn': 1800,
@@ -220,6 +253,82 @@ describe('every run has a deadline', () => {
   });
 });
 
+describe('failure awareness sees every failure', () => {
+  it('a provider outage (one row with its count), a refused key and a model that does not answer are named', async () => {
+    const user = `rel-fail-${run}`;
+    const failing = async (name: string, step: Record<string, unknown>) => {
+      const marker = tag(name);
+      await llm.addScript(marker, [step as never]);
+      return (await ask({ message: `${marker} please`, user_id: user })).status;
+    };
+    const outage = { fail: { status: 500, message: 'The server had an error while processing your request' } };
+    expect(await failing('outage-1', outage)).toBe(502);
+    expect(await failing('outage-2', outage)).toBe(502);
+    expect(await failing('key', { fail: { status: 401, message: 'Incorrect API key provided: sk-e2e-revoked' } })).toBe(
+      502,
+    );
+    await updateInstanceSettings(db, { modelTimeoutSeconds: 10 });
+    try {
+      expect([502, 504]).toContain(await failing('no-answer', { hang: true }));
+    } finally {
+      await updateInstanceSettings(db, { modelTimeoutSeconds: 300 });
+    }
+    const rows = await db.query<{ source: string; count: number }>(
+      `SELECT f.source, f.count FROM assistant.failures f JOIN assistant.identities i ON i.user_id = f.user_id
+        WHERE i.identity = $1 AND f.source = 'provider' ORDER BY f.id`,
+      [`api:${user}`],
+    );
+    // Every 500 the provider gave (n8n's Chat Model retries) is in one row: a streak.
+    const sent = async (name: string) => (await llm.requests(tag(name))).length;
+    const outages = (await sent('outage-1')) + (await sent('outage-2'));
+    expect(outages).toBeGreaterThanOrEqual(2);
+    expect(rows.rows.map((r) => r.count)).toEqual([outages, await sent('key'), await sent('no-answer')]);
+
+    const marker = tag('what-failed');
+    await llm.addScript(marker, [
+      { tool_calls: [{ name: 'list_failures', arguments: { since: '' } }] },
+      { content: 'Here is what failed: {{last_tool_result}}' },
+    ]);
+    const asked = await ask({ message: `Did anything fail today? ${marker}`, user_id: user });
+    expect(asked.status).toBe(200);
+    const reply = String(asked.body.reply);
+    expect(reply).toMatch(
+      /the model provider: the chat model provider \([^)]+\) failed \(HTTP 500\), an outage there\?/,
+    );
+    expect(reply).toMatch(new RegExp(`\\(${outages} times, the last at \\d\\d:\\d\\d\\)`));
+    expect(reply).toContain('refused its API key (HTTP 401)');
+    expect(reply).toContain('Check ASSISTANT_LLM_API_KEY.');
+    expect(reply).not.toContain('sk-e2e-revoked');
+    expect(reply).toContain('did not answer in time');
+    expect(reply).toContain('a message got no reply');
+  });
+});
+
+describe('failure awareness names a refused Telegram send', () => {
+  it('a reply Telegram refuses (the user blocked the bot) is a failure of that chat, with what Telegram said', async () => {
+    const marker = tag('blocked');
+    await llm.addScript(marker, [{ content: 'You will not see this.' }]);
+    await telegram.block(OWNER_CHAT);
+    try {
+      await telegram.deliverText(OWNER_CHAT, `${marker} hello`);
+      const failure = await waitFor(
+        async () =>
+          (
+            await db.query<{ message: string }>(
+              `SELECT f.message FROM assistant.failures f JOIN assistant.identities i ON i.user_id = f.user_id
+                WHERE i.identity = $1 AND f.source = 'turn' AND f.message LIKE '%blocked%'`,
+              [`telegram:${OWNER_CHAT}`],
+            )
+          ).rows[0],
+        { timeoutMs: 60_000, intervalMs: 500, what: 'the refused send as a failure' },
+      );
+      expect(failure.message).toMatch(/^the reply could not be delivered: .*Forbidden: bot was blocked by the user/);
+    } finally {
+      await telegram.block(OWNER_CHAT, false);
+    }
+  });
+});
+
 describe('answers to questions the assistant asked', () => {
   it('webhook reply_to: recorded as the answer, a one-time code only redacted, no agent turn', async () => {
     const marker = tag('code');
@@ -252,7 +361,7 @@ describe('answers to questions the assistant asked', () => {
         userId,
       ]);
     }
-    await askUser(db, userId, { kind: 'approval', question: 'Install the researcher expert?' });
+    const asked = await askUser(db, userId, { kind: 'approval', question: 'Install the researcher expert?' });
     const before = (await telegram.sent(OWNER_CHAT)).length;
     await telegram.deliverText(OWNER_CHAT, `${tag('approve')} yes`);
     // The receipt, whatever else reached the chat meanwhile (a late apology of an earlier failed run).
@@ -262,10 +371,7 @@ describe('answers to questions the assistant asked', () => {
       { timeoutMs: 60_000, what: 'the receipt for the answer' },
     );
     expect(thanks.text).toBe('Thanks, I have passed your answer on.');
-    const answered = await db.query(
-      'SELECT answer FROM assistant.pending_questions WHERE user_id = $1 AND answered_at IS NOT NULL',
-      [userId],
-    );
+    const answered = await db.query('SELECT answer FROM assistant.pending_questions WHERE id = $1', [asked.id]);
     expect(answered.rows.map((row) => row.answer)).toEqual([`${tag('approve')} yes`]);
   });
 });
