@@ -1,11 +1,13 @@
 // Timeouts that fit the model: every chat model node's timeout is the modelTimeoutSeconds setting, read from the data
 // its workflow already loads; a workflow that calls a model runs long enough for a call at the longest setting and its
-// one retry; the webhook entry outlives the longest reply deadline; the ask_expert tool outlives the expert.
+// one retry; the webhook entry outlives the longest reply deadline; the ask_expert tool outlives the expert; a pending
+// turn is overdue only after the agent workflow's run limit.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { EXPERT_QUESTION_WAIT_SECONDS, EXPERT_RUN_SECONDS } from '../../assistant/src/experts/expert-workflow';
 import { MAX_MODEL_TIMEOUT_SECONDS, MAX_REPLY_DEADLINE_SECONDS } from '../../assistant/src/settings/settings';
+import { TURN_RUN_LIMIT_SECONDS } from '../../assistant/src/turns/lifecycle';
 import { readWorkflowFiles } from '../../scripts/runtime/workflow-files';
 
 interface Workflow {
@@ -64,5 +66,9 @@ describe('model timeouts', () => {
     const askExpert = byFile('assistant-tool-ask-expert.json').settings.executionTimeout!;
     expect(askExpert).toBe(EXPERT_RUN_SECONDS + EXPERT_QUESTION_WAIT_SECONDS + 60);
     expect(byFile('assistant-agent.json').settings.executionTimeout).toBeGreaterThan(askExpert);
+  });
+
+  it("a turn still pending is failed as overdue only after the agent workflow's own run limit", () => {
+    expect(TURN_RUN_LIMIT_SECONDS).toBe(byFile('assistant-agent.json').settings.executionTimeout);
   });
 });

@@ -22,7 +22,7 @@ import { MAX_MESSAGE_CHARS, requireMetadata, requireSessionId } from './turns';
 import { turnAttachments, type TurnAttachment } from './attachments';
 
 /** The longest a turn's run may take (the agent workflow's execution timeout); a turn still pending after it failed. */
-export const TURN_RUN_LIMIT_SECONDS = 330;
+export const TURN_RUN_LIMIT_SECONDS = 1800;
 export const MAX_ERROR_CHARS = 2000;
 
 export type TurnStatus = 'pending' | 'answered' | 'failed';

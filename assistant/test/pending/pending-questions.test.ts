@@ -166,13 +166,17 @@ describe('pending questions', () => {
       expiresInSeconds: 300,
       now: asked,
     });
-    // 400 s after the message: past the run limit of 330 s, but the run is waiting for its user.
-    await assistant.receiveMessage(db.pool, userId, { message: 'other', now: new Date(start.getTime() + 400_000) });
+    const limit = assistant.TURN_RUN_LIMIT_SECONDS * 1000;
+    // Past the run limit since the message, but the run is waiting for its user (the question is open until +500 s).
+    await assistant.receiveMessage(db.pool, userId, {
+      message: 'other',
+      now: new Date(start.getTime() + limit + 70_000),
+    });
     expect((await assistant.getTurn(db.pool, userId, turn.turnId)).status).toBe('pending');
-    // The wait ended (expired) more than 330 s ago: now it is overdue.
+    // The wait ended (expired) more than the run limit ago: now it is overdue.
     await assistant.receiveMessage(db.pool, userId, {
       message: 'later',
-      now: new Date(asked.getTime() + 300_000 + 331_000),
+      now: new Date(asked.getTime() + 300_000 + limit + 1_000),
     });
     expect((await assistant.getTurn(db.pool, userId, turn.turnId)).status).toBe('failed');
   });
