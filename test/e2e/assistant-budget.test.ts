@@ -40,20 +40,27 @@ async function ask(message: string, userId: string) {
   return { status: response.status, body: (await response.json()) as { reply?: string; turn_id?: number } };
 }
 
+/** The ledger rows of a turn's model calls: the gateway writes an answered call's row just after answering it. */
 const callOf = async (turnId: number | undefined) =>
-  (
-    await db.query<{
-      outcome: string;
-      cost_micros: string;
-      prompt_tokens: number;
-      output_tokens: number;
-      measured: number;
-    }>(
-      `SELECT outcome, cost_micros, prompt_tokens, output_tokens, measured_prompt_tokens AS measured
-         FROM assistant.model_calls WHERE ref = $1 ORDER BY id`,
-      [String(turnId)],
-    )
-  ).rows;
+  waitFor(
+    async () => {
+      const rows = (
+        await db.query<{
+          outcome: string;
+          cost_micros: string;
+          prompt_tokens: number;
+          output_tokens: number;
+          measured: number;
+        }>(
+          `SELECT outcome, cost_micros, prompt_tokens, output_tokens, measured_prompt_tokens AS measured
+             FROM assistant.model_calls WHERE ref = $1 ORDER BY id`,
+          [String(turnId)],
+        )
+      ).rows;
+      return rows.length > 0 ? rows : undefined;
+    },
+    { timeoutMs: 15_000, intervalMs: 100, what: `the ledger row of turn ${turnId}` },
+  );
 
 const ownerNotices = async (match: string) =>
   (

@@ -85,9 +85,10 @@ async function startJudgeThroughGateway(
         body: (await response.json()) as { answers?: Record<string, { type: string }> },
       };
     },
+    // This judge's model only: a call another test's judge made late does not count here.
     ledger: async () => {
       await gateway.flushed();
-      return listModelCalls(db.pool, since);
+      return (await listModelCalls(db.pool, since)).filter((row) => row.model === model);
     },
     close: async () => {
       await judge.close();
@@ -147,7 +148,7 @@ describe('the judge through the gateway', () => {
 
   it("a spent judge cap: the judge answers 402 budget_exceeded with the gateway's sentence, the provider is not asked", async () => {
     openAi = await startFakeOpenAI({ apiKey: PROVIDER_KEY });
-    running = await startJudgeThroughGateway(db, openAi.baseUrl, 'fake-model');
+    running = await startJudgeThroughGateway(db, openAi.baseUrl, 'fake-model-capped');
     await setCap(db.pool, { scope: 'job', job: 'judge', period: 'day', limitTokens: 0 });
     try {
       const reply = (await running.ask()) as {
