@@ -95,6 +95,7 @@ export {
   setQuestionMessageId,
   takeAnswer,
   waitForAnswer,
+  withdrawQuestion,
 } from './pending';
 export { executionsOfUser, forgetEverything, type SavedExecution, scrubSecrets } from './privacy';
 export { contextBlock, loadContext, systemPrompt } from './context';

@@ -17,6 +17,7 @@ import {
   type SessionSelectRequest,
   type SessionStepRequest,
   type SessionTask,
+  type SessionTaskList,
 } from './protocol';
 
 export class BrowserServiceError extends Error {
@@ -49,17 +50,24 @@ export interface BrowserClient {
   session: BrowserSessionClient;
 }
 
+/**
+ * Every step takes an optional signal: the caller's run was stopped or reached its deadline. The request is then
+ * abandoned and the signal's reason thrown; the service still finishes the step it started (closing the task, which
+ * waits behind it, is the caller's part).
+ */
 export interface BrowserSessionClient {
   /** Starts the user's task if none is open, else navigates within it. */
-  open(request: SessionOpenRequest): Promise<SessionPage>;
-  snapshot(request: SessionStepRequest): Promise<SessionPage>;
-  fill(request: SessionFillRequest): Promise<SessionPage>;
-  click(request: SessionRefRequest): Promise<SessionPage>;
-  select(request: SessionSelectRequest): Promise<SessionPage>;
-  screenshot(request: SessionStepRequest): Promise<SessionScreenshot>;
+  open(request: SessionOpenRequest, signal?: AbortSignal): Promise<SessionPage>;
+  snapshot(request: SessionStepRequest, signal?: AbortSignal): Promise<SessionPage>;
+  fill(request: SessionFillRequest, signal?: AbortSignal): Promise<SessionPage>;
+  click(request: SessionRefRequest, signal?: AbortSignal): Promise<SessionPage>;
+  select(request: SessionSelectRequest, signal?: AbortSignal): Promise<SessionPage>;
+  screenshot(request: SessionStepRequest, signal?: AbortSignal): Promise<SessionScreenshot>;
   /** The task waits for its user: its clock stops until the next step. */
-  wait(request: SessionStepRequest): Promise<SessionTask>;
-  close(request: SessionStepRequest): Promise<SessionClosed>;
+  wait(request: SessionStepRequest, signal?: AbortSignal): Promise<SessionTask>;
+  close(request: SessionStepRequest, signal?: AbortSignal): Promise<SessionClosed>;
+  /** The tasks open now, by user. */
+  tasks(): Promise<SessionTaskList>;
 }
 
 /** How long a render may take when the request does not say; the service's default limit. */
@@ -71,15 +79,17 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   const base = options.url.endsWith('/') ? options.url : `${options.url}/`;
   const margin = options.marginMs ?? 5_000;
 
-  async function call<T>(path: string, init: RequestInit, timeoutMs: number): Promise<T> {
+  async function call<T>(path: string, init: RequestInit, timeoutMs: number, stop?: AbortSignal): Promise<T> {
     let response: Response;
+    const timeout = AbortSignal.timeout(timeoutMs);
     try {
       response = await fetch(new URL(path, base), {
         ...init,
         headers: { ...(init.headers as Record<string, string>), [BROWSER_KEY_HEADER]: options.key },
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
       });
     } catch (error) {
+      if (stop?.aborted) throw stop.reason;
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
       throw new BrowserServiceError('unavailable', `the browser service at ${options.url} is not reachable (${cause})`);
     }
@@ -104,17 +114,18 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     return body as T;
   }
 
-  const post = <T>(path: string, body: unknown, timeoutMs: number) =>
+  const post = <T>(path: string, body: unknown, timeoutMs: number, stop?: AbortSignal) =>
     call<T>(
       path,
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
       timeoutMs,
+      stop,
     );
   const stepMs = (options.stepTimeoutMs ?? DEFAULT_RENDER_MS) + margin + CLOSING_MS;
   const step =
     <Request, Answer>(path: string) =>
-    (request: Request) =>
-      post<Answer>(`session/${path}`, request, stepMs);
+    (request: Request, stop?: AbortSignal) =>
+      post<Answer>(`session/${path}`, request, stepMs, stop);
 
   return {
     render: (request) => post<RenderedPage>('render', request, (request.timeoutMs ?? DEFAULT_RENDER_MS) + margin),
@@ -128,6 +139,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       screenshot: step<SessionStepRequest, SessionScreenshot>('screenshot'),
       wait: step<SessionStepRequest, SessionTask>('wait'),
       close: step<SessionStepRequest, SessionClosed>('close'),
+      tasks: () => call<SessionTaskList>('session/tasks', { method: 'GET' }, 10_000),
     },
   };
 }

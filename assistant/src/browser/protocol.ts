@@ -96,6 +96,7 @@ export const BROWSER_ERROR_STATUS: Record<BrowserErrorCode, number> = {
 //   POST /session/screenshot {user}                                   → SessionScreenshot
 //   POST /session/wait       {user}   the task waits for its user: its clock stops until the next step → SessionTask
 //   POST /session/close      {user}                                   → {closed: boolean}
+//   GET  /session/tasks                                               → SessionTaskList (the tasks open now)
 //
 // `user`: the assistant's user id (a UUID); it names the profile. `open` starts the user's task when none is open,
 // else navigates within it. Every other step needs an open task (`no_session`).
@@ -179,4 +180,8 @@ export interface SessionScreenshot {
 
 export interface SessionClosed {
   closed: boolean;
+}
+
+export interface SessionTaskList {
+  tasks: Array<SessionTask & { user: string; waiting: boolean }>;
 }

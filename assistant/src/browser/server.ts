@@ -129,6 +129,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     'POST /session/screenshot': async (body) => await sessions.screenshot(parseStep(body).user),
     'POST /session/wait': async (body) => await sessions.wait(parseStep(body).user),
     'POST /session/close': async (body) => await sessions.close(parseStep(body).user),
+    'GET /session/tasks': async () => sessions.list(),
   };
 
   async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {

@@ -12,7 +12,7 @@ import type { ChromiumHost } from './chromium';
 import type { SessionSettings } from './config';
 import { openGuardedContext, type GuardedContext } from './guarded-context';
 import { ProfileStore, ProfileUnreadableError, type StorageState } from './profiles';
-import type { SessionClosed, SessionPage, SessionScreenshot, SessionTask } from './protocol';
+import type { SessionClosed, SessionPage, SessionScreenshot, SessionTask, SessionTaskList } from './protocol';
 import { firstLine, HUNG_GRACE_MS, loadPage, RenderError, unlessHung, type LoadLimits } from './render';
 import { ServiceError } from './service-error';
 import { clickElement, fillField, selectOption, type StepTarget } from './session-actions';
@@ -77,6 +77,10 @@ class Task {
   pause(): void {
     this.activeBefore = this.activeMs();
     this.runningSince = undefined;
+  }
+
+  get waiting(): boolean {
+    return this.runningSince === undefined;
   }
 
   resume(): void {
@@ -188,6 +192,17 @@ export class SessionManager {
       await this.closeTask(task);
       return { closed: true };
     });
+  }
+
+  /** The tasks open now, by user. */
+  list(): SessionTaskList {
+    return {
+      tasks: [...this.tasks.values()].map((task) => ({
+        user: task.user,
+        waiting: task.waiting,
+        ...this.taskInfo(task),
+      })),
+    };
   }
 
   /** Saves and closes every task (the service stops); no task opens afterwards. */

@@ -5,6 +5,7 @@
 import type { Queryable } from '../storage/db';
 import { recall, type RecalledMemory } from '../memory/recall';
 import { getInstanceSettings, getUserSettings, type AssistantSettings } from '../settings/settings';
+import { TURN_RUN_LIMIT_SECONDS } from '../turns/lifecycle';
 import { recentMessages, requireSessionId, type ChatMessage } from '../turns/turns';
 import { optionalInt, optionalText, requireUserId } from '../validate';
 import { withCaller } from '../gateway/caller';
@@ -27,6 +28,8 @@ export interface AssistantContext {
   contextBlock: string;
   /** The message as the agent gets it: the context block, then the user's own words. */
   userPrompt: string;
+  /** When this run must be done (ISO 8601): now plus the agent's run limit. The agent passes it to every tool. */
+  deadline: string;
 }
 
 export interface ContextOptions {
@@ -115,5 +118,6 @@ export async function loadContext(
     systemPrompt: systemPrompt(settings),
     contextBlock: block,
     userPrompt: `${block}\n\n${message ?? ''}`,
+    deadline: new Date((options.now ?? new Date()).getTime() + TURN_RUN_LIMIT_SECONDS * 1000).toISOString(),
   };
 }

@@ -250,6 +250,26 @@ export async function waitForAnswer(
   }
 }
 
+/**
+ * The run that asked stopped waiting (stopped, or past its deadline): an open question expires now, so a late answer
+ * is refused as expired instead of being passed to nobody. False when it was answered or had expired already.
+ */
+export async function withdrawQuestion(
+  db: Queryable,
+  userIdInput: unknown,
+  questionIdInput: unknown,
+  now = new Date(),
+): Promise<boolean> {
+  const userId = requireUserId(userIdInput);
+  const id = requireQuestionId(questionIdInput, 'questionId');
+  const withdrawn = await db.query(
+    `UPDATE assistant.pending_questions SET expires_at = $3
+      WHERE id = $1 AND user_id = $2 AND answered_at IS NULL AND expires_at > $3`,
+    [id, userId, now],
+  );
+  return withdrawn.rowCount === 1;
+}
+
 /** Whether the question was answered, without taking the answer. */
 async function answerState(db: Queryable, userIdInput: unknown, questionIdInput: unknown): Promise<TakenAnswer> {
   const userId = requireUserId(userIdInput);

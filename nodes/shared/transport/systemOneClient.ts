@@ -57,6 +57,8 @@ export async function callSystemOne(
     returnFullResponse: true,
     ignoreHttpStatusErrors: true,
     timeout: timeoutMs,
+    // A stopped run stops its call (n8n does this itself only for requests with a credential type).
+    abortSignal: context.getExecutionCancelSignal?.(),
   })) as { statusCode: number; body: unknown; headers?: Record<string, unknown> };
   return { statusCode: response.statusCode, body: response.body, headers: response.headers ?? {} };
 }

@@ -4,12 +4,13 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { BrowserClient } from 'assistant-core/browser';
 
 import { parameter } from '../../../shared/helpers/parameters';
-import { browserCall } from '../../../shared/transport/browserClient';
+import { deadlineProperty } from '../../../shared/helpers/runLimit';
 import { requireRef } from '../helpers/ref';
 import { stepResult } from '../helpers/stepResult';
+import { taskStep } from '../helpers/taskStep';
 import { refProperty, userIdProperty } from './common.descriptions';
 
-const properties: INodeProperties[] = [userIdProperty, refProperty];
+const properties: INodeProperties[] = [userIdProperty, refProperty, deadlineProperty];
 
 const displayOptions = { show: { operation: ['click'] } };
 
@@ -22,5 +23,8 @@ export async function execute(
 ): Promise<IDataObject> {
   const user = parameter(this, 'userId', itemIndex) as string;
   const ref = requireRef(parameter(this, 'ref', itemIndex));
-  return stepResult(await browserCall(() => browser.session.click({ user, ref })), `Clicked [${ref}].`);
+  return stepResult(
+    await taskStep(this, browser, user, itemIndex, (signal) => browser.session.click({ user, ref }, signal)),
+    `Clicked [${ref}].`,
+  );
 }

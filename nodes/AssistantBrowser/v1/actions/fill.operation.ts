@@ -7,9 +7,10 @@ import { AssistantInputError } from 'assistant-core';
 import { loginValue, parseSiteLogins, type BrowserClient } from 'assistant-core/browser';
 
 import { parameter } from '../../../shared/helpers/parameters';
-import { browserCall } from '../../../shared/transport/browserClient';
+import { deadlineProperty } from '../../../shared/helpers/runLimit';
 import { requireRef } from '../helpers/ref';
 import { stepResult } from '../helpers/stepResult';
+import { taskStep } from '../helpers/taskStep';
 import { refProperty, userIdProperty } from './common.descriptions';
 
 export const SITE_LOGINS_CREDENTIAL = 'assistantSiteLoginsApi';
@@ -17,6 +18,7 @@ export const SITE_LOGINS_CREDENTIAL = 'assistantSiteLoginsApi';
 const properties: INodeProperties[] = [
   userIdProperty,
   refProperty,
+  deadlineProperty,
   {
     displayName: 'Value',
     name: 'value',
@@ -62,7 +64,9 @@ export async function execute(
   if (hasValue && hasLogin) throw new AssistantInputError('value', 'give either a value or a login, not both');
   if (!hasValue && !hasLogin) throw new AssistantInputError('value', 'give a value to type, or the name of a login');
   if (hasValue) {
-    const page = await browserCall(() => browser.session.fill({ user, ref, value: value as string }));
+    const page = await taskStep(this, browser, user, itemIndex, (signal) =>
+      browser.session.fill({ user, ref, value: value as string }, signal),
+    );
     return stepResult(page, `Typed into [${ref}].`);
   }
   let logins;
@@ -75,8 +79,8 @@ export async function execute(
     throw new AssistantInputError('login', 'no site logins are set up (the Assistant Site Logins credential)');
   }
   const secret = loginValue(logins, login, parameter(this, 'part', itemIndex));
-  const page = await browserCall(() =>
-    browser.session.fill({ user, ref, value: secret.value, secret: true, sites: secret.sites }),
+  const page = await taskStep(this, browser, user, itemIndex, (signal) =>
+    browser.session.fill({ user, ref, value: secret.value, secret: true, sites: secret.sites }, signal),
   );
   return stepResult(page, `Typed ${secret.description} into [${ref}].`);
 }

@@ -4,12 +4,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { BrowserClient } from 'assistant-core/browser';
 
 import { parameter } from '../../../shared/helpers/parameters';
-import { browserCall } from '../../../shared/transport/browserClient';
+import { deadlineProperty } from '../../../shared/helpers/runLimit';
 import { stepResult } from '../helpers/stepResult';
+import { taskStep } from '../helpers/taskStep';
 import { userIdProperty } from './common.descriptions';
 
 const properties: INodeProperties[] = [
   userIdProperty,
+  deadlineProperty,
   {
     displayName: 'URL',
     name: 'url',
@@ -32,5 +34,7 @@ export async function execute(
 ): Promise<IDataObject> {
   const user = parameter(this, 'userId', itemIndex) as string;
   const url = parameter(this, 'url', itemIndex) as string;
-  return stepResult(await browserCall(() => browser.session.open({ user, url })));
+  return stepResult(
+    await taskStep(this, browser, user, itemIndex, (signal) => browser.session.open({ user, url }, signal)),
+  );
 }

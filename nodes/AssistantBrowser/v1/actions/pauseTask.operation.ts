@@ -3,11 +3,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { BrowserClient } from 'assistant-core/browser';
 
+import { taskStep } from '../helpers/taskStep';
 import { parameter } from '../../../shared/helpers/parameters';
-import { browserCall } from '../../../shared/transport/browserClient';
+import { deadlineProperty } from '../../../shared/helpers/runLimit';
 import { userIdProperty } from './common.descriptions';
 
-const properties: INodeProperties[] = [userIdProperty];
+const properties: INodeProperties[] = [userIdProperty, deadlineProperty];
 
 const displayOptions = { show: { operation: ['pauseTask'] } };
 
@@ -19,5 +20,8 @@ export async function execute(
   itemIndex: number,
 ): Promise<IDataObject> {
   const user = parameter(this, 'userId', itemIndex) as string;
-  return { waiting: true, task: await browserCall(() => browser.session.wait({ user })) } as unknown as IDataObject;
+  return {
+    waiting: true,
+    task: await taskStep(this, browser, user, itemIndex, (signal) => browser.session.wait({ user }, signal)),
+  } as unknown as IDataObject;
 }

@@ -5,11 +5,12 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { BrowserClient } from 'assistant-core/browser';
 
 import { parameter } from '../../../shared/helpers/parameters';
-import { browserCall } from '../../../shared/transport/browserClient';
+import { deadlineProperty } from '../../../shared/helpers/runLimit';
 import { stepResult } from '../helpers/stepResult';
+import { taskStep } from '../helpers/taskStep';
 import { userIdProperty } from './common.descriptions';
 
-const properties: INodeProperties[] = [userIdProperty];
+const properties: INodeProperties[] = [userIdProperty, deadlineProperty];
 
 const displayOptions = { show: { operation: ['screenshot'] } };
 
@@ -21,7 +22,7 @@ export async function execute(
   itemIndex: number,
 ): Promise<IDataObject> {
   const user = parameter(this, 'userId', itemIndex) as string;
-  const shot = await browserCall(() => browser.session.screenshot({ user }));
+  const shot = await taskStep(this, browser, user, itemIndex, (signal) => browser.session.screenshot({ user }, signal));
   return {
     ...stepResult(shot.page, 'Took a screenshot of the page; it goes to the user.'),
     png: shot.png,

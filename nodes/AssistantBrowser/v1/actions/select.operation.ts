@@ -4,13 +4,15 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { BrowserClient } from 'assistant-core/browser';
 
 import { parameter } from '../../../shared/helpers/parameters';
-import { browserCall } from '../../../shared/transport/browserClient';
+import { deadlineProperty } from '../../../shared/helpers/runLimit';
 import { requireRef } from '../helpers/ref';
 import { stepResult } from '../helpers/stepResult';
+import { taskStep } from '../helpers/taskStep';
 import { refProperty, userIdProperty } from './common.descriptions';
 
 const properties: INodeProperties[] = [
   userIdProperty,
+  deadlineProperty,
   refProperty,
   {
     displayName: 'Option',
@@ -35,7 +37,7 @@ export async function execute(
   const ref = requireRef(parameter(this, 'ref', itemIndex));
   const option = parameter(this, 'option', itemIndex) as string;
   return stepResult(
-    await browserCall(() => browser.session.select({ user, ref, option })),
+    await taskStep(this, browser, user, itemIndex, (signal) => browser.session.select({ user, ref, option }, signal)),
     `Chose "${option}" in [${ref}].`,
   );
 }

@@ -4,11 +4,12 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { BrowserClient } from 'assistant-core/browser';
 
 import { parameter } from '../../../shared/helpers/parameters';
-import { browserCall } from '../../../shared/transport/browserClient';
+import { deadlineProperty } from '../../../shared/helpers/runLimit';
 import { stepResult } from '../helpers/stepResult';
+import { taskStep } from '../helpers/taskStep';
 import { userIdProperty } from './common.descriptions';
 
-const properties: INodeProperties[] = [userIdProperty];
+const properties: INodeProperties[] = [userIdProperty, deadlineProperty];
 
 const displayOptions = { show: { operation: ['snapshot'] } };
 
@@ -20,5 +21,7 @@ export async function execute(
   itemIndex: number,
 ): Promise<IDataObject> {
   const user = parameter(this, 'userId', itemIndex) as string;
-  return stepResult(await browserCall(() => browser.session.snapshot({ user })));
+  return stepResult(
+    await taskStep(this, browser, user, itemIndex, (signal) => browser.session.snapshot({ user }, signal)),
+  );
 }

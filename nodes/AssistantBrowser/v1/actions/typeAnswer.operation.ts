@@ -7,10 +7,11 @@ import { waitForAnswer } from 'assistant-core';
 import type { BrowserClient } from 'assistant-core/browser';
 
 import { parameter } from '../../../shared/helpers/parameters';
-import { browserCall } from '../../../shared/transport/browserClient';
+import { deadlineProperty } from '../../../shared/helpers/runLimit';
 import { assistantDatabase } from '../../../shared/transport/postgres';
 import { requireRef } from '../helpers/ref';
 import { stepResult } from '../helpers/stepResult';
+import { taskStep } from '../helpers/taskStep';
 import { refProperty, userIdProperty } from './common.descriptions';
 
 const properties: INodeProperties[] = [
@@ -24,6 +25,7 @@ const properties: INodeProperties[] = [
     description: 'The question the user answers with the code',
   },
   refProperty,
+  deadlineProperty,
 ];
 
 const displayOptions = { show: { operation: ['typeAnswer'] } };
@@ -38,7 +40,12 @@ export async function execute(
   const user = parameter(this, 'userId', itemIndex) as string;
   const ref = requireRef(parameter(this, 'ref', itemIndex));
   const pool = await assistantDatabase(this);
-  const taken = await waitForAnswer(pool, user, parameter(this, 'questionId', itemIndex));
+  const questionId = parameter(this, 'questionId', itemIndex);
+  const taken = await taskStep(this, browser, user, itemIndex, async (signal) => {
+    const answer = await waitForAnswer(pool, user, questionId, { signal });
+    if (signal.aborted) throw signal.reason;
+    return answer;
+  });
   if (taken.status === 'taken') {
     return { typed: false, result: 'That code was already used. If the site still asks, a new code is needed.' };
   }
@@ -49,6 +56,8 @@ export async function execute(
     };
   }
   const code = taken.answer.replace(/\s+/g, '');
-  const page = await browserCall(() => browser.session.fill({ user, ref, value: code, secret: true }));
+  const page = await taskStep(this, browser, user, itemIndex, (signal) =>
+    browser.session.fill({ user, ref, value: code, secret: true }, signal),
+  );
   return { typed: true, ...stepResult(page, `Typed the code the user sent into [${ref}].`) };
 }
