@@ -32,6 +32,7 @@ export {
   isTelegramOwner,
   MAX_MODEL_TIMEOUT_SECONDS,
   MAX_REPLY_DEADLINE_SECONDS,
+  MAX_RUN_LIMIT_SECONDS,
   requireChatModel,
   updateInstanceSettings,
   updateUserPreferences,

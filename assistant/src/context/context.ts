@@ -5,7 +5,6 @@
 import type { Queryable } from '../storage/db';
 import { recall, type RecalledMemory } from '../memory/recall';
 import { getInstanceSettings, getUserSettings, type AssistantSettings } from '../settings/settings';
-import { TURN_RUN_LIMIT_SECONDS } from '../turns/lifecycle';
 import { recentMessages, requireSessionId, type ChatMessage } from '../turns/turns';
 import { optionalInt, optionalText, requireUserId } from '../validate';
 import { withCaller } from '../gateway/caller';
@@ -28,7 +27,7 @@ export interface AssistantContext {
   contextBlock: string;
   /** The message as the agent gets it: the context block, then the user's own words. */
   userPrompt: string;
-  /** When this run must be done (ISO 8601): now plus the agent's run limit. The agent passes it to every tool. */
+  /** When this run must be done (ISO 8601): now plus the runLimitSeconds setting. The agent passes it to every tool. */
   deadline: string;
 }
 
@@ -97,7 +96,7 @@ export async function loadContext(
   const message = optionalText(options.message, 'message', 1_000_000);
   const memoryLimit = optionalInt(options.memoryLimit, 'memoryLimit', 0, 50) ?? 8;
   const settings = await getUserSettings(db, userId);
-  const { chatModel, modelTimeoutSeconds } = await getInstanceSettings(db);
+  const { chatModel, modelTimeoutSeconds, runLimitSeconds } = await getInstanceSettings(db);
   const messages = await recentMessages(db, userId, sessionId, options.tokenBudget, options.turnId);
   const memories =
     message?.trim() && memoryLimit > 0
@@ -118,6 +117,6 @@ export async function loadContext(
     systemPrompt: systemPrompt(settings),
     contextBlock: block,
     userPrompt: `${block}\n\n${message ?? ''}`,
-    deadline: new Date((options.now ?? new Date()).getTime() + TURN_RUN_LIMIT_SECONDS * 1000).toISOString(),
+    deadline: new Date((options.now ?? new Date()).getTime() + runLimitSeconds * 1000).toISOString(),
   };
 }

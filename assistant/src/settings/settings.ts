@@ -45,6 +45,11 @@ export interface InstanceSettings extends AssistantSettings {
   failureReportMinutes: number;
   /** How long a question the assistant asks (a one-time code, an approval) waits for its answer: 5-600 s, default 300. */
   questionTtlSeconds: number;
+  /**
+   * The longest one run of the agent may take, 10-1800 s, default 1800 (the agent workflow's own limit): the agent
+   * passes the deadline to its tools, which stop at it (a browser task is closed, a question withdrawn).
+   */
+  runLimitSeconds: number;
   /** The engine web_search asks, or null for the environment's (ASSISTANT_SEARCH_BACKEND). */
   searchBackend: SearchBackendSetting | null;
   /** SearXNG's base URL, or null for the environment's (ASSISTANT_SEARXNG_URL). */
@@ -55,6 +60,8 @@ export interface InstanceSettings extends AssistantSettings {
 
 /** The longest reply deadline, in seconds (the webhook entry's run limit is 30 s more). */
 export const MAX_REPLY_DEADLINE_SECONDS = 900;
+/** The longest a run of the agent may take: the agent workflow's execution timeout (runLimitSeconds may be less). */
+export const MAX_RUN_LIMIT_SECONDS = 1800;
 /** The longest model call timeout, in seconds (a run that calls the model allows two such calls and a minute). */
 export const MAX_MODEL_TIMEOUT_SECONDS = 600;
 
@@ -142,6 +149,7 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     deliveryRetrySeconds: Number(row.delivery_retry_seconds),
     failureReportMinutes: Number(row.failure_report_minutes),
     questionTtlSeconds: Number(row.question_ttl_seconds),
+    runLimitSeconds: Number(row.run_limit_seconds),
     searchBackend: (row.search_backend as SearchBackendSetting | null) ?? null,
     searxngUrl: (row.searxng_url as string | null) ?? null,
     quietHours: quietHoursFromColumns(row),
@@ -196,6 +204,7 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     ['deliveryRetrySeconds', 'delivery_retry_seconds', 1, 3600],
     ['failureReportMinutes', 'failure_report_minutes', 0, 10_080],
     ['questionTtlSeconds', 'question_ttl_seconds', 5, 600],
+    ['runLimitSeconds', 'run_limit_seconds', 10, MAX_RUN_LIMIT_SECONDS],
   ];
   for (const [field, column, min, max] of limits) {
     if (input[field] === undefined || input[field] === '') continue;

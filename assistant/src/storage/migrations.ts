@@ -681,4 +681,13 @@ ALTER TABLE assistant.failures
 CREATE INDEX failures_streak_idx ON assistant.failures(source, user_id, id DESC);
 `,
   },
+  {
+    version: 20,
+    name: "a run's limit as a setting: the deadline the agent passes to its tools",
+    sql: `
+-- The longest one run of the agent may take (up to the agent workflow's own limit): its tools stop at it.
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN run_limit_seconds integer NOT NULL DEFAULT 1800 CHECK (run_limit_seconds BETWEEN 10 AND 1800);
+`,
+  },
 ];

@@ -15,14 +15,14 @@ import {
   REDACTED_CODE,
   type QuestionKind,
 } from '../pending/pending-questions';
-import { getInstanceSettings } from '../settings/settings';
+import { getInstanceSettings, MAX_RUN_LIMIT_SECONDS } from '../settings/settings';
 import { scrubSecrets } from '../privacy/scrub';
 import { optionalText, requirePositiveInt, requireText, requireUserId } from '../validate';
 import { MAX_MESSAGE_CHARS, requireMetadata, requireSessionId } from './turns';
 import { turnAttachments, type TurnAttachment } from './attachments';
 
 /** The longest a turn's run may take (the agent workflow's execution timeout); a turn still pending after it failed. */
-export const TURN_RUN_LIMIT_SECONDS = 1800;
+export const TURN_RUN_LIMIT_SECONDS = MAX_RUN_LIMIT_SECONDS;
 export const MAX_ERROR_CHARS = 2000;
 
 export type TurnStatus = 'pending' | 'answered' | 'failed';

@@ -55,4 +55,22 @@ describe('context', () => {
     expect(first.contextBlock).toContain('Anna keeps bees');
     expect(hourLater.contextBlock).not.toBe(first.contextBlock);
   });
+
+  it("gives the run's deadline: now plus the runLimitSeconds setting (default the agent's own 1,800 s)", async () => {
+    const userId = await newUser('deadline');
+    const now = new Date('2026-07-01T10:00:00Z');
+    const load = () => assistant.loadContext(db.pool, userId, { sessionId: 'chat', message: 'Hi', now });
+    expect((await load()).deadline).toBe('2026-07-01T10:30:00.000Z');
+    await assistant.updateInstanceSettings(db.pool, { runLimitSeconds: 90 });
+    try {
+      expect((await load()).deadline).toBe('2026-07-01T10:01:30.000Z');
+      for (const bad of [9, 1801, 'soon']) {
+        await expect(assistant.updateInstanceSettings(db.pool, { runLimitSeconds: bad })).rejects.toThrow(
+          'runLimitSeconds: must be an integer from 10 to 1800',
+        );
+      }
+    } finally {
+      await assistant.updateInstanceSettings(db.pool, { runLimitSeconds: 1800 });
+    }
+  });
 });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { askUser, receiveMessage, resolveIdentity } from 'assistant-core';
+import { createBrowserClient } from 'assistant-core/browser';
 
 import { AssistantBrowser } from '../../../nodes/AssistantBrowser/AssistantBrowser.node';
 import { operations } from '../../../nodes/AssistantBrowser/v1/actions/router';
@@ -19,6 +20,7 @@ import { startNodeDatabase, type NodeDatabase } from '../helpers/postgres';
 import { startBrowserServer, type BrowserServer } from '../../../assistant/src/browser/server';
 import { startLoginSite, type LoginSite } from '../../../assistant/test/browser/login-site';
 import { TEST_KEY, testConfig } from '../../../assistant/test/browser/service-config';
+import { waitFor } from '../../../scripts/runtime/process';
 
 let db: NodeDatabase;
 let site: LoginSite;
@@ -61,7 +63,10 @@ const siteLogins = () => ({
   ]),
 });
 
-async function runItems(parameters: Parameters[], options: { continueOnFail?: boolean } = {}) {
+async function runItems(
+  parameters: Parameters[],
+  options: { continueOnFail?: boolean; cancelSignal?: AbortSignal } = {},
+) {
   const [output] = await runNode(new AssistantBrowser(), {
     parameters,
     credentials: { assistantSiteLoginsApi: siteLogins(), postgres: db.credential },
@@ -70,7 +75,7 @@ async function runItems(parameters: Parameters[], options: { continueOnFail?: bo
   return output;
 }
 
-async function run(parameters: Parameters[], options: { continueOnFail?: boolean } = {}) {
+async function run(parameters: Parameters[], options: { continueOnFail?: boolean; cancelSignal?: AbortSignal } = {}) {
   return (await runItems(parameters, options)).map((item) => item.json);
 }
 
@@ -272,6 +277,76 @@ describe('Assistant Browser: signing in with a stored login and a one-time code'
     ]);
     const none = await failure([{ operation: 'snapshot', userId }]);
     expect(none.message).toContain('there is no open task for this user: open a page first');
+  });
+});
+
+describe('Assistant Browser: the run stops, or its deadline passes', () => {
+  const client = () => createBrowserClient({ url: service.url, key: TEST_KEY });
+  const openTaskOf = async (user: string) => (await client().session.tasks()).tasks.some((t) => t.user === user);
+  const openTask = async (user: string) => {
+    await run([{ operation: 'open', userId: user, url: `${site.url}/login` }]);
+    expect(await openTaskOf(user)).toBe(true);
+  };
+
+  it('a step whose deadline has passed closes the task and says why', async () => {
+    useEnv();
+    const user = randomUUID();
+    await openTask(user);
+    const deadline = new Date(Date.now() - 1000).toISOString();
+    const error = await failure([{ operation: 'snapshot', userId: user, deadline }]);
+    expect(error.message).toBe(
+      `the run's deadline (${deadline}) passed before the browser step finished; the browser task was closed`,
+    );
+    expect(await openTaskOf(user)).toBe(false);
+  });
+
+  it('a deadline that passes while Type Answer waits for the code closes the task', async () => {
+    useEnv();
+    const user = (await resolveIdentity(db.pool, 'api', `browser-deadline-${randomUUID()}`)).userId;
+    await openTask(user);
+    const question = await askUser(db.pool, user, { kind: 'one_time_code', question: 'The code, please?' });
+    const deadline = new Date(Date.now() + 500).toISOString();
+    const started = Date.now();
+    const error = await failure([{ operation: 'typeAnswer', userId: user, questionId: question.id, ref: 1, deadline }]);
+    expect(Date.now() - started).toBeLessThan(10_000); // not the question's 5 minutes
+    expect(error.message).toMatch(
+      /^the run's deadline \(.+\) passed before the browser step finished; the browser task was closed$/,
+    );
+    expect(await openTaskOf(user)).toBe(false);
+  });
+
+  it('stopping the execution closes the task a step of it used, even after the step', async () => {
+    useEnv();
+    const user = randomUUID();
+    const execution = new AbortController();
+    const [page] = await run([{ operation: 'open', userId: user, url: `${site.url}/login` }], {
+      cancelSignal: execution.signal,
+    });
+    expect(page.url).toBe(`${site.url}/login`);
+    expect(await openTaskOf(user)).toBe(true);
+    execution.abort(); // n8n stops the execution while a later node (the code hand-off) waits
+    await waitFor(async () => !(await openTaskOf(user)), { timeoutMs: 10_000, what: 'the task closed' });
+  });
+
+  it('a step of a stopped execution does not run, and names why', async () => {
+    useEnv();
+    const user = randomUUID();
+    await openTask(user);
+    const [item] = await run([{ operation: 'snapshot', userId: user }], {
+      cancelSignal: AbortSignal.abort(),
+      continueOnFail: true,
+    });
+    expect(item).toEqual({
+      error: 'the run was stopped before the browser step finished; the browser task was closed',
+    });
+    expect(await openTaskOf(user)).toBe(false);
+  });
+
+  it('a deadline that is not a time names the field', async () => {
+    useEnv();
+    const error = await failure([{ operation: 'snapshot', userId, deadline: 'tomorrow' }]);
+    expect(error.message).toBe('deadline: must be a time in ISO 8601, e.g. 2026-11-28T18:30:00Z');
+    expect(error.description).toBe('Check the "deadline" parameter.');
   });
 });
 

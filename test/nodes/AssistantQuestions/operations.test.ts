@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.stop());
 
-async function run(parameters: Parameters[], options: { continueOnFail?: boolean } = {}) {
+async function run(parameters: Parameters[], options: { continueOnFail?: boolean; cancelSignal?: AbortSignal } = {}) {
   const [output] = await runNode(new AssistantQuestions(), {
     parameters,
     credentials: { postgres: db.credential },
@@ -147,6 +147,30 @@ describe('Assistant Questions operations', () => {
           'The user did not answer in time; the question expired. Say so, and ask again later if it still matters.',
       });
     }
+  });
+
+  it("stops waiting at the run's deadline and withdraws the question: a late answer is refused as expired", async () => {
+    const asked = await askUser(db.pool, userId, { question: 'Which account?' });
+    const deadline = new Date(Date.now() + 400).toISOString();
+    const started = Date.now();
+    const [waited] = await run([{ operation: 'waitForAnswer', userId, questionId: asked.id, deadline }]);
+    expect(Date.now() - started).toBeLessThan(10_000); // not the question's 5 minutes
+    expect(waited).toEqual({
+      questionId: asked.id,
+      status: 'out_of_time',
+      result: `Stopped waiting for the user's answer: the run's deadline (${deadline}) passed. Say so briefly.`,
+    });
+    await expect(receiveMessage(db.pool, userId, { message: 'Savings', replyTo: asked.id })).rejects.toThrow(/expired/);
+  });
+
+  it('stops waiting when n8n stops the execution', async () => {
+    const asked = await askUser(db.pool, userId, { question: 'Which card?' });
+    const execution = new AbortController();
+    setTimeout(() => execution.abort(), 300);
+    const [waited] = await run([{ operation: 'waitForAnswer', userId, questionId: asked.id }], {
+      cancelSignal: execution.signal,
+    });
+    expect(waited).toMatchObject({ status: 'out_of_time', result: expect.stringMatching(/the run was stopped/) });
   });
 
   it('names the field of bad input, per item, and honours Continue On Fail', async () => {

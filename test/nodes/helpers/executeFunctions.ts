@@ -26,6 +26,8 @@ export interface ExecuteOptions {
   nodeCredentials?: INode['credentials'];
   continueOnFail?: boolean;
   workflowId?: string;
+  /** The execution's cancel signal, as n8n gives it (aborted when the execution is stopped). */
+  cancelSignal?: AbortSignal;
 }
 
 /**
@@ -118,6 +120,10 @@ export function executeFunctions(nodeType: INodeType, options: ExecuteOptions = 
       return await readCredential(type, itemIndex);
     },
     continueOnFail: () => options.continueOnFail ?? false,
+    getExecutionCancelSignal: () => options.cancelSignal,
+    // As n8n-core's base-execute-context: the handler runs once when the signal aborts.
+    onExecutionCancellation: (handler: () => unknown) =>
+      options.cancelSignal?.addEventListener('abort', () => void handler(), { once: true }),
     helpers: {
       httpRequest,
       httpRequestWithAuthentication: async (type: string, request: IHttpRequestOptions) => {

@@ -2,7 +2,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
-import { MAX_MODEL_TIMEOUT_SECONDS, MAX_REPLY_DEADLINE_SECONDS, updateInstanceSettings } from 'assistant-core';
+import {
+  MAX_MODEL_TIMEOUT_SECONDS,
+  MAX_REPLY_DEADLINE_SECONDS,
+  MAX_RUN_LIMIT_SECONDS,
+  updateInstanceSettings,
+} from 'assistant-core';
 
 import { asData, parameter } from '../../../shared/helpers/parameters';
 import { settingsFields } from './common.descriptions';
@@ -48,6 +53,15 @@ const properties: INodeProperties[] = [
         typeOptions: { minValue: 1, maxValue: MAX_REPLY_DEADLINE_SECONDS },
         default: 600,
         description: 'How long a webhook caller waits for the reply before a 504 with the turn ID (the run goes on)',
+      },
+      {
+        displayName: 'Run Limit (Seconds)',
+        name: 'runLimitSeconds',
+        type: 'number',
+        typeOptions: { minValue: 10, maxValue: MAX_RUN_LIMIT_SECONDS },
+        default: MAX_RUN_LIMIT_SECONDS,
+        description:
+          'The longest one run of the agent may take; its tools stop then (a browser task is closed, a question withdrawn)',
       },
       {
         displayName: 'Search Engine',
