@@ -71,9 +71,11 @@ function defaultSettings(): Record<string, string> {
     ASSISTANT_LANGUAGE: '',
     ASSISTANT_STYLE: '',
     // Timeouts that fit the model (docs/ASSISTANT.md): one model call (10-600 s, default 300) and how long the webhook
-    // waits for a reply (1-900 s, default 600). Empty: the stored setting stays.
+    // waits for a reply (1-900 s, default 600), and the longest one run of the agent may take, at which its tools stop
+    // (10-1800 s, default 1800). Empty: the stored setting stays.
     ASSISTANT_MODEL_TIMEOUT_SECONDS: '',
     ASSISTANT_REPLY_DEADLINE_SECONDS: '',
+    ASSISTANT_RUN_LIMIT_SECONDS: '',
     // Spending caps on the instance's model calls (docs/MODELS.md), written at every start: US dollars a day and a
     // month (setup.sh asks; empty: 1 and 20; off: no money limit; 0: nothing that costs money), and optionally tokens
     // (for local models, which cost 0; empty or off: no token limit).

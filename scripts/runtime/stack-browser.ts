@@ -38,6 +38,7 @@ export async function startBrowserIfWanted(
     process: first,
     stack: {
       url: first.url,
+      key: first.key,
       logFile,
       pid: () => current.pid(),
       restart: async () => {

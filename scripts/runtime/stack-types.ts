@@ -123,7 +123,7 @@ export interface ProcessExit {
   signal: NodeJS.Signals | null;
 }
 
-/** The stack's browser service: where it is, its log, and a restart on the same port and key (profiles kept). */
+/** The stack's model gateway: where it is, its key and log. */
 export interface StackGateway {
   url: string;
   key: string;
@@ -133,8 +133,10 @@ export interface StackGateway {
   clockFile?: string;
 }
 
+/** The stack's browser service: where it is, its log, and a restart on the same port and key (profiles kept). */
 export interface StackBrowser {
   url: string;
+  key: string;
   logFile: string;
   pid(): number;
   restart(): Promise<void>;

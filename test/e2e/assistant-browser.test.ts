@@ -11,6 +11,7 @@ import { getTurn, resolveIdentity, runMigrations, updateInstanceSettings } from 
 import { E2E_SITE_PASSWORD, E2E_SITE_TOTP_SECRET, E2E_SITE_USERNAME } from '../fakes/assistant-e2e-fakes';
 import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
+import { createBrowserClient } from 'assistant-core/browser';
 import { totp } from '../../assistant/test/browser/login-site';
 import { waitFor } from '../../scripts/runtime/process';
 import { e2eStack, type E2EStack } from './setup/harness';
@@ -41,6 +42,14 @@ const signIn = (url: string): ScriptStep[] => [
 ];
 
 const currentCode = () => totp(E2E_SITE_TOTP_SECRET);
+/** The browser_click tool's workflow. */
+const CLICK_TOOL = 'asstToolBrwClik1';
+
+/** Whether the browser service has a task open for this user (its task list, read with its key). */
+async function hasOpenTask(userId: string): Promise<boolean> {
+  const tasks = await createBrowserClient(stack.browser!).session.tasks();
+  return tasks.tasks.some((task) => task.user === userId);
+}
 /** A code that is valid neither now nor in the previous window. */
 const wrongCode = () => String((Number(currentCode()) + 500_000) % 1_000_000).padStart(6, '0');
 
@@ -217,6 +226,69 @@ describe('browser tasks with the one-time-code hand-off', () => {
       expect(late.body.error?.message).toMatch(/expired/);
     } finally {
       await updateInstanceSettings(db, { questionTtlSeconds: 300 });
+    }
+  });
+
+  it('a browser tool stopped through the API while it waits for a code closes its browser task', async () => {
+    await updateInstanceSettings(db, { questionTtlSeconds: 30 }); // the code question left behind ends soon
+    try {
+      const marker = await script(`[api-stop-${run}]`, [
+        ...signIn(`${site}/login`),
+        { content: 'Stopped: {{last_tool_result}}' },
+      ]);
+      const user = `browser-stop-${run}`;
+      const asked = await post({ message: `Sign me in ${marker}`, user_id: user });
+      expect(asked.body.needs_input).toBeDefined();
+      const userId = (await resolveIdentity(db, 'api', user)).userId;
+      expect(await hasOpenTask(userId)).toBe(true);
+      // The click tool's sub-execution is the one waiting (in its code hand-off): stop it as an operator would.
+      const running = await stack.api<{ data: Array<{ id: string }> }>(
+        `/executions?status=running&workflowId=${CLICK_TOOL}`,
+      );
+      expect(running.data).toHaveLength(1);
+      await stack.api(`/executions/${running.data[0].id}/stop`, { method: 'POST' });
+      await waitFor(async () => !(await hasOpenTask(userId)), {
+        timeoutMs: 60_000,
+        what: 'the browser task closed after its tool was stopped',
+      });
+    } finally {
+      await updateInstanceSettings(db, { questionTtlSeconds: 300 });
+    }
+  });
+
+  it('a run whose deadline passes while it waits for a code closes the task and withdraws the question', async () => {
+    await updateInstanceSettings(db, { runLimitSeconds: 40 });
+    try {
+      const marker = await script(`[api-deadline-${run}]`, [
+        ...signIn(`${site}/login`),
+        { content: 'Out of time: {{last_tool_result}}' },
+      ]);
+      const user = `browser-deadline-${run}`;
+      const asked = await post({ message: `Sign me in ${marker}`, user_id: user });
+      expect(asked.body.needs_input).toBeDefined();
+      const userId = (await resolveIdentity(db, 'api', user)).userId;
+      expect(await hasOpenTask(userId)).toBe(true);
+      await waitFor(async () => !(await hasOpenTask(userId)), {
+        timeoutMs: 60_000,
+        what: "the browser task closed at the run's deadline",
+      });
+      let reply: string | null = null;
+      await waitFor(
+        async () => {
+          reply = (await getTurn(db, userId, asked.body.turn_id)).reply;
+          return reply !== null;
+        },
+        { timeoutMs: 60_000, what: 'the reply after the deadline' },
+      );
+      expect(reply).toMatch(
+        /^Out of time: .*Stopped waiting for the user's answer: the run's deadline \(.+\) passed\./s,
+      );
+      expect(reply).toContain('The browser task was closed');
+      const late = await post({ message: currentCode(), user_id: user, reply_to: asked.body.needs_input!.id });
+      expect(late.status).toBe(400);
+      expect(late.body.error?.message).toMatch(/expired/);
+    } finally {
+      await updateInstanceSettings(db, { runLimitSeconds: 1800 });
     }
   });
 

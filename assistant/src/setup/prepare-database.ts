@@ -24,6 +24,7 @@ export const SETTINGS_FROM_ENV: ReadonlyArray<readonly [string, string]> = [
   ['ASSISTANT_STYLE', 'style'],
   ['ASSISTANT_MODEL_TIMEOUT_SECONDS', 'modelTimeoutSeconds'],
   ['ASSISTANT_REPLY_DEADLINE_SECONDS', 'replyDeadlineSeconds'],
+  ['ASSISTANT_RUN_LIMIT_SECONDS', 'runLimitSeconds'],
 ];
 
 export interface PreparedAssistant {

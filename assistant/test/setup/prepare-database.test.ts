@@ -56,12 +56,12 @@ describe('prepareAssistantDatabase', () => {
     expect(again.chatModel).toBe('gpt-4o-mini');
   });
 
-  it('stores the model timeout and the reply deadline; unset, the defaults a model on a CPU meets stay', async () => {
+  it('stores the model timeout, the reply deadline and the run limit; unset, the defaults a model on a CPU meets stay', async () => {
     const readTimes = async () => {
       const pool = new Pool({ ...connection, max: 1 });
       try {
         const found = await pool.query(
-          'SELECT model_timeout_seconds, reply_deadline_seconds FROM assistant.instance_settings',
+          'SELECT model_timeout_seconds, reply_deadline_seconds, run_limit_seconds FROM assistant.instance_settings',
         );
         return found.rows[0];
       } finally {
@@ -71,16 +71,27 @@ describe('prepareAssistantDatabase', () => {
     await prepareAssistantDatabase(connection, {
       ASSISTANT_MODEL_TIMEOUT_SECONDS: '',
       ASSISTANT_REPLY_DEADLINE_SECONDS: '',
+      ASSISTANT_RUN_LIMIT_SECONDS: '',
     });
-    expect(await readTimes()).toEqual({ model_timeout_seconds: 300, reply_deadline_seconds: 600 });
+    expect(await readTimes()).toEqual({
+      model_timeout_seconds: 300,
+      reply_deadline_seconds: 600,
+      run_limit_seconds: 1800,
+    });
     await prepareAssistantDatabase(connection, {
       ASSISTANT_MODEL_TIMEOUT_SECONDS: '480',
       ASSISTANT_REPLY_DEADLINE_SECONDS: '900',
+      ASSISTANT_RUN_LIMIT_SECONDS: '600',
     });
-    expect(await readTimes()).toEqual({ model_timeout_seconds: 480, reply_deadline_seconds: 900 });
+    expect(await readTimes()).toEqual({
+      model_timeout_seconds: 480,
+      reply_deadline_seconds: 900,
+      run_limit_seconds: 600,
+    });
     await prepareAssistantDatabase(connection, {
       ASSISTANT_MODEL_TIMEOUT_SECONDS: '300',
       ASSISTANT_REPLY_DEADLINE_SECONDS: '600',
+      ASSISTANT_RUN_LIMIT_SECONDS: '1800',
     });
   });
 
@@ -178,6 +189,9 @@ describe('prepareAssistantDatabase', () => {
     ).rejects.toThrow(/^ASSISTANT_MODEL_TIMEOUT_SECONDS: must be an integer from 10 to 600$/);
     await expect(prepareAssistantDatabase(connection, { ASSISTANT_REPLY_DEADLINE_SECONDS: '3600' })).rejects.toThrow(
       /^ASSISTANT_REPLY_DEADLINE_SECONDS: must be an integer from 1 to 900$/,
+    );
+    await expect(prepareAssistantDatabase(connection, { ASSISTANT_RUN_LIMIT_SECONDS: '3600' })).rejects.toThrow(
+      /^ASSISTANT_RUN_LIMIT_SECONDS: must be an integer from 10 to 1800$/,
     );
     await expect(ensureDatabase(connection, 'Robert"); DROP')).rejects.toThrow(/database: .* must be lower-case/);
   });

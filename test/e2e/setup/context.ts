@@ -10,6 +10,8 @@ export interface E2EStackInfo {
   logFile: string;
   /** The browser service's log, or null when the stack has none (no Chromium). */
   browserLogFile: string | null;
+  /** The browser service's URL and key (its task list is read by tests), or null when the stack has none. */
+  browser: { url: string; key: string } | null;
   /** Imported workflows and whether they were activated. */
   workflows: Array<{ id: string; name: string; file: string; triggered: boolean; active: boolean }>;
   /** E2E_<NAME>_URL of each loopback fake. */

@@ -84,6 +84,7 @@ export default async function setup(project: TestProject) {
     userFolder: stack.userFolder,
     logFile: stack.logFile,
     browserLogFile: stack.browser?.logFile ?? null,
+    browser: stack.browser ? { url: stack.browser.url, key: stack.browser.key } : null,
     workflows: stack.workflows,
     fakeUrls,
     gateway: {

@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.stop());
 
-async function run(parameters: Parameters[], options: { continueOnFail?: boolean } = {}) {
+async function run(parameters: Parameters[], options: { continueOnFail?: boolean; cancelSignal?: AbortSignal } = {}) {
   const [output] = await runNode(new AssistantTurns(), {
     parameters,
     credentials: { postgres: db.credential },
@@ -51,6 +51,18 @@ describe('Assistant Turns operations', () => {
     }
     const [failed] = await run([{ operation: 'failTurn', userId, turnId: stored.turnId, error: '504 timed out' }]);
     expect(failed).toMatchObject({ status: 'failed', error: '504 timed out' });
+  });
+
+  it('wait for reply stops when n8n stops its execution, well before the deadline', async () => {
+    const [stored] = await run([{ operation: 'receiveMessage', userId, message: 'Stopped?', options: {} }]);
+    const execution = new AbortController();
+    setTimeout(() => execution.abort(), 300);
+    const started = Date.now();
+    const [awaited] = await run([{ operation: 'awaitTurn', userId, turnId: stored.turnId, deadlineSeconds: 60 }], {
+      cancelSignal: execution.signal,
+    });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(awaited).toMatchObject({ status: 'pending', deadlineSeconds: 60 });
   });
 
   it("get turn state: a webhook caller's turn by its id, 404 for an unknown user or another user's turn", async () => {

@@ -35,6 +35,8 @@ export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: nu
   const seconds = given ? (given as number) : (await getInstanceSettings(pool)).replyDeadlineSeconds;
   const state = await awaitTurn(pool, parameter(this, 'userId', itemIndex), parameter(this, 'turnId', itemIndex), {
     deadline: new Date(Date.now() + seconds * 1000),
+    // The webhook's execution stopped: stop waiting (the caller is marked as gone, so the reply goes by the outbox).
+    signal: this.getExecutionCancelSignal?.(),
   });
   return asData({ ...state, deadlineSeconds: seconds });
 }
