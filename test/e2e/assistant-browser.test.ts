@@ -89,7 +89,19 @@ beforeAll(async () => {
     method: 'PATCH',
     body: {
       data: {
-        logins: JSON.stringify([{ name: LOGIN, site, username: E2E_SITE_USERNAME, password: E2E_SITE_PASSWORD }]),
+        // The owner's login, shared with the webhook users of these tests (not with browser-other-…).
+        logins: JSON.stringify([
+          {
+            name: LOGIN,
+            site,
+            username: E2E_SITE_USERNAME,
+            password: E2E_SITE_PASSWORD,
+            users: [
+              'owner',
+              ...['', '-expire', '-stop', '-deadline', '-bad'].map((kind) => `api:browser${kind}-${run}`),
+            ],
+          },
+        ]),
       },
     },
   });
@@ -317,6 +329,23 @@ describe('browser tasks with the one-time-code hand-off', () => {
     await post({ message: `Type my mail password ${unknown}`, user_id: user });
     const filled = JSON.stringify((await llm.requests(unknown)).find((r) => r.step === 2)?.body.messages ?? []);
     expect(filled).toMatch(/no site login named \\"mail\\"; the known ones: bank/);
+  });
+
+  it("another user cannot have the operator's site login typed, and is told why", async () => {
+    const marker = await script(`[api-other-${run}]`, [
+      call('browser_open', { url: `${site}/login` }),
+      fill('2', { login: LOGIN, part: 'password' }),
+      call('browser_snapshot', {}),
+      call('browser_close', {}),
+      { content: 'Fill: {{last_tool_result}}' },
+    ]);
+    await post({ message: `Type the bank password ${marker}`, user_id: `browser-other-${run}` });
+    const steps = await llm.requests(marker);
+    const filled = JSON.stringify(steps.find((r) => r.step === 2)?.body.messages ?? []);
+    expect(filled).toMatch(/the site login \\"bank\\" belongs to another user/);
+    const snapshot = JSON.stringify(steps.find((r) => r.step === 3)?.body.messages?.at(-1) ?? {});
+    expect(snapshot).toMatch(/password \\"Password\\"/);
+    expect(snapshot).not.toMatch(/\[hidden\]/); // nothing was typed into the password field
   });
 
   it('the site password is in no log line (n8n, browser service) and no memory', async () => {

@@ -4,6 +4,7 @@
 import type { Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
 import { getInstanceSettings } from '../settings/settings';
+import { listIdentities } from '../identities/identities';
 import { requireUserId } from '../validate';
 
 /** The API user_id the installer links to the owner's Telegram chat; without a Telegram owner it is the operator. */
@@ -61,6 +62,14 @@ export async function operatorUserId(db: Queryable): Promise<string | undefined>
   return found.rows[0]?.user_id;
 }
 
+/** Who a user is, for whatever is shared by identity (a site login's `users`): their identities, and "owner" when
+ * they are the operator. */
+export async function holderOf(db: Queryable, userId: unknown): Promise<Set<string>> {
+  const holder = new Set(await listIdentities(db, userId));
+  if (await isOperator(db, userId)) holder.add(OPERATOR_API_USER_ID);
+  return holder;
+}
+
 export async function requireOperator(db: Queryable, userId: unknown, what: string): Promise<void> {
   if (!(await isOperator(db, userId))) {
     throw new AssistantInputError('userId', `only the operator can ${what}; ask them to do it`);
@@ -69,12 +78,13 @@ export async function requireOperator(db: Queryable, userId: unknown, what: stri
 
 /**
  * Checks that questionId is the operator's answered approval question about `subject` (its question names it as
- * `marker`), so neither the model nor another user can approve.
+ * `marker`), so neither the model nor another user can approve. With `askedTo`, it must have been asked to that user
+ * instead (a user confirming what concerns only them).
  */
 export async function requireApprovalQuestion(
   db: Queryable,
   questionIdInput: unknown,
-  subject: { marker: string; what: string },
+  subject: { marker: string; what: string; askedTo?: string },
 ): Promise<void> {
   const questionId = typeof questionIdInput === 'string' ? questionIdInput.trim() : '';
   if (!/^[0-9a-f-]{36}$/i.test(questionId)) throw new AssistantInputError('questionId', 'must be a question id');
@@ -87,7 +97,9 @@ export async function requireApprovalQuestion(
   if (question.kind !== 'approval' || !question.question.includes(subject.marker)) {
     throw new AssistantInputError('questionId', `is not the approval question for ${subject.what}`);
   }
-  if (!(await isOperator(db, question.user_id))) {
+  if (subject.askedTo !== undefined) {
+    if (question.user_id !== subject.askedTo) throw new AssistantInputError('questionId', 'was not asked to this user');
+  } else if (!(await isOperator(db, question.user_id))) {
     throw new AssistantInputError('questionId', 'was not asked to the operator');
   }
   if (!question.answered_at) throw new AssistantInputError('questionId', 'has not been answered');

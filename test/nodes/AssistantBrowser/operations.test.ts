@@ -58,7 +58,7 @@ function useEnv(extra: Record<string, string | undefined> = {}) {
 const LOGIN_NAME = 'Example Bank';
 const siteLogins = () => ({
   logins: JSON.stringify([
-    { name: LOGIN_NAME, site: site.url, username: site.username, password: site.password },
+    { name: LOGIN_NAME, site: site.url, username: site.username, password: site.password, users: ['api:browser-node'] },
     { name: 'mail', site: 'https://mail.example', username: 'ada@mail.example', password: 'mail-secret-9' },
   ]),
 });
@@ -102,7 +102,7 @@ describe('Assistant Browser description', () => {
     expect(options.map((option) => option.value).sort()).toEqual(Object.keys(operations).sort());
     expect(description.credentials).toEqual([
       { name: 'assistantSiteLoginsApi', required: false, displayOptions: { show: { operation: ['fill'] } } },
-      { name: 'postgres', required: true, displayOptions: { show: { operation: ['typeAnswer'] } } },
+      { name: 'postgres', required: true, displayOptions: { show: { operation: ['fill', 'typeAnswer'] } } },
     ]);
   });
 });
@@ -159,7 +159,12 @@ describe('Assistant Browser: signing in with a stored login and a one-time code'
     expect(both.message).toBe('value: give either a value or a login, not both');
     expect(both.description).toBe('Check the "value" parameter.');
     const unknown = await failure([{ operation: 'fill', userId, ref, login: 'shop' }]);
-    expect(unknown.message).toBe(`login: no site login named "shop"; the known ones: ${LOGIN_NAME}, mail`);
+    expect(unknown.message).toBe(`login: no site login named "shop"; the known ones: ${LOGIN_NAME}`);
+    const others = await failure([{ operation: 'fill', userId, ref, login: 'mail', part: 'username' }]);
+    expect(others.message).toBe(
+      'login: the site login "mail" belongs to another user; the operator can share it (its "users" in Assistant Site Logins)',
+    );
+    expect(others.description).toBe('Check the "login" parameter.');
     expect(unknown.description).toBe('Check the "login" parameter.');
     const badRef = await failure([{ operation: 'click', userId, ref: 'abc' }]);
     expect(badRef.message).toBe('ref: must be the number of an element in the last page snapshot, e.g. 3');
@@ -408,7 +413,9 @@ describe('Assistant Browser without a task or a service', () => {
     const json = output.map((item) => item.json);
     expect(json.slice(0, 5).map((item) => item.field)).toEqual(['ref', 'value', 'login', 'ref', 'value']);
     for (const item of json.slice(0, 5)) expect(Object.keys(item).sort()).toEqual(['error', 'field']);
-    expect(json[2].error).toBe(`login: no site login named "nope"; the known ones: ${LOGIN_NAME}, mail`);
+    expect(json[2].error).toBe(
+      'login: no site login named "nope"; none is shared with you (the "users" of Assistant Site Logins)',
+    );
     expect(json[4].error).toBe('value: give a value to type, or the name of a login');
     expect(output.slice(0, 5).every((item) => item.error instanceof NodeOperationError)).toBe(true);
     expect(json[5].result).toContain(`[${ref}] textbox "User name" = "grace"`);

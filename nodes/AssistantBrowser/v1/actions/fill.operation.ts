@@ -1,12 +1,13 @@
 // Fill: types into a field by its ref: a value the model gives, or a part (username or password) of a site login
 // from the Assistant Site Logins credential, which the model names but never sees. A login is typed only on a page
-// of its own site.
+// of its own site, and only for a user it belongs to (its `users`; the operator by default: read from Postgres).
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { AssistantInputError } from 'assistant-core';
+import { AssistantInputError, holderOf } from 'assistant-core';
 import { loginValue, parseSiteLogins, type BrowserClient } from 'assistant-core/browser';
 
 import { parameter } from '../../../shared/helpers/parameters';
+import { assistantDatabase } from '../../../shared/transport/postgres';
 import { deadlineProperty } from '../../../shared/helpers/runLimit';
 import { requireRef } from '../helpers/ref';
 import { stepResult } from '../helpers/stepResult';
@@ -78,7 +79,8 @@ export async function execute(
     if (error instanceof AssistantInputError) throw error;
     throw new AssistantInputError('login', 'no site logins are set up (the Assistant Site Logins credential)');
   }
-  const secret = loginValue(logins, login, parameter(this, 'part', itemIndex));
+  const holder = await holderOf(await assistantDatabase(this), user);
+  const secret = loginValue(logins, login, parameter(this, 'part', itemIndex), holder);
   const page = await taskStep(this, browser, user, itemIndex, (signal) =>
     browser.session.fill({ user, ref, value: secret.value, secret: true, sites: secret.sites }, signal),
   );

@@ -21,7 +21,7 @@ export const versionDescription: VersionDescription = {
   outputs: [NodeConnectionTypes.Main],
   credentials: [
     { name: fill.SITE_LOGINS_CREDENTIAL, required: false, displayOptions: { show: { operation: ['fill'] } } },
-    { name: POSTGRES_CREDENTIAL, required: true, displayOptions: { show: { operation: ['typeAnswer'] } } },
+    { name: POSTGRES_CREDENTIAL, required: true, displayOptions: { show: { operation: ['fill', 'typeAnswer'] } } },
   ],
   properties: [
     {
