@@ -88,6 +88,7 @@ export {
 } from './turns';
 export {
   askUser,
+  holderOf,
   isApproval,
   OPERATOR_API_USER_ID,
   QUESTION_KINDS,
@@ -98,7 +99,14 @@ export {
   waitForAnswer,
   withdrawQuestion,
 } from './pending';
-export { executionsOfUser, forgetEverything, type SavedExecution, scrubSecrets } from './privacy';
+export {
+  executionsOfUser,
+  FORGET_QUESTION,
+  forgetEverything,
+  forgetEverythingIfConfirmed,
+  type SavedExecution,
+  scrubSecrets,
+} from './privacy';
 export { contextBlock, loadContext, systemPrompt } from './context';
 export {
   type AgentRequest,

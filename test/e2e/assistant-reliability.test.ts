@@ -430,13 +430,6 @@ describe('forget everything', () => {
       return listed.data.filter((execution) => JSON.stringify(execution.data ?? null).includes(userId));
     };
     expect((await savedOf(rel7)).length).toBeGreaterThan(0);
-    const forget = tag('forget-all');
-    await llm.addScript(forget, [
-      { tool_calls: [{ name: 'forget_everything', arguments: {} }] },
-      { content: 'Everything is forgotten: {{last_tool_result}}' },
-    ]);
-    const answer = await ask({ message: `${forget} forget everything about me`, user_id: 'rel-7' });
-    expect(answer.status).toBe(200);
     const counts = async (identity: string) =>
       (
         await db.query<{ memories: string; tasks: string }>(
@@ -446,6 +439,25 @@ describe('forget everything', () => {
           [identity],
         )
       ).rows[0];
+    /** The model calls forget_everything; the tool asks the user, who answers `answer`; the reply comes back. */
+    const forgetAnswered = async (name: string, answer: string): Promise<string> => {
+      const forget = tag(name);
+      await llm.addScript(forget, [
+        { tool_calls: [{ name: 'forget_everything', arguments: {} }] },
+        { content: 'Forget: {{last_tool_result}}' },
+      ]);
+      const asked = await ask({ message: `${forget} forget everything about me`, user_id: 'rel-7' });
+      expect(asked.status).toBe(200);
+      const question = asked.body.needs_input as { id: string; question: string } | undefined;
+      expect(question?.question).toMatch(/^Forget everything I keep about you: .* Reply yes to forget it all/);
+      const answered = await ask({ message: answer, user_id: 'rel-7', reply_to: question!.id });
+      expect(answered.status).toBe(200);
+      return String(answered.body.reply ?? '');
+    };
+    // A no keeps everything; only the user's yes forgets.
+    expect(await forgetAnswered('forget-no', 'No, keep it')).toMatch(/Nothing was forgotten: the user did not say yes/);
+    expect(await counts('api:rel-7')).toEqual({ memories: '1', tasks: '1' });
+    expect(await forgetAnswered('forget-all', 'yes')).toMatch(/^Forget: /);
     expect(await counts('api:rel-7')).toEqual({ memories: '0', tasks: '0' });
     // rel-7's saved executions are purged (the forgetting run itself is not saved: it succeeded).
     expect((await savedOf(rel7)).map((execution) => execution.status)).toEqual([]);

@@ -1,4 +1,5 @@
 // Privacy: forgetting a user's data.
 export * from './forget';
+export * from './forget-confirmed';
 export * from './scrub';
 export * from './executions';

@@ -2,7 +2,7 @@
 // use), driven through the shared fake IExecuteFunctions.
 import { NodeOperationError } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { remember } from 'assistant-core';
+import { askUser, receiveMessage, remember } from 'assistant-core';
 
 import { AssistantContext } from '../../../nodes/AssistantContext/AssistantContext.node';
 import { jsonObject } from '../../../nodes/AssistantContext/v1/helpers/jsonObject';
@@ -141,6 +141,24 @@ describe('Assistant Context router', () => {
       ],
     });
     expect(await run1({ operation: 'spendingReport', userId, period: 'today' })).toMatchObject({ period: 'today' });
+    const { question } = await run1({ operation: 'forgetQuestion' });
+    expect(question).toMatch(/^Forget everything I keep about you: /);
+    // Forget Everything forgets only on an answered forget question of this user: without one it names the field.
+    const refused = await run([{ operation: 'forgetEverything', userId, questionId: '', answer: 'yes' }], {
+      continueOnFail: true,
+    });
+    expect(refused[0].json).toEqual({ error: 'questionId: must be a question id', field: 'questionId' });
+    const asked = await askUser(db.pool, userId, { kind: 'approval', question: question as string });
+    await receiveMessage(db.pool, userId, { message: 'no', replyTo: asked.id });
+    expect(
+      await run1({
+        operation: 'forgetEverything',
+        userId,
+        questionId: asked.id,
+        answerStatus: 'answered',
+        answer: 'no',
+      }),
+    ).toEqual({ forgotten: false, result: 'Nothing was forgotten: the user did not say yes. Everything is kept.' });
   });
 });
 

@@ -24,6 +24,7 @@ describe('Assistant Context v1 router', () => {
     expect(values).toEqual([
       'checkTelegramChat',
       'forgetEverything',
+      'forgetQuestion',
       'getInstanceSettings',
       'getSettings',
       'linkIdentity',

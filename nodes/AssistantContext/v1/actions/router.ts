@@ -5,6 +5,7 @@ import type { ItemOperation } from '../../../shared/helpers/operations';
 import { routeStorageOperation } from '../../../shared/helpers/storageRouter';
 import * as checkTelegramChat from './checkTelegramChat.operation';
 import * as forgetEverything from './forgetEverything.operation';
+import * as forgetQuestion from './forgetQuestion.operation';
 import * as getInstanceSettings from './getInstanceSettings.operation';
 import * as getSettings from './getSettings.operation';
 import * as linkIdentity from './linkIdentity.operation';
@@ -19,6 +20,7 @@ import * as updateSettings from './updateSettings.operation';
 export const operations: Record<string, ItemOperation> = {
   checkTelegramChat,
   forgetEverything,
+  forgetQuestion,
   getInstanceSettings,
   getSettings,
   linkIdentity,

@@ -5,6 +5,7 @@ import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { postgresCredentials } from '../../../shared/transport/postgres';
 import * as checkTelegramChat from './checkTelegramChat.operation';
 import * as forgetEverything from './forgetEverything.operation';
+import * as forgetQuestion from './forgetQuestion.operation';
 import * as getInstanceSettings from './getInstanceSettings.operation';
 import * as getSettings from './getSettings.operation';
 import * as linkIdentity from './linkIdentity.operation';
@@ -43,7 +44,14 @@ export const versionDescription: VersionDescription = {
           name: 'Forget Everything',
           value: 'forgetEverything',
           action: 'Forget everything about a user',
-          description: 'Delete memories, graph, tasks, turns, pending questions and settings; keep the identities',
+          description:
+            'On their yes to the forget question: delete memories, graph, tasks, turns, pending questions and settings; keep the identities',
+        },
+        {
+          name: 'Get Forget Question',
+          value: 'forgetQuestion',
+          action: 'Get the question that confirms forgetting everything',
+          description: 'What the user is asked before Forget Everything',
         },
         {
           name: 'Get Instance Settings',
@@ -100,6 +108,7 @@ export const versionDescription: VersionDescription = {
     },
     ...checkTelegramChat.description,
     ...forgetEverything.description,
+    ...forgetQuestion.description,
     ...getInstanceSettings.description,
     ...getSettings.description,
     ...linkIdentity.description,
