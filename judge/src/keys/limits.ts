@@ -1,7 +1,8 @@
 // Per-key limits. The request rate is a token bucket in each server (per replica: N replicas allow up to N times the
-// rate); tokens per minute and per month are checked against the counts the store shares between replicas. Tokens
-// are counted when a request has been answered (the engine reports them then), so a key is refused once it has
-// reached a limit; requests already admitted may pass it by their own tokens.
+// rate; a refused request is told its own place in line); tokens per minute and per month are checked against the
+// counts the store shares between replicas. Tokens are counted when a request has been answered (the engine reports
+// them then), so a key is refused once it has reached a limit; requests already admitted may pass it by their own
+// tokens.
 import { minuteStart, monthStart, nextMinuteStart, nextMonthStart } from './time';
 import type { KeyLimits } from './types';
 
@@ -27,23 +28,41 @@ export interface WindowCounts {
 
 const seconds = (ms: number): string => `${Math.max(1, Math.ceil(ms / 1000))} s`;
 
-/** Token buckets for the request rate: capacity one second's worth (at least 1), refilled continuously. */
+/**
+ * Token buckets for the request rate: capacity one second's worth (at least 1), refilled continuously. A refused
+ * request gets its own place in line: the time its token will really be free, one interval after the place before
+ * it, so refused clients do not all come back in the same instant. A request at or after the earliest place takes
+ * that place's token; a newcomer before it gets a token only if every place still gets its own.
+ */
 export class RateBuckets {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly buckets = new Map<string, { tokens: number; at: number; places: number[] }>();
 
-  /** Takes one request from the key's bucket; when it is empty, the milliseconds until it holds one. */
+  /** Takes one request from the key's bucket; when it may not, the milliseconds until its place in line. */
   take(keyId: string, ratePerSecond: number, now: number): number | undefined {
     const capacity = Math.max(1, ratePerSecond);
-    const bucket = this.buckets.get(keyId) ?? { tokens: capacity, at: now };
+    const interval = 1000 / ratePerSecond;
+    const bucket = this.buckets.get(keyId) ?? { tokens: capacity, at: now, places: [] };
     bucket.tokens = Math.min(capacity, bucket.tokens + (Math.max(0, now - bucket.at) * ratePerSecond) / 1000);
     bucket.at = now;
     this.buckets.set(keyId, bucket);
-    if (bucket.tokens >= 1 - 1e-9) {
+    // A place nobody came back for is given up (the client stopped retrying).
+    const forgotten = Math.max(1000, 2 * interval);
+    bucket.places = bucket.places.filter((place) => place + forgotten > now);
+    // (float noise in the refill must not add a millisecond: a hair below 1 counts as 1)
+    const hasToken = bucket.tokens >= 1 - 1e-9;
+    const due = bucket.places.length > 0 && bucket.places[0] <= now;
+    const spare = bucket.places.every(
+      (place, index) => bucket.tokens - 1 + ((place - now) * ratePerSecond) / 1000 >= index + 1 - 1e-9,
+    );
+    if (hasToken && (due || spare)) {
       bucket.tokens = Math.max(0, bucket.tokens - 1);
+      if (due) bucket.places.shift();
       return undefined;
     }
-    // (float noise in the refill must not add a millisecond; the check above allows the same hair)
-    return Math.max(1, Math.ceil(((1 - bucket.tokens) * 1000) / ratePerSecond - 1e-6));
+    const free = now + Math.max(1, Math.ceil(((1 - bucket.tokens) * 1000) / ratePerSecond - 1e-6));
+    const place = Math.max(free, (bucket.places.at(-1) ?? -Infinity) + Math.ceil(interval));
+    bucket.places.push(place);
+    return place - now;
   }
 }
 

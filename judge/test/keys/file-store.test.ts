@@ -2,6 +2,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { TypeSafeClient, noul } from '@typesafe-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileKeyStore } from '../../src/keys/file-store';
 import { envKeyId, generateKey } from '../../src/keys/format';
@@ -170,6 +171,25 @@ describe('the server on a key file', () => {
       detail: { error_type: 'rate_limit_exceeded', message: expect.stringMatching(/0\.01 requests per second/) },
     });
     expect((await usage(key)).body.total.requests).toBe(1);
+  });
+
+  it('five concurrent calls through the unmodified SDK on a 2/s key all succeed with its default retries', async () => {
+    const { key, record } = generateKey('burst', { ratePerSecond: 2 });
+    await store.addKey(record);
+    const told: number[] = [];
+    // The SDK's own fetch option, only to see what the server told it; the SDK's retry policy is its default.
+    const watching: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (response.status === 429) told.push(Number(response.headers.get('retry-after-ms')));
+      return response;
+    };
+    const sdk = new TypeSafeClient({ apiKey: key, baseURL: server.url, fetch: watching, logLevel: 'off' });
+    const call = () => sdk.systemOne({ state: 'The door is open.', questions: { q: noul('Open?') } });
+    const answers = await Promise.all(Array.from({ length: 5 }, call));
+    expect(answers.map((answer) => answer.answers.q.type)).toEqual(Array(5).fill('noul'));
+    expect(told.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(told).size, `distinct retry times, told: ${told.join(', ')}`).toBe(told.length);
+    expect((await usage(key)).body.total.requests).toBe(5);
   });
 
   it('over the monthly tokens: 429 until next month', async () => {

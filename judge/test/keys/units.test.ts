@@ -47,9 +47,35 @@ describe('limits', () => {
     const refusal = checkLimits('k', limits, counts(), buckets, T0);
     expect(refusal).toMatchObject({ limit: 'rate', retryAfterMs: 500 });
     expect(refusal?.message).toMatch(/2 requests per second/);
-    expect(checkLimits('k', limits, counts(), buckets, T0 + 499)).toMatchObject({ limit: 'rate', retryAfterMs: 1 });
+    // A newcomer just before that place waits behind it: the token at T0 + 500 is the refused request's.
+    expect(checkLimits('k', limits, counts(), buckets, T0 + 499)).toMatchObject({ limit: 'rate', retryAfterMs: 501 });
     expect(checkLimits('k', limits, counts(), buckets, T0 + 500)).toBeUndefined();
     expect(checkLimits('other', limits, counts(), buckets, T0)).toBeUndefined();
+  });
+
+  it('rate: requests refused in the same instant get distinct places in line, each then admitted at its own', () => {
+    const buckets = new RateBuckets();
+    const take = (at: number) => buckets.take('k', 2, T0 + at);
+    expect([take(0), take(0)]).toEqual([undefined, undefined]);
+    expect([take(0), take(0), take(0)]).toEqual([500, 1000, 1500]);
+    // A newcomer in the meantime goes to the back of the line.
+    expect(take(300)).toBe(1700);
+    expect([take(500), take(1000), take(1500), take(2000)]).toEqual([undefined, undefined, undefined, undefined]);
+    // Once the line is gone, the bucket refills as before.
+    expect(take(4000)).toBeUndefined();
+  });
+
+  it('rate: a place nobody comes back for is given up, and a spare token is still given to a newcomer', () => {
+    const buckets = new RateBuckets();
+    const take = (at: number) => buckets.take('k', 2, T0 + at);
+    expect([take(0), take(0), take(0)]).toEqual([undefined, undefined, 500]);
+    // Nobody came back at 500; a second later the place is forgotten and the full bucket serves newcomers.
+    expect([take(2000), take(2000)]).toEqual([undefined, undefined]);
+    const slow = new RateBuckets();
+    expect([slow.take('k', 2, T0), slow.take('k', 2, T0)]).toEqual([undefined, undefined]);
+    expect(slow.take('k', 2, T0 + 100)).toBe(400);
+    expect(slow.take('k', 2, T0 + 1000)).toBeUndefined(); // a late returner takes the place at 500
+    expect(slow.take('k', 2, T0 + 1000)).toBeUndefined(); // and the bucket has refilled another token by then
   });
 
   it('a rate under 1/s still allows one request, then waits 1/rate', () => {
