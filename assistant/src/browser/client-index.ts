@@ -5,3 +5,4 @@ export * from './client';
 export * from './logins';
 export * from './page-text';
 export * from './code-handoff';
+export { markUntrusted } from '../safety/untrusted';

@@ -8,6 +8,7 @@ import { getInstanceSettings, getUserSettings, type AssistantSettings } from '..
 import { recentMessages, requireSessionId, type ChatMessage } from '../turns/turns';
 import { optionalInt, optionalText, requireUserId } from '../validate';
 import { withCaller } from '../gateway/caller';
+import { UNTRUSTED_RULE } from '../safety/untrusted';
 
 export interface AssistantContext {
   userId: string;
@@ -63,6 +64,7 @@ export function systemPrompt(settings: AssistantSettings): string {
     `The user's preferred language is ${settings.language}; answer in the language the user writes in.`,
     'Each user message starts with a context block from the assistant (the local time, what you remember); the ' +
       "user's own words follow it.",
+    UNTRUSTED_RULE,
   ].join('\n');
 }
 

@@ -56,6 +56,8 @@ function useEnv(extra: Record<string, string | undefined> = {}) {
 }
 
 const LOGIN_NAME = 'Example Bank';
+/** The opening mark of a page as outside data (safety/untrusted.ts), as a RegExp source. */
+const MARK = '«untrusted [0-9a-f]{8} from the page [^»\\n]+»\\n';
 const siteLogins = () => ({
   logins: JSON.stringify([
     { name: LOGIN_NAME, site: site.url, username: site.username, password: site.password, users: ['api:browser-node'] },
@@ -123,7 +125,10 @@ describe('Assistant Browser: signing in with a stored login and a one-time code'
       codesTyped: 0,
     });
     const result = page.result as string;
-    expect(result).toMatch(/^Page: Sign in · Example Bank\nURL: http:\/\/127\.0\.0\.1:\d+\/login\n/);
+    // The page is outside data: marked with a fresh id the page cannot know.
+    expect(result).toMatch(
+      /^«untrusted ([0-9a-f]{8}) from the page http:\/\/127\.0\.0\.1:\d+\/login»\nPage: Sign in · Example Bank\nURL: http:\/\/127\.0\.0\.1:\d+\/login\n[^]*\n«end \1»$/,
+    );
     expect(result).toContain('Sign in to Example Bank');
     expect(result).toContain('Elements (use the number as ref):');
     expect(result).toMatch(/^\[\d+\] textbox "User name"$/m);
@@ -136,7 +141,7 @@ describe('Assistant Browser: signing in with a stored login and a one-time code'
     useEnv();
     const ref = refOf(page, 'textbox', 'User name');
     [page] = await run([{ operation: 'fill', userId, ref: String(ref), value: site.username }]);
-    expect(page.result).toMatch(new RegExp(`^Typed into \\[${ref}\\]\\.\\n\\nPage: Sign in`));
+    expect(page.result).toMatch(new RegExp(`^Typed into \\[${ref}\\]\\.\\n\\n${MARK}Page: Sign in`));
     expect(page.result).toContain(`[${ref}] textbox "User name" = "${site.username}"`);
   });
 
@@ -180,7 +185,7 @@ describe('Assistant Browser: signing in with a stored login and a one-time code'
     useEnv();
     const ref = refOf(page, 'button', 'Sign in');
     [page] = await run([{ operation: 'click', userId, ref }]);
-    expect(page.result).toMatch(new RegExp(`^Clicked \\[${ref}\\]\\.\\n\\nPage: Two-step verification`));
+    expect(page.result).toMatch(new RegExp(`^Clicked \\[${ref}\\]\\.\\n\\n${MARK}Page: Two-step verification`));
     expect(page).toMatchObject({ url: `${site.url}/2fa`, title: 'Two-step verification · Example Bank' });
     expect(page.codeField).toEqual({ ref: refOf(page, 'textbox', 'Authentication code'), name: 'Authentication code' });
   });
@@ -269,7 +274,9 @@ describe('Assistant Browser: signing in with a stored login and a one-time code'
         .subarray(1, 4)
         .toString(),
     ).toBe('PNG');
-    expect(shot.result).toMatch(/^Took a screenshot of the page; it goes to the user\.\n\nPage: Your account/);
+    expect(shot.result).toMatch(
+      new RegExp(`^Took a screenshot of the page; it goes to the user\\.\\n\\n${MARK}Page: Your account`),
+    );
   });
 
   it('closes the task; closing again finds none, and a step then needs a new open', async () => {

@@ -131,9 +131,12 @@ describe('Assistant Web operations', () => {
       count: 1,
       results: [
         {
-          title: 'Elbe - Wikipedia',
+          // What the site says of itself is marked as outside data, one id for the whole answer.
+          title: expect.stringMatching(/^«untrusted ([0-9a-f]{8}) from a search result»\nElbe - Wikipedia\n«end \1»$/),
           url: 'https://en.wikipedia.org/wiki/Elbe',
-          snippet: 'The Elbe is a river in Central Europe.',
+          snippet: expect.stringMatching(
+            /^«untrusted ([0-9a-f]{8}) from a search result»\nThe Elbe is a river in Central Europe\.\n«end \1»$/,
+          ),
           engine: 'duckduckgo',
         },
       ],

@@ -2,7 +2,7 @@
 // browser service when the page needs JavaScript or when asked.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, type WebTools } from 'assistant-core/web';
+import { DEFAULT_MAX_CHARS, markUntrusted, MAX_MAX_CHARS, MIN_MAX_CHARS, type WebTools } from 'assistant-core/web';
 
 import { asData, parameter } from '../../../shared/helpers/parameters';
 
@@ -44,5 +44,6 @@ export async function execute(this: IExecuteFunctions, tools: WebTools, itemInde
     maxChars: parameter(this, 'maxChars', itemIndex),
     render: parameter(this, 'render', itemIndex),
   });
-  return asData(page);
+  // The page's words reach the model marked as outside data (the title and links stay fields of their own).
+  return asData({ ...page, content: markUntrusted(`the page ${page.finalUrl}`, page.content) });
 }

@@ -1,10 +1,17 @@
 // Search: the web, with no API key: DuckDuckGo's HTML endpoint or SearXNG. The engine is the stored setting
 // (searchBackend, searxngUrl) when the node has the assistant's Postgres, else the environment's
 // (ASSISTANT_SEARCH_BACKEND).
+import { randomBytes } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { getInstanceSettings } from 'assistant-core';
-import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, type WebSearch, type WebTools } from 'assistant-core/web';
+import {
+  DEFAULT_MAX_RESULTS,
+  markUntrusted,
+  MAX_RESULTS_LIMIT,
+  type WebSearch,
+  type WebTools,
+} from 'assistant-core/web';
 
 import { asData, parameter } from '../../../shared/helpers/parameters';
 import { assistantDatabase, POSTGRES_CREDENTIAL } from '../../../shared/transport/postgres';
@@ -47,5 +54,12 @@ export async function execute(this: IExecuteFunctions, tools: WebTools, itemInde
     query: parameter(this, 'query', itemIndex),
     maxResults: parameter(this, 'maxResults', itemIndex),
   });
-  return asData(answer);
+  // What the sites say of themselves (titles and snippets) reaches the model marked as outside data.
+  const id = randomBytes(4).toString('hex'); // one per answer: the marks stay short
+  const results = answer.results.map((result) => ({
+    ...result,
+    title: markUntrusted('a search result', result.title, id),
+    snippet: markUntrusted('a search result', result.snippet, id),
+  }));
+  return asData({ ...answer, results });
 }

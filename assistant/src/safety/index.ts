@@ -1,0 +1,2 @@
+// Safety: what code decides about text from outside.
+export * from './untrusted';
