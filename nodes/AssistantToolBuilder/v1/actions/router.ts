@@ -9,6 +9,7 @@ import * as deleteTool from './deleteTool.operation';
 import * as disableTool from './disableTool.operation';
 import * as draftTool from './draftTool.operation';
 import * as listTools from './listTools.operation';
+import * as markAnswer from './markAnswer.operation';
 import * as toolCall from './toolCall.operation';
 
 export const operations: Record<string, ItemOperation> = {
@@ -18,6 +19,7 @@ export const operations: Record<string, ItemOperation> = {
   disableTool,
   draftTool,
   listTools,
+  markAnswer,
   toolCall,
 };
 

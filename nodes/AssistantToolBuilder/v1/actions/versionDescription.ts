@@ -9,6 +9,7 @@ import * as deleteTool from './deleteTool.operation';
 import * as disableTool from './disableTool.operation';
 import * as draftTool from './draftTool.operation';
 import * as listTools from './listTools.operation';
+import * as markAnswer from './markAnswer.operation';
 import * as toolCall from './toolCall.operation';
 
 const API_OPERATIONS = ['approvalQuestion', 'decideTool', 'deleteTool', 'disableTool', 'draftTool'];
@@ -66,6 +67,12 @@ export const versionDescription: VersionDescription = {
           description: 'Every built tool with its status and inputs',
         },
         {
+          name: 'Mark Answer',
+          value: 'markAnswer',
+          action: "Mark a built tool's answer as outside data",
+          description: 'What the tool returned, as the model gets it: data, never instructions',
+        },
+        {
           name: 'Tool Call',
           value: 'toolCall',
           action: 'Prepare a call of a built tool',
@@ -80,6 +87,7 @@ export const versionDescription: VersionDescription = {
     ...disableTool.description,
     ...draftTool.description,
     ...listTools.description,
+    ...markAnswer.description,
     ...toolCall.description,
   ],
 };
