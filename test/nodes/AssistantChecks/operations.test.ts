@@ -118,6 +118,10 @@ describe('Assistant Checks operations', () => {
     expect(finished).toMatchObject({ status: 'notified', notified: true });
     const [history] = await run([{ operation: 'checkHistory', userId, checkId, limit: 5 }]);
     expect((history.runs as { status: string }[]).map((r) => r.status)).toEqual(['notified', 'unchanged', 'baseline']);
+    // What changed on the site reaches the model marked as outside data.
+    expect((history.runs as { summary: string }[])[0].summary).toMatch(
+      /^«untrusted ([0-9a-f]{8}) from the checked site»\n[^]*\+ Price: 8 EUR[^]*\n«end \1»$/,
+    );
     expect((await run([{ operation: 'changeCheck', userId, checkId, change: 'pause', now: tick() }]))[0]).toMatchObject(
       { check: { status: 'paused' } },
     );

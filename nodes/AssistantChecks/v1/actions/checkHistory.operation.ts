@@ -1,10 +1,11 @@
 // Check History: a check's runs, newest first: baseline, unchanged, notified or silenced (with the Judge's
 // probability and threshold), failed (with the error), skipped (error "skipped for budget: …", a spending cap refused
 // the Judge).
+import { randomBytes } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
-import { checkHistory } from 'assistant-core';
+import { checkHistory, markUntrusted } from 'assistant-core';
 
 import { userIdProperty } from '../../../shared/helpers/descriptions';
 import { asData, parameter } from '../../../shared/helpers/parameters';
@@ -33,5 +34,10 @@ export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: nu
     parameter(this, 'checkId', itemIndex),
     parameter(this, 'limit', itemIndex),
   );
-  return asData({ ...history, count: history.runs.length });
+  // A run's summary quotes the site (what changed): it reaches the model marked as outside data.
+  const id = randomBytes(4).toString('hex');
+  const runs = history.runs.map((run) =>
+    run.summary === null ? run : { ...run, summary: markUntrusted(`the checked site`, run.summary, id) },
+  );
+  return asData({ ...history, runs, count: runs.length });
 }
