@@ -1,7 +1,7 @@
 // The ONNX protobuf round trip and the shared-prefix converter: a converted plain-past export scores exactly like
 // the original (and like a natively generated shared-prefix graph); graphs it cannot rewrite are refused clearly;
 // weights in an external data file are served and converted.
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main';
@@ -167,5 +167,35 @@ describe('external data (model.onnx + model.onnx_data)', () => {
       vi.restoreAllMocks();
     }
     expect(err).toMatch(/model\.onnx keeps its weights in weights\.bin, which is not in .*lost/);
+  });
+
+  it("convert refuses what config.json says it cannot keep exact, naming the field; Qwen2.5's unused window converts", async () => {
+    const withConfig = (name: string, seed: number, fields: Record<string, unknown>) => {
+      const dir = generate(tmp.path, name, { seed, layout: 'plain-past' }).dir;
+      const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, ...fields }));
+      return dir;
+    };
+    const convertCli = async (dir: string) => {
+      let err = '';
+      vi.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => ((err += String(c)), true));
+      vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      try {
+        return { code: await main(['convert', '--in', dir, '--out', `${dir}-out`]), err };
+      } finally {
+        vi.restoreAllMocks();
+      }
+    };
+    const mistral = await convertCli(withConfig('mistral-window', 31, { sliding_window: 16 }));
+    expect(mistral.code).toBe(1);
+    expect(mistral.err).toMatch(/config\.json sliding_window: every layer attends within a window of 16 tokens; /);
+    expect(mistral.err).toMatch(/served as it is, it gets the /);
+    const capped = await convertCli(withConfig('soft-capped', 32, { attn_logit_softcapping: 50 }));
+    expect(capped.code).toBe(1);
+    expect(capped.err).toMatch(/config\.json attn_logit_softcapping: the model soft-caps its attention scores at 50/);
+    const qwen = await convertCli(
+      withConfig('qwen-window', 33, { sliding_window: 16, use_sliding_window: false, max_window_layers: 1 }),
+    );
+    expect(qwen).toEqual({ code: 0, err: '' });
   });
 });

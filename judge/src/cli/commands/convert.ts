@@ -4,8 +4,27 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { detectLayout, layoutPath } from '../../backends/onnx/graph-layout';
 import { ConvertError, convertToSharedPrefix, type ConvertResult } from '../../model-tools/convert-shared-prefix';
+import { attentionRefusal } from '../../model-tools/attention-config';
 import { decodeModel, encodeModel, externalDataFiles } from '../../model-tools/onnx-proto';
 import { UsageError, type Command } from '../command';
+
+/** The model's config.json, which says what its attention does (model-tools/attention-config.ts). */
+function readConfig(dir: string): Record<string, unknown> {
+  const file = join(dir, 'config.json');
+  if (!existsSync(file)) {
+    throw new UsageError(`--in: ${dir} has no config.json, which says what the model's attention does`);
+  }
+  let config: unknown;
+  try {
+    config = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--in: ${file} is not JSON (${(error as Error).message})`);
+  }
+  if (!config || typeof config !== 'object' || Array.isArray(config)) {
+    throw new UsageError(`--in: ${file} must be a JSON object`);
+  }
+  return config as Record<string, unknown>;
+}
 
 export const convert: Command = {
   name: 'convert',
@@ -32,8 +51,16 @@ export const convert: Command = {
       if (!existsSync(join(input, file)))
         throw new ConvertError(`model.onnx keeps its weights in ${file}, which is not in ${input}`);
     }
+    const config = readConfig(input);
     let converted: ConvertResult;
     try {
+      const refusal = attentionRefusal(config);
+      if (refusal) {
+        throw new ConvertError(
+          `config.json ${refusal.field}: ${refusal.reason}; the shared-prefix layout attends to the whole prefix with ` +
+            'plain attention, so it would answer differently from the model once a state is long enough',
+        );
+      }
       converted = convertToSharedPrefix(decoded);
     } catch (error) {
       if (!(error instanceof ConvertError)) throw error;
