@@ -44,6 +44,20 @@ export function quantizationNotes(ops: Iterable<OpUse>, others = false): string[
   return notes;
 }
 
+/**
+ * Whether a graph's scores depend on what is batched with them: int8 dynamic quantization takes one activation scale
+ * over the whole batch (DynamicQuantizeLinear), so the same question scores a little differently beside others.
+ */
+export function batchDependentOps(ops: Iterable<OpUse>): boolean {
+  for (const op of ops) {
+    const key = DEFAULT_DOMAINS.has(op.domain ?? '') ? op.opType : `${op.domain}.${op.opType}`;
+    if (key === 'DynamicQuantizeLinear' || key === 'MatMulInteger' || key === 'com.microsoft.DynamicQuantizeMatMul') {
+      return true;
+    }
+  }
+  return false;
+}
+
 /** The same from a decoded node list (as `convert` has it). */
 export function opUses(
   nodes: Iterable<{ opType: string; domain?: string; attributes: { name: string; i?: bigint }[] }>,

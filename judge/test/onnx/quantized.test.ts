@@ -369,13 +369,26 @@ describe('int8 dynamic quantization (model_quantized.onnx)', () => {
     }
     expect(io.out()).toMatch(note);
     const dirs = { plain, converted, none, float };
-    for (const kind of kinds)
-      backends[kind] = await createOnnxBackend({ models: [{ id: 'm', dir: dirs[kind] }], intraOpNumThreads: 1 });
+    for (const kind of kinds) {
+      const batchDependentScores = kind === 'float' ? undefined : true; // the opt-in this model needs
+      backends[kind] = await createOnnxBackend({
+        models: [{ id: 'm', dir: dirs[kind], batchDependentScores }],
+        intraOpNumThreads: 1,
+      });
+    }
   });
 
   afterAll(async () => {
     for (const b of Object.values(backends)) await b?.close();
     tmp.remove();
+  });
+
+  it('is refused at load unless batchDependentScores opts in, naming the setting', async () => {
+    const dir = join(tmp.path, 'plain');
+    const refused = createOnnxBackend({ models: [{ id: 'm', dir }], intraOpNumThreads: 1 });
+    await expect(refused).rejects.toThrow(
+      /^backend\.models\[0\]\.batchDependentScores: .* is int8 dynamic quantization \(DynamicQuantizeLinear\).*model_q4\.onnx/,
+    );
   });
 
   it('is served as it is and converted; both say the activation scales depend on the batch', () => {

@@ -68,6 +68,8 @@ export interface GraphInfo extends GraphShape {
   fusedAttention?: string;
   /** What quantized weights the graph holds (model-tools/quantization.ts), for serve's line. */
   weightNotes?: string[];
+  /** Its scores shift with what is batched beside them (int8 dynamic quantization). */
+  batchDependent?: boolean;
 }
 
 /** True when a graph can take packed rows (see GraphInfo.packing). */

@@ -8,7 +8,7 @@ import { VocabLogSoftmax } from './log-softmax';
 import { positiveNumber, type JsonObject } from './model-files';
 import { withLogitsIndices } from '../../model-tools/logits-positions';
 import { decodeModel, encodeModel, type Graph, type Node } from '../../model-tools/onnx-proto';
-import { opUses, quantizationNotes } from '../../model-tools/quantization';
+import { batchDependentOps, opUses, quantizationNotes } from '../../model-tools/quantization';
 
 /** The settings of a model a worker needs besides its graph (read from the directory by the main thread). */
 export interface ModelSettings {
@@ -43,7 +43,13 @@ function* allNodes(graph: Graph): Generator<Node> {
 async function openSession(
   dir: string,
   intraOpNumThreads: number,
-): Promise<{ session: ort.InferenceSession; logitsNote?: string; fusedAttention?: string; weightNotes?: string[] }> {
+): Promise<{
+  session: ort.InferenceSession;
+  logitsNote?: string;
+  fusedAttention?: string;
+  weightNotes?: string[];
+  batchDependent?: boolean;
+}> {
   const options: ort.InferenceSession.SessionOptions = {
     intraOpNumThreads,
     interOpNumThreads: 1,
@@ -62,9 +68,11 @@ async function openSession(
   const nodes = [...allNodes(model.graph)];
   // The first ONNX Runtime fused attention op (com.microsoft, "Attention" in its name), and the weights' quantization.
   const fusedAttention = nodes.find((n) => n.domain === 'com.microsoft' && n.opType.includes('Attention'))?.opType;
-  const weightNotes = quantizationNotes(opUses(nodes));
+  const uses = opUses(nodes);
+  const weightNotes = quantizationNotes(uses);
+  const batchDependent = batchDependentOps(uses);
   if (model.graph.inputs.some((i) => i.name === 'logits_indices' || i.name === 'logits_to_keep'))
-    return { session: await ort.InferenceSession.create(file, options), fusedAttention, weightNotes };
+    return { session: await ort.InferenceSession.create(file, options), fusedAttention, weightNotes, batchDependent };
   const limited = withLogitsIndices(model);
   if (!('model' in limited)) {
     return {
@@ -72,6 +80,7 @@ async function openSession(
       logitsNote: `every position gets logits (${limited.reason})`,
       fusedAttention,
       weightNotes,
+      batchDependent,
     };
   }
   const session = await ort.InferenceSession.create(encodeModel(limited.model), {
@@ -83,12 +92,16 @@ async function openSession(
     logitsNote: 'logits_indices added when loaded: the LM head runs only on the positions read',
     fusedAttention,
     weightNotes,
+    batchDependent,
   };
 }
 
 export async function loadModel(settings: ModelSettings, intraOpNumThreads: number): Promise<LoadedModel> {
   const { dir, config } = settings;
-  const { session, logitsNote, fusedAttention, weightNotes } = await openSession(dir, intraOpNumThreads);
+  const { session, logitsNote, fusedAttention, weightNotes, batchDependent } = await openSession(
+    dir,
+    intraOpNumThreads,
+  );
   const { layout, layers } = detectLayout(session.inputNames);
 
   let heads = positiveNumber(config.num_key_value_heads, config.n_head, config.num_attention_heads) ?? 0;
@@ -132,6 +145,7 @@ export async function loadModel(settings: ModelSettings, intraOpNumThreads: numb
     logitsNote,
     ...(fusedAttention ? { fusedAttention } : {}),
     ...(weightNotes?.length ? { weightNotes } : {}),
+    ...(batchDependent ? { batchDependent } : {}),
   };
   return { ...settings, session, graph, inputs: new Set(session.inputNames), logSoftmax };
 }

@@ -156,6 +156,16 @@ export async function createOnnxBackend(options: OnnxBackendOptions): Promise<On
     },
     options.workers ?? 1,
   );
+  const shifting = options.models.findIndex((spec) => graphs[spec.id].batchDependent && !spec.batchDependentScores);
+  if (shifting >= 0) {
+    await pool.close();
+    throw new Error(
+      `backend.models[${shifting}].batchDependentScores: ${options.models[shifting].dir} is int8 dynamic quantization ` +
+        '(DynamicQuantizeLinear): one activation scale per batch, so its answers shift with what is asked beside ' +
+        'them. Use a batch-independent export (model_q4.onnx, model_fp16.onnx or the float model), or set ' +
+        'batchDependentScores: true to accept that.',
+    );
+  }
   const served = new Map<string, ServedModel>();
   options.models.forEach((spec, i) => {
     const graph = graphs[spec.id];

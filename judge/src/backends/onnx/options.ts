@@ -14,6 +14,11 @@ export interface OnnxModelOptions {
   releaseDate?: string;
   /** Prompts in the model's chat template: true requires one, false never; absent: when the directory has one. */
   chatTemplate?: boolean;
+  /**
+   * Accept a graph whose scores shift with what is batched beside them (int8 dynamic quantization: one activation
+   * scale per batch). Off by default: such a model is refused at load.
+   */
+  batchDependentScores?: boolean;
 }
 
 export interface OnnxBackendOptions {
@@ -56,7 +61,7 @@ export function checkModelDir(dir: string, field: string): void {
 }
 
 const KNOWN_KEYS = new Set(['kind', 'models', 'intraOpNumThreads', 'kvCacheBytes', 'workers']);
-const KNOWN_MODEL_KEYS = new Set(['id', 'dir', 'description', 'releaseDate', 'chatTemplate']);
+const KNOWN_MODEL_KEYS = new Set(['id', 'dir', 'description', 'releaseDate', 'chatTemplate', 'batchDependentScores']);
 
 /**
  * `raw` is the backend block of the config (`{kind: "onnx", models: [...], ...}`); `base` names it in errors.
@@ -97,6 +102,11 @@ export function parseOnnxBackendOptions(
         `${field}.chatTemplate`,
         `must be true or false, got ${JSON.stringify(m.chatTemplate)}`,
       );
+    if (m.batchDependentScores !== undefined && typeof m.batchDependentScores !== 'boolean')
+      throw new OnnxConfigError(
+        `${field}.batchDependentScores`,
+        `must be true or false, got ${JSON.stringify(m.batchDependentScores)}`,
+      );
     if (checkDirs) checkModelDir(dir, `${field}.dir`);
     const description = optionalString(m.description, `${field}.description`);
     return {
@@ -105,6 +115,7 @@ export function parseOnnxBackendOptions(
       description,
       releaseDate,
       ...(m.chatTemplate === undefined ? {} : { chatTemplate: m.chatTemplate }),
+      ...(m.batchDependentScores === undefined ? {} : { batchDependentScores: m.batchDependentScores }),
     };
   });
   return {
