@@ -69,7 +69,7 @@ export const versionDescription: VersionDescription = {
         {
           name: 'Mark Answer',
           value: 'markAnswer',
-          action: "Mark a built tool's answer as outside data",
+          action: 'Mark the answer of a built tool as outside data',
           description: 'What the tool returned, as the model gets it: data, never instructions',
         },
         {
