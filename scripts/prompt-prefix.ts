@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { contextBlock, estimateTokens, historyWindow, systemPrompt } from 'assistant-core';
+import { TOOL_GROUPS, TOOL_REGISTRY } from '../assistant/src/tools/registry';
 
 const ROOT = path.join(__dirname, '..');
 
@@ -290,6 +291,19 @@ export async function secondTurnOnOllama(
   }
 }
 
+/** The agent's tool schemas by registry group (issue 41, part 2): tools and characters of JSON schema per group. */
+export function toolSchemasByGroup(): Array<{ group: string; tools: number; chars: number }> {
+  const byName = new Map(agentTools().map((tool) => [tool.function.name, tool]));
+  return TOOL_GROUPS.map((group) => {
+    const tools = TOOL_REGISTRY.filter((entry) => entry.group === group && byName.has(entry.name));
+    return {
+      group,
+      tools: tools.length,
+      chars: tools.reduce((sum, entry) => sum + JSON.stringify(byName.get(entry.name)).length, 0),
+    };
+  });
+}
+
 async function main(): Promise<void> {
   console.log('| template | design | turn 2 | turn 10 | within a turn (lowest) | prompt chars (turn 2) |');
   console.log('| --- | --- | --- | --- | --- | --- |');
@@ -303,6 +317,13 @@ async function main(): Promise<void> {
   console.log(
     `tool schemas: ${agentTools().length} tools, ${JSON.stringify(agentTools()).length.toLocaleString('en')} characters`,
   );
+  console.log('\n| group | tools | schema characters | ≈ tokens |');
+  console.log('| --- | --- | --- | --- |');
+  for (const { group, tools, chars } of toolSchemasByGroup()) {
+    console.log(
+      `| ${group} | ${tools} | ${chars.toLocaleString('en')} | ${Math.round(chars / 4).toLocaleString('en')} |`,
+    );
+  }
   console.log('\n| design | turn 2 prompt tokens | evaluated (not cached) | prompt evaluation at 100 tokens/s |');
   console.log('| --- | --- | --- | --- |');
   for (const design of ['before', 'after'] as const) {

@@ -8,6 +8,7 @@ import {
   prefixShares,
   render,
   TEMPLATES,
+  toolSchemasByGroup,
   type TemplateName,
 } from '../../scripts/prompt-prefix';
 
@@ -43,5 +44,14 @@ describe('the prompt prefix', () => {
 
   it.each(names)('%s: the request after a tool call starts with at least 80 % of the one before it', (name) => {
     expect(prefixShares(name, 'after').withinTurn).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it('counts every agent tool in exactly one registry group (the figures of the tool-token design)', () => {
+    const groups = toolSchemasByGroup();
+    expect(groups.reduce((sum, group) => sum + group.tools, 0)).toBe(agentTools().length);
+    expect(groups.reduce((sum, group) => sum + group.chars, 0)).toBe(
+      agentTools().reduce((sum, tool) => sum + JSON.stringify(tool).length, 0),
+    );
+    for (const group of groups) expect(group.tools, group.group).toBeGreaterThan(0);
   });
 });
