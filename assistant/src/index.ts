@@ -108,7 +108,7 @@ export {
   scrubSecrets,
 } from './privacy';
 export { contextBlock, loadContext, systemPrompt } from './context';
-export { markUntrusted, UNTRUSTED_RULE } from './safety';
+export { markUntrusted, UNTRUSTED_RULE, untrustedId } from './safety';
 export {
   type AgentRequest,
   type AwaitedTurn,

@@ -10,4 +10,4 @@ export { parseSearxngJson } from './searxng';
 export type { PageLink } from './extract';
 export { BrowserServiceError, createBrowserClient, type BrowserClient } from '../browser/client';
 export type { RenderedPage, BrowserHealth } from '../browser/protocol';
-export { markUntrusted } from '../safety/untrusted';
+export { markUntrusted, untrustedId } from '../safety/untrusted';

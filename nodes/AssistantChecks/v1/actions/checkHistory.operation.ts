@@ -1,11 +1,10 @@
 // Check History: a check's runs, newest first: baseline, unchanged, notified or silenced (with the Judge's
 // probability and threshold), failed (with the error), skipped (error "skipped for budget: …", a spending cap refused
 // the Judge).
-import { randomBytes } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
-import { checkHistory, markUntrusted } from 'assistant-core';
+import { checkHistory, markUntrusted, untrustedId } from 'assistant-core';
 
 import { userIdProperty } from '../../../shared/helpers/descriptions';
 import { asData, parameter } from '../../../shared/helpers/parameters';
@@ -35,7 +34,7 @@ export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: nu
     parameter(this, 'limit', itemIndex),
   );
   // A run's summary quotes the site (what changed): it reaches the model marked as outside data.
-  const id = randomBytes(4).toString('hex');
+  const id = untrustedId();
   const runs = history.runs.map((run) =>
     run.summary === null ? run : { ...run, summary: markUntrusted(`the checked site`, run.summary, id) },
   );

@@ -1,7 +1,6 @@
 // Search: the web, with no API key: DuckDuckGo's HTML endpoint or SearXNG. The engine is the stored setting
 // (searchBackend, searxngUrl) when the node has the assistant's Postgres, else the environment's
 // (ASSISTANT_SEARCH_BACKEND).
-import { randomBytes } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { getInstanceSettings } from 'assistant-core';
@@ -9,6 +8,7 @@ import {
   DEFAULT_MAX_RESULTS,
   markUntrusted,
   MAX_RESULTS_LIMIT,
+  untrustedId,
   type WebSearch,
   type WebTools,
 } from 'assistant-core/web';
@@ -55,7 +55,7 @@ export async function execute(this: IExecuteFunctions, tools: WebTools, itemInde
     maxResults: parameter(this, 'maxResults', itemIndex),
   });
   // What the sites say of themselves (titles and snippets) reaches the model marked as outside data.
-  const id = randomBytes(4).toString('hex'); // one per answer: the marks stay short
+  const id = untrustedId(); // one per answer: the marks stay short
   const results = answer.results.map((result) => ({
     ...result,
     title: markUntrusted('a search result', result.title, id),
