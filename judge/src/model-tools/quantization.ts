@@ -8,6 +8,10 @@ export interface OpUse {
 }
 
 const DEFAULT_DOMAINS = new Set(['', 'ai.onnx']);
+/** An op's name as the notes use it: plain for the default domain, `domain.op` otherwise. */
+const opKey = (op: OpUse): string => (DEFAULT_DOMAINS.has(op.domain ?? '') ? op.opType : `${op.domain}.${op.opType}`);
+/** int8 dynamic quantization's ops: one activation scale per run over the whole batch. */
+const BATCH_DEPENDENT_OPS = ['MatMulInteger', 'DynamicQuantizeLinear', 'com.microsoft.DynamicQuantizeMatMul'];
 
 /**
  * Notes on the quantized weights a graph holds, e.g. "int4 MatMulNBits weights (ONNX Runtime contrib op, kept)";
@@ -16,7 +20,7 @@ const DEFAULT_DOMAINS = new Set(['', 'ai.onnx']);
 export function quantizationNotes(ops: Iterable<OpUse>, others = false): string[] {
   const seen = new Map<string, OpUse[]>();
   for (const op of ops) {
-    const key = DEFAULT_DOMAINS.has(op.domain ?? '') ? op.opType : `${op.domain}.${op.opType}`;
+    const key = opKey(op);
     const uses = seen.get(key);
     if (uses) uses.push(op);
     else seen.set(key, [op]);
@@ -29,7 +33,7 @@ export function quantizationNotes(ops: Iterable<OpUse>, others = false): string[
   }
   if (seen.has('com.microsoft.GatherBlockQuantized'))
     notes.push('blockwise-quantized embeddings: GatherBlockQuantized (ONNX Runtime contrib op, kept)');
-  if (seen.has('MatMulInteger') || seen.has('DynamicQuantizeLinear') || seen.has('com.microsoft.DynamicQuantizeMatMul'))
+  if (BATCH_DEPENDENT_OPS.some((key) => seen.has(key)))
     notes.push(
       'int8 dynamic quantization (DynamicQuantizeLinear → MatMulInteger): activations are quantized per run with one scale over the whole batch, so scores shift slightly with what is batched together',
     );
@@ -49,12 +53,7 @@ export function quantizationNotes(ops: Iterable<OpUse>, others = false): string[
  * over the whole batch (DynamicQuantizeLinear), so the same question scores a little differently beside others.
  */
 export function batchDependentOps(ops: Iterable<OpUse>): boolean {
-  for (const op of ops) {
-    const key = DEFAULT_DOMAINS.has(op.domain ?? '') ? op.opType : `${op.domain}.${op.opType}`;
-    if (key === 'DynamicQuantizeLinear' || key === 'MatMulInteger' || key === 'com.microsoft.DynamicQuantizeMatMul') {
-      return true;
-    }
-  }
+  for (const op of ops) if (BATCH_DEPENDENT_OPS.includes(opKey(op))) return true;
   return false;
 }
 
