@@ -38,10 +38,22 @@ export function readDeadline(value: unknown): Date | undefined {
   return deadline;
 }
 
+const deadlinePassed = (deadline: Date) => `the run's deadline (${deadline.toISOString()}) passed`;
+
 export interface RunLimit {
   /** Aborted when the run is stopped or its deadline passes; its reason is a RunStoppedError. */
   signal: AbortSignal;
   deadline: Date | undefined;
+}
+
+/**
+ * Why the work stopped: the signal's reason, or the deadline when it has passed and its timer has not fired yet (a
+ * wait that checks the deadline itself may notice first). Undefined while the run may go on.
+ */
+export function stopReason(limit: RunLimit, now = Date.now()): string | undefined {
+  if (limit.signal.aborted) return (limit.signal.reason as RunStoppedError).message;
+  if (limit.deadline && now >= limit.deadline.getTime()) return deadlinePassed(limit.deadline);
+  return undefined;
 }
 
 /** Runs `work` with the item's run limit (its signal may be aborted already); the deadline's timer ends with it. */
@@ -58,8 +70,7 @@ export async function withinRunLimit<T>(
   else cancel?.addEventListener('abort', onCancel, { once: true });
   let timer: NodeJS.Timeout | undefined;
   if (deadline) {
-    const expire = () =>
-      controller.abort(new RunStoppedError('deadline', `the run's deadline (${deadline.toISOString()}) passed`));
+    const expire = () => controller.abort(new RunStoppedError('deadline', deadlinePassed(deadline)));
     const left = deadline.getTime() - Date.now();
     if (left <= 0) expire();
     else timer = setTimeout(expire, left);

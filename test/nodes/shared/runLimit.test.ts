@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { AssistantInputError } from 'assistant-core';
 
-import { readDeadline, RunStoppedError, withinRunLimit } from '../../../nodes/shared/helpers/runLimit';
+import { readDeadline, RunStoppedError, stopReason, withinRunLimit } from '../../../nodes/shared/helpers/runLimit';
 import { AssistantBrowser } from '../../../nodes/AssistantBrowser/AssistantBrowser.node';
 import { executeFunctions, nodeVersion } from '../helpers/executeFunctions';
 
@@ -62,5 +62,15 @@ describe('withinRunLimit', () => {
     });
     const signal = await withinRunLimit(contextWith(''), 0, async (limit) => limit.signal);
     expect(signal.aborted).toBe(false);
+  });
+
+  it('stopReason names a passed deadline even before its timer fired, and nothing while the run may go on', () => {
+    const deadline = new Date('2026-11-28T18:30:00Z');
+    const limit = { signal: new AbortController().signal, deadline };
+    expect(stopReason(limit, deadline.getTime())).toBe("the run's deadline (2026-11-28T18:30:00.000Z) passed");
+    expect(stopReason(limit, deadline.getTime() - 1)).toBeUndefined();
+    const stopped = new AbortController();
+    stopped.abort(new RunStoppedError('stopped', 'the run was stopped'));
+    expect(stopReason({ signal: stopped.signal, deadline: undefined })).toBe('the run was stopped');
   });
 });

@@ -8,7 +8,7 @@ import { waitForAnswer, withdrawQuestion } from 'assistant-core';
 
 import { userIdProperty } from '../../../shared/helpers/descriptions';
 import { parameter } from '../../../shared/helpers/parameters';
-import { deadlineProperty, withinRunLimit, type RunStoppedError } from '../../../shared/helpers/runLimit';
+import { deadlineProperty, stopReason, withinRunLimit } from '../../../shared/helpers/runLimit';
 
 const properties: INodeProperties[] = [
   userIdProperty,
@@ -37,9 +37,9 @@ export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: nu
   const questionId = parameter(this, 'questionId', itemIndex) as string;
   const take = parameter(this, 'takeAnswer', itemIndex) !== false;
   const userId = parameter(this, 'userId', itemIndex);
-  const { taken, why } = await withinRunLimit(this, itemIndex, async ({ signal, deadline }) => ({
-    taken: await waitForAnswer(pool, userId, questionId, { leaveAnswer: !take, signal, deadline }),
-    why: (signal.reason as RunStoppedError | undefined)?.message,
+  const { taken, why } = await withinRunLimit(this, itemIndex, async (limit) => ({
+    taken: await waitForAnswer(pool, userId, questionId, { leaveAnswer: !take, ...limit }),
+    why: stopReason(limit),
   }));
   if (taken.status === 'answered') {
     return take
