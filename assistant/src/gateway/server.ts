@@ -181,15 +181,16 @@ async function answerFailure(
             'upstream_unreachable',
             `the gateway could not complete the call: ${(error as Error).message}`,
           );
-  sendError(res, failure);
   const outcome =
     failure.code === 'context_length_exceeded'
       ? 'refused'
       : failure.code === 'budget_exceeded'
         ? 'over_budget'
         : 'failed';
+  // The row is written before the answer: the caller's failure handling reads it (a cap's refusal is no turn failure).
   if (call.provider || failure.code !== 'invalid_api_key')
-    call.end(outcome, failure.status, undefined, failure.message);
+    await call.end(outcome, failure.status, undefined, failure.message);
+  sendError(res, failure);
 }
 
 function authorized(req: IncomingMessage, key: string): boolean {

@@ -64,4 +64,34 @@ describe('spending caps at the gateway', () => {
     const total = rows.reduce((sum, r) => sum + Number(r.cost_micros ?? 0), 0);
     expect(window.rows).toEqual([{ spent_micros: total, reserved_micros: 0 }]);
   });
+
+  it("writes a refusal's ledger row before answering, however slow the ledger, so the caller's failure handling sees it", async () => {
+    // A turn's failure handling reads the gateway's row to tell a spent cap (no turn failure) from a broken call.
+    const slowLedger = new Proxy(db.pool, {
+      get(target, name, receiver) {
+        if (name !== 'query') return Reflect.get(target, name, receiver);
+        return async (text: string, values?: unknown[]) => {
+          if (/INSERT INTO assistant\.model_calls/.test(text)) await new Promise((r) => setTimeout(r, 300));
+          return target.query(text, values);
+        };
+      },
+    });
+    const slow = await startTestGateway(slowLedger, {
+      ASSISTANT_LLM_BASE_URL: `${provider.url}/v1`,
+      ASSISTANT_LLM_API_KEY: PROVIDER_KEY,
+      ASSISTANT_MODEL_PRICES: `priced-model=${PRICE.input}/${PRICE.cached}/${PRICE.output}`,
+    });
+    try {
+      await setCap(db.pool, { scope: 'instance', period: 'day', limitUsd: 0 });
+      const before = await db.pool.query('SELECT coalesce(max(id), 0) AS id FROM assistant.model_calls');
+      const refused = await slow.post('llm/v1/chat/completions', chat('a question past a spent cap'));
+      expect(refused.status).toBe(402);
+      const written = await db.pool.query('SELECT outcome FROM assistant.model_calls WHERE id > $1', [
+        before.rows[0].id,
+      ]);
+      expect(written.rows).toEqual([{ outcome: 'over_budget' }]);
+    } finally {
+      await slow.close();
+    }
+  });
 });
