@@ -12,6 +12,7 @@
 //   JUDGE_CALIBRATION     path of a calibration.json from `systemone-judge calibrate` (replaces `calibration`)
 //   JUDGE_PLAYGROUND_OPEN true | false: the playground judges without a key (default: on loopback only)
 //   JUDGE_KEYS_FILE | JUDGE_KEYS_DATABASE_URL, JUDGE_KEY_CACHE_TTL_MS, JUDGE_PRICE_*: keys/config.ts
+//   JUDGE_CONSOLE_PASSWORD the operator's console's sign-in password (server/console/settings.ts)
 import { readFileSync } from 'node:fs';
 import type { BackendConfig } from './backends';
 import { backendKindList, isBackendKind, type BackendKind } from './backends/kinds';
@@ -21,6 +22,7 @@ import { parseRemoteBackendOptions } from './backends/remote/options';
 import type { Temperatures } from './engine/readout';
 import { applyCalibration, type LoadedCalibration } from './calibration/file';
 import { readPlaygroundSettings, type PlaygroundSettings } from './server/playground/settings';
+import { readConsoleSettings, type ConsoleSettings } from './server/console/settings';
 import { readKeysSettings, readPrice, type KeysSettings, type Price } from './keys/config';
 import { DEFAULT_ADMISSION, type AdmissionSettings } from './server/admission';
 import { readServerLimits, type ServerLimits } from './server/limits';
@@ -39,6 +41,8 @@ export interface JudgeConfig {
   /** The calibration file whose temperatures `temperatures` includes (config `calibration`, JUDGE_CALIBRATION). */
   calibration?: LoadedCalibration;
   playground: PlaygroundSettings;
+  /** The operator's console (config `console`, JUDGE_CONSOLE_PASSWORD). */
+  console: ConsoleSettings;
   /** Milliseconds to let in-flight requests finish on shutdown (default 10 000). */
   shutdownGraceMs: number;
   /** The admission queue: requests judged at once, requests waiting, per-request deadline (server/admission.ts). */
@@ -188,6 +192,7 @@ export function parseConfig(raw: unknown, env: Env = {}): JudgeConfig {
     limits: readServerLimits(raw.limits, configError),
     ...applyCalibration(readTemperatures(raw.temperatures), env.JUDGE_CALIBRATION ?? raw.calibration, configError),
     playground: readPlaygroundSettings(raw.playground, env, configError),
+    console: readConsoleSettings(raw.console, env, configError),
     shutdownGraceMs: positiveInt(raw.shutdownGraceMs, 'shutdownGraceMs', 10_000, 0),
     admission: readAdmission(raw.admission, env),
     keys,

@@ -18,6 +18,7 @@ const GENERATED: Record<string, () => string> = {
   N8N_ENCRYPTION_KEY: () => secret(32),
   OWNER_PASSWORD: () => secret(12),
   JUDGE_API_KEY: () => secret(),
+  JUDGE_CONSOLE_PASSWORD: () => secret(18),
   SYSTEMONE_WRAPPER_KEY: () => secret(),
   ASSISTANT_BROWSER_KEY: () => secret(),
   SEARXNG_SECRET: () => secret(32),

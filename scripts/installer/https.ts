@@ -1,7 +1,7 @@
 // HTTPS in front of the stack: the Caddyfile and, without a domain, a self-signed certificate for the server's IP.
 // With a domain Caddy gets and renews a certificate itself. Without one, Caddy serves the self-signed certificate made
-// here; Telegram accepts it when it is uploaded with setWebhook. The judge's API (/v1/…) goes to the judge, all the
-// rest (webhooks, the MCP server, the editor) to n8n. The server's IP comes from its own interfaces, never from an
+// here; Telegram accepts it when it is uploaded with setWebhook. The judge's API (/v1/…), console and playground go
+// to the judge, all the rest (webhooks, the MCP server, the editor) to n8n. The server's IP comes from its own interfaces, never from an
 // outside lookup.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -68,7 +68,9 @@ export function renderCaddyfile(options: HttpsOptions): string {
     tls +
     '\tencode gzip\n' +
     '\theader {\n\t\tStrict-Transport-Security "max-age=31536000"\n\t\t-Server\n\t}\n' +
-    `\thandle /v1/* {\n\t\treverse_proxy ${options.judge}\n\t}\n` +
+    // The judge's API, its operator's console and its playground; everything else is n8n's.
+    '\t@judge path /v1/* /console /console/* /playground /playground/*\n' +
+    `\thandle @judge {\n\t\treverse_proxy ${options.judge}\n\t}\n` +
     `\thandle {\n\t\treverse_proxy ${options.n8n}\n\t}\n` +
     '}\n'
   );

@@ -7,6 +7,12 @@ import { StartupFailed, waitFor } from './process';
 
 const JUDGE_CLI = path.join(REPO_ROOT, 'judge', 'dist', 'cli', 'main.js');
 
+/** The judge's keys and usage in the stack's Postgres (schema systemone_judge), unless a store is named. */
+export function withKeyStore(settings: Record<string, string>, postgres: { url: string }): Record<string, string> {
+  if (settings.JUDGE_KEYS_DATABASE_URL || settings.JUDGE_KEYS_FILE) return settings;
+  return { ...settings, JUDGE_KEYS_DATABASE_URL: postgres.url };
+}
+
 /** Starts the judge server and waits until it answers on JUDGE_PORT. */
 export async function startJudge(settings: Record<string, string>): Promise<ChildProcess> {
   if (!existsSync(JUDGE_CLI))

@@ -31,6 +31,9 @@ function defaultSettings(): Record<string, string> {
     JUDGE_OPENAI_MODEL: 'qwen2.5:7b-instruct',
     JUDGE_OPENAI_API_KEY: '',
     JUDGE_API_KEYS: judgeKey,
+    // The judge's console (http://127.0.0.1:<JUDGE_PORT>/console): API keys, usage, the playground. Its keys live in
+    // this stack's Postgres unless JUDGE_KEYS_DATABASE_URL or JUDGE_KEYS_FILE names another store.
+    JUDGE_CONSOLE_PASSWORD: secret(18),
     // Credentials n8n gets (scripts/runtime/credentials/*.json read these).
     SYSTEMONE_JUDGE_KEY: judgeKey,
     SYSTEMONE_WRAPPER_KEY: secret(),

@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { prepareAssistant, type PreparedAssistant } from './local-assistant';
 import { judgeThroughGateway, startLocalGateway } from './local-gateway';
-import { startJudge } from './local-judge';
+import { startJudge, withKeyStore } from './local-judge';
 import { startLocalN8n } from './local-n8n';
 import { LOCAL_DIR, loadLocalSettings, port, publicUrl, SUPERVISOR_STATE_FILE } from './local-settings';
 import { printSummary } from './local-summary';
@@ -73,7 +73,7 @@ async function startGateway(run: LocalRun): Promise<void> {
 
 async function startJudgeServer(run: LocalRun): Promise<void> {
   const { settings } = run;
-  run.judge = await startJudge(judgeThroughGateway(settings, run.gateway!));
+  run.judge = await startJudge(withKeyStore(judgeThroughGateway(settings, run.gateway!), run.postgres!));
   console.log(`judge server on http://127.0.0.1:${settings.JUDGE_PORT} (model: ${settings.JUDGE_OPENAI_BASE_URL})`);
 }
 

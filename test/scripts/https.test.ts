@@ -37,7 +37,8 @@ describe('the Caddyfile', () => {
     });
     expect(caddyfile).toMatch(/^\{\n\temail ops@example.com\n\}\n\nbot\.example\.com \{\n/);
     expect(caddyfile).not.toContain('tls ');
-    expect(caddyfile).toContain('\thandle /v1/* {\n\t\treverse_proxy judge:8787\n\t}');
+    expect(caddyfile).toContain('\t@judge path /v1/* /console /console/* /playground /playground/*\n');
+    expect(caddyfile).toContain('\thandle @judge {\n\t\treverse_proxy judge:8787\n\t}');
     expect(validate(caddyfile)).toBeDefined();
   });
 

@@ -11,6 +11,11 @@ export function startupNotes(server: JudgeServer, config: JudgeConfig): string[]
     const access = playground.open ? 'open without a key' : 'needs an API key';
     notes.push(`playground ${server.url}/playground (${access}: ${playground.reason})`);
   }
+  notes.push(
+    server.console.on
+      ? `console ${server.url}/console (${server.console.reason})`
+      : `console off (${server.console.reason})`,
+  );
   if (config.calibration) {
     const { path, temperatures, models } = config.calibration;
     const list = Object.entries(temperatures).map(([type, t]) => `${type} ${t.toFixed(3)}`);

@@ -17,6 +17,7 @@ import { parseJsonBody, readBody, sendJson } from './http';
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './limits';
 import { BatchedLineWriter } from './log-writer';
 import { createPlayground, type PlaygroundSettings, type PlaygroundStatus } from './playground';
+import { createConsole, type ConsoleContext } from './console';
 
 export interface LogLine {
   time: string;
@@ -58,6 +59,8 @@ export interface ServerOptions {
   keys?: KeysOptions;
   /** The price GET /v1/usage shows costs at (default 0.042 USD per million input tokens). */
   price?: Price;
+  /** The operator's console at /console (console/): its password and session length; its clock for tests. */
+  console?: ConsoleContext['settings'] & Pick<ConsoleContext, 'now' | 'signInLimits'>;
 }
 
 export interface JudgeServer {
@@ -67,6 +70,8 @@ export interface JudgeServer {
   admission: Admission;
   /** Whether GET /playground is served and may judge without a key, and why. */
   playground: PlaygroundStatus;
+  /** Whether /console can be signed in to, and if not why. */
+  console: { on: boolean; reason: string };
   close(): Promise<void>;
 }
 
@@ -347,6 +352,8 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
     admit: (task, signal) => admission.run(task, { signal }),
     address: () => server.address(),
   });
+  const { now: consoleClock, signInLimits, ...consoleSettings } = options.console ?? {};
+  const operatorConsole = createConsole({ settings: consoleSettings, access, now: consoleClock, signInLimits });
 
   /** Every route but POST /v1/systemone (which Exchange takes straight through its steps). */
   async function route(
@@ -357,6 +364,7 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
   ): Promise<[number, unknown]> {
     const path = line.path;
     if (playground.handles(path)) return playground.route(req, res, line, timing);
+    if (operatorConsole.handles(path)) return operatorConsole.route(req, res, line);
     const known = path === SYSTEMONE || path === '/v1/models' || path === '/healthz' || path === '/v1/usage';
     if (!known) throw new ApiError(404, `No route ${path}.`, 'not_found');
     const caller = await access.authenticate(req);
@@ -413,5 +421,12 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
     return closed;
   };
 
-  return { url: `http://${host}:${address.port}`, engine, admission, playground: playground.status(), close };
+  return {
+    url: `http://${host}:${address.port}`,
+    engine,
+    admission,
+    playground: playground.status(),
+    console: operatorConsole.status(),
+    close,
+  };
 }

@@ -71,8 +71,12 @@ describe('merged decoders (use_cache_branch, If)', () => {
     const served = await backends.merged.score(job());
     plain.scores.forEach((s, i) => expect(maxAbsDiff(served.scores[i].logprobs, s.logprobs)).toBeLessThanOrEqual(1e-5));
 
-    const server = { playground: { enabled: false }, engine: { backend: backends.merged } } as unknown as JudgeServer;
-    expect(startupNotes(server, {} as JudgeConfig)).toEqual([`model m: ${merged.path}`]);
+    const server = {
+      playground: { enabled: false },
+      console: { on: false, reason: 'no password' },
+      engine: { backend: backends.merged },
+    } as unknown as JudgeServer;
+    expect(startupNotes(server, {} as JudgeConfig)).toEqual(['console off (no password)', `model m: ${merged.path}`]);
   });
 
   it('converts from its with-past branch to shared prefix, and convert says what it did', async () => {

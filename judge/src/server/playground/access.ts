@@ -38,24 +38,23 @@ export function decideStatus(settings: PlaygroundSettings, address: AddressInfo 
   };
 }
 
-/** Same-origin only, and (on loopback) only under a loopback host name: no cross-site or DNS-rebinding use. */
-export function checkOrigin(req: IncomingMessage, address: AddressInfo | string | null): void {
+/** Same-origin only: the request comes from a page of this site. `who` starts the refusal's sentence. */
+export function checkSameOrigin(req: IncomingMessage, who: string): void {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-    throw new ApiError(
-      403,
-      'The playground only judges for its own page (a cross-site request was refused).',
-      'permission_error',
-    );
+    throw new ApiError(403, `${who} (a cross-site request was refused).`, 'permission_error');
   }
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== `http://${req.headers.host}` && origin !== `https://${req.headers.host}`) {
-    throw new ApiError(
-      403,
-      'The playground only judges for its own page (the Origin is another site).',
-      'permission_error',
-    );
+    throw new ApiError(403, `${who} (the Origin is another site).`, 'permission_error');
   }
+}
+
+/** Same-origin only, and (on loopback) only under a loopback host name: no cross-site or DNS-rebinding use of the
+ * open playground, which judges without a key. */
+export function checkOrigin(req: IncomingMessage, address: AddressInfo | string | null): void {
+  const who = 'The playground only judges for its own page';
+  checkSameOrigin(req, who);
   if (typeof address !== 'string' && isLoopbackAddress(address?.address ?? '')) {
     if (!isLoopbackAddress(hostName(req.headers.host))) {
       throw new ApiError(

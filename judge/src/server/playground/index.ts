@@ -7,7 +7,7 @@
 import { DEFAULT_ALIAS } from '../../engine/engine';
 import { ApiError } from '../../protocol/errors';
 import { decideStatus } from './access';
-import { ASSETS, createAssetServer, PLAYGROUND_PATH } from './assets';
+import { playgroundAssets, PLAYGROUND_PATH } from './assets';
 import { judgeWithoutKey, type OpenJudge } from './judge';
 import { RequestRate, TokenQuota } from './quota';
 import { DEFAULT_PLAYGROUND, type PlaygroundSettings } from './settings';
@@ -27,7 +27,7 @@ export function createPlayground(context: PlaygroundContext): Playground {
     rate: new RequestRate(settings.requestsPerMinute, 60_000, now),
     quota: new TokenQuota(settings.tokensPerHour, 3_600_000, now),
   };
-  const serveAsset = createAssetServer();
+  const assets = playgroundAssets();
   let decided: PlaygroundStatus | undefined;
   // Decided on first use: the server's address is known only once it listens.
   const status = (): PlaygroundStatus => (decided ??= decideStatus(settings, context.address()));
@@ -56,7 +56,7 @@ export function createPlayground(context: PlaygroundContext): Playground {
           },
         ];
       }
-      if (Object.hasOwn(ASSETS, routePath)) return serveAsset(res, line, routePath);
+      if (assets.has(routePath)) return assets.serve(res, line.request_id, routePath);
       throw new ApiError(404, `No route ${routePath}.`, 'not_found');
     },
   };

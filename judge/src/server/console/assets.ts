@@ -1,0 +1,11 @@
+// The console's static page (assets/ next to this file, copied to dist by the build), served like the playground's.
+import { createStaticFiles, type StaticFiles } from '../static-files';
+
+export const CONSOLE_PATH = '/console';
+
+export const consoleAssets = (): StaticFiles =>
+  createStaticFiles('console', __dirname, {
+    [CONSOLE_PATH]: { file: 'index.html', type: 'text/html; charset=utf-8' },
+    [`${CONSOLE_PATH}/app.js`]: { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+    [`${CONSOLE_PATH}/app.css`]: { file: 'app.css', type: 'text/css; charset=utf-8' },
+  });
