@@ -146,7 +146,9 @@ describe('docker-compose.yml', () => {
   it('takes every secret from .env, required, never a literal', () => {
     for (const [name, service] of Object.entries(services)) {
       for (const [key, value] of Object.entries(service.environment ?? {})) {
-        if (/PASSWORD|KEY|SECRET|TOKEN/.test(key) && !/^N8N_.*_ENABLED$/.test(key)) {
+        // A database URL names no password (it is apart, in PGPASSWORD); JUDGE_KEYS_DATABASE_URL is one.
+        if (/_DATABASE_URL$/.test(key)) expect(String(value), `${name}.${key}`).not.toMatch(/\/\/[^@/]*:[^@/]*@/);
+        else if (/PASSWORD|KEY|SECRET|TOKEN/.test(key) && !/^N8N_.*_ENABLED$/.test(key)) {
           // Required (:?), or empty / a local runner's placeholder key when not given.
           expect(String(value), `${name}.${key}`).toMatch(/^\$\{[A-Z0-9_]+(:\?[^}]+|:-|:-ollama)\}$/);
         }
