@@ -1,5 +1,6 @@
-// The HTTP server (plain node:http): POST /v1/systemone, GET /v1/models, GET /v1/usage, GET /healthz — all
-// authenticated (keys/access.ts: env keys and the key store; per-key limits → 429).
+// The HTTP server (plain node:http): POST /v1/systemone, GET /v1/models, GET /v1/usage, GET /healthz,
+// GET /v1/openapi.json (openapi.ts), GET /metrics (metrics.ts; env keys only) — all authenticated (keys/access.ts:
+// env keys and the key store; per-key limits → 429).
 // Every response carries X-Request-Id (also as x-typesafe-request-id, which the TypeSafe SDK reads) and
 // Server-Timing. One JSON log line per request: id, route, status, latency, token counts; never state text.
 import { randomUUID } from 'node:crypto';
@@ -16,6 +17,8 @@ import { Admission, Ticket, type AdmissionSettings } from './admission';
 import { parseJsonBody, readBody, sendJson } from './http';
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './limits';
 import { BatchedLineWriter } from './log-writer';
+import { JudgeMetrics, METRICS_CONTENT_TYPE, METRICS_PATH, watchAdmission } from './metrics';
+import { OPENAPI_DOCUMENT, OPENAPI_PATH } from './openapi';
 import { createPlayground, type PlaygroundSettings, type PlaygroundStatus } from './playground';
 import { createConsole, type ConsoleContext } from './console';
 
@@ -77,6 +80,15 @@ export interface JudgeServer {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const SYSTEMONE = '/v1/systemone';
+/** Every path `route` answers besides the playground's and the console's; any other is a 404. */
+export const ROUTES: ReadonlySet<string> = new Set([
+  SYSTEMONE,
+  '/v1/models',
+  '/v1/usage',
+  '/healthz',
+  METRICS_PATH,
+  OPENAPI_PATH,
+]);
 const CLIENT_GONE = 'The client closed the connection before the answer.';
 
 /** What can be told to stop on a forced shutdown: a request's ticket, or the playground's controller. */
@@ -119,6 +131,7 @@ interface ServerContext {
   limits: ServerLimits;
   log: (line: LogLine) => void;
   inFlight: Set<Abortable>;
+  metrics: JudgeMetrics;
   closing: boolean;
   /** The routes other than POST /v1/systemone (and the playground's). */
   route(req: IncomingMessage, res: ServerResponse, line: LogLine, timing: string[]): Promise<[number, unknown]>;
@@ -269,7 +282,9 @@ class Exchange {
   }
 
   private answered({ response, minCoveredMass }: JudgeOutcome): void {
-    this.timing.push(`engine;dur=${(this.prepared + performance.now() - this.answering).toFixed(2)}`);
+    const engineMs = performance.now() - this.answering;
+    this.timing.push(`engine;dur=${(this.prepared + engineMs).toFixed(2)}`);
+    this.context.metrics.observeEngine(response.model, engineMs / 1000);
     const line = this.line;
     line.model = response.model;
     line.questions = this.job!.rendered.questions.length;
@@ -331,6 +346,35 @@ class Exchange {
   }
 }
 
+/** GET /metrics: the operator's scrape (an env key; store keys are customers'), as Prometheus' text. */
+function serveMetrics(
+  metrics: JudgeMetrics,
+  caller: Caller,
+  req: IncomingMessage,
+  res: ServerResponse,
+  line: LogLine,
+): [number, unknown] {
+  if (caller.source !== 'env') {
+    throw new ApiError(
+      403,
+      `${METRICS_PATH} is for the operator: use a key from JUDGE_API_KEYS (apiKeys), not one made by "keys create".`,
+      'permission_error',
+    );
+  }
+  if (req.method !== 'GET') throw new ApiError(405, `Use GET ${METRICS_PATH}.`, 'method_not_allowed');
+  const text = metrics.render();
+  res.writeHead(200, {
+    'content-type': METRICS_CONTENT_TYPE,
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-request-id': line.request_id,
+    'x-typesafe-request-id': line.request_id,
+  });
+  res.end(text);
+  // The answer is sent; Exchange.reply only logs it.
+  return [200, undefined];
+}
+
 export async function startJudgeServer(options: ServerOptions): Promise<JudgeServer> {
   if (options.apiKeys.length === 0 && !options.keys?.store) {
     throw new Error('startJudgeServer: no apiKeys and no key store; every call must be authenticated');
@@ -341,9 +385,16 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
   const engine = new JudgeEngine({ backend, aliases: options.aliases, limits, temperatures: options.temperatures });
   const access = await KeyAccess.open(options.apiKeys, options.keys, options.price);
   const logWriter = options.log ? undefined : new BatchedLineWriter();
-  const log = options.log ?? ((line: LogLine) => logWriter!.push(JSON.stringify(line)));
+  const write = options.log ?? ((line: LogLine) => logWriter!.push(JSON.stringify(line)));
+  // Documented paths are the metrics' `path` labels; any other is `other`.
+  const metrics = new JudgeMetrics(new Set(Object.keys(OPENAPI_DOCUMENT.paths)));
+  const log = (line: LogLine) => {
+    metrics.observeRequest(line);
+    write(line);
+  };
   const inFlight = new Set<Abortable>();
   const admission = new Admission(options.admission);
+  watchAdmission(metrics, admission);
   const playground = createPlayground({
     settings: options.playground,
     engine,
@@ -365,8 +416,7 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
     const path = line.path;
     if (playground.handles(path)) return playground.route(req, res, line, timing);
     if (operatorConsole.handles(path)) return operatorConsole.route(req, res, line);
-    const known = path === SYSTEMONE || path === '/v1/models' || path === '/healthz' || path === '/v1/usage';
-    if (!known) throw new ApiError(404, `No route ${path}.`, 'not_found');
+    if (!ROUTES.has(path)) throw new ApiError(404, `No route ${path}.`, 'not_found');
     const caller = await access.authenticate(req);
     line.key_id = caller.keyId;
     if (path === '/healthz') {
@@ -381,11 +431,16 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
       if (req.method !== 'GET') throw new ApiError(405, 'Use GET /v1/usage.', 'method_not_allowed');
       return [200, await access.usage(caller, new URL(req.url ?? '/', 'http://localhost').searchParams)];
     }
+    if (path === OPENAPI_PATH) {
+      if (req.method !== 'GET') throw new ApiError(405, `Use GET ${OPENAPI_PATH}.`, 'method_not_allowed');
+      return [200, OPENAPI_DOCUMENT];
+    }
+    if (path === METRICS_PATH) return serveMetrics(metrics, caller, req, res, line);
     // POST /v1/systemone never gets here.
     throw new ApiError(405, 'Use POST /v1/systemone.', 'method_not_allowed');
   }
 
-  const context: ServerContext = { engine, access, admission, limits, log, inFlight, closing: false, route };
+  const context: ServerContext = { engine, access, admission, limits, log, inFlight, metrics, closing: false, route };
   const server = createServer((req, res) => new Exchange(context, req, res).start());
   server.requestTimeout = 120_000;
   server.headersTimeout = 30_000;
