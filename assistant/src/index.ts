@@ -108,7 +108,16 @@ export {
   scrubSecrets,
 } from './privacy';
 export { contextBlock, loadContext, systemPrompt } from './context';
-export { markUntrusted, UNTRUSTED_RULE, untrustedId } from './safety';
+export {
+  approvalMarker,
+  decideToolApproval,
+  markUntrusted,
+  rememberTurnLinks,
+  settleToolApproval,
+  UNTRUSTED_RULE,
+  untrustedId,
+  type ApprovalDecision,
+} from './safety';
 export {
   type AgentRequest,
   type AwaitedTurn,

@@ -233,7 +233,18 @@ describe('catalogue experts', () => {
       call('remove_expert', { expert_id: EXPERT }),
       { content: 'Main: {{last_tool_result}}' },
     ]);
-    const removed = await post({ message: `Remove gift ideas [remove-gift-${run}]`, user_id: OPERATOR_API_USER_ID });
+    const askedRemove = await post({
+      message: `Remove gift ideas [remove-gift-${run}]`,
+      user_id: OPERATOR_API_USER_ID,
+    });
+    expect(askedRemove.needs_input?.question).toMatch(
+      /^May I remove an installed expert and its workflow \(expert_id: gift-ideas\)\?/,
+    );
+    const removed = await post({
+      message: 'yes',
+      user_id: OPERATOR_API_USER_ID,
+      reply_to: askedRemove.needs_input!.id,
+    });
     expect(removed.reply).toMatch(/Removed the expert .+gift-ideas.+ and its workflow\./);
     expect(await giftWorkflows()).toEqual([]);
     expect(await registered()).toEqual([]);

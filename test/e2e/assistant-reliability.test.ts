@@ -196,7 +196,7 @@ describe('every run has a deadline', () => {
 
   it('every assistant workflow has an execution timeout: a turn 1,800 s (it may wait for its user), a tool 300 s', async () => {
     const listed = await stack.api<{
-      data: Array<{ id: string; name: string; settings?: { executionTimeout?: number } }>;
+      data: Array<{ id: string; name: string; settings?: { executionTimeout?: number }; nodes?: { name: string }[] }>;
     }>('/workflows?limit=250');
     const assistant = listed.data.filter((workflow) => workflow.name.startsWith('Assistant'));
     expect(assistant.length).toBeGreaterThanOrEqual(15);
@@ -218,6 +218,8 @@ describe('every run has a deadline', () => {
         // 5 minutes of work plus the waits for the user's answers (docs/BROWSER.md).
         'Assistant: run a turn': 1800,
         'Assistant: ask the user': 660,
+        // It asks (the ask-user workflow's 660 s) around a decision.
+        'Assistant: approval gate': 660,
         'Assistant: one-time code hand-off': 900,
         // They wait for the operator's approval (the ask-user workflow's 660 s) around their own work.
         'Assistant tool: install expert': 720,
@@ -248,7 +250,9 @@ describe('every run has a deadline', () => {
             : workflow.name.includes('Telegram')
               ? 60
               : 330);
-      expect([workflow.name, workflow.settings?.executionTimeout]).toEqual([workflow.name, limit]);
+      // A tool behind the approval gate may first wait for a yes (the gate's 660 s).
+      const gated = workflow.nodes?.some((node) => node.name === 'Approval Gate') ?? false;
+      expect([workflow.name, workflow.settings?.executionTimeout]).toEqual([workflow.name, limit + (gated ? 660 : 0)]);
     }
   });
 });

@@ -176,11 +176,24 @@ describe('tool building', () => {
 
   it('disables and deletes the tool: run_tool no longer reaches it, and the workflow is gone', async () => {
     const [live] = await workflowsNamed(NAME);
+    // Destructive: the approval gate asks the operator first, naming the call; a no keeps the tool live.
+    await llm.addScript(`[disable-no-${run}]`, [
+      call('disable_tool', { name: NAME }),
+      { content: 'Done: {{last_tool_result}}' },
+    ]);
+    const askedOff = await post({ message: `Switch it off [disable-no-${run}]`, user_id: 'owner' });
+    expect(askedOff.needs_input?.question).toMatch(
+      new RegExp(`^May I switch a built tool off \\(name: ${NAME}\\)\\? .*\\[disable_tool [0-9a-f]{12}\\]$`),
+    );
+    const kept = await post({ message: 'no', user_id: 'owner', reply_to: askedOff.needs_input!.id });
+    expect(kept.reply).toContain('Not done: the user did not say yes, so disable_tool did not run.');
+    expect((await workflowsNamed(NAME))[0].active).toBe(true);
     await llm.addScript(`[disable-${run}]`, [
       call('disable_tool', { name: NAME }),
       { content: 'Done: {{last_tool_result}}' },
     ]);
-    expect((await post({ message: `Switch it off [disable-${run}]`, user_id: 'owner' })).reply).toContain(
+    const askedAgain = await post({ message: `Switch it off [disable-${run}]`, user_id: 'owner' });
+    expect((await post({ message: 'yes', user_id: 'owner', reply_to: askedAgain.needs_input!.id })).reply).toContain(
       'switched off',
     );
     expect((await workflowsNamed(NAME))[0].active).toBe(false);
@@ -195,7 +208,8 @@ describe('tool building', () => {
       call('delete_tool', { name: NAME }),
       { content: 'Done: {{last_tool_result}}' },
     ]);
-    expect((await post({ message: `Delete it [delete-${run}]`, user_id: 'owner' })).reply).toContain(
+    const askedDelete = await post({ message: `Delete it [delete-${run}]`, user_id: 'owner' });
+    expect((await post({ message: 'Yes', user_id: 'owner', reply_to: askedDelete.needs_input!.id })).reply).toContain(
       'Deleted the tool',
     );
     expect(await workflowsNamed(NAME)).toEqual([]);

@@ -7,6 +7,7 @@ import { requireLocale } from '../schedule/locale';
 import type { QuietHours } from '../schedule/quiet';
 import { optionalText, requireTimeZone, requireUserId } from '../validate';
 import { quietHoursFromColumns, requireQuietHours } from './preferences';
+import { TOOL_APPROVALS, toolByName, type ToolApproval } from '../tools/registry';
 
 export interface AssistantSettings {
   assistantName: string;
@@ -50,6 +51,8 @@ export interface InstanceSettings extends AssistantSettings {
    * passes the deadline to its tools, which stop at it (a browser task is closed, a question withdrawn).
    */
   runLimitSeconds: number;
+  /** The approval rule per tool where the operator changed the registry's default (docs/ASSISTANT.md's tool table). */
+  toolApprovals: Record<string, ToolApproval>;
   /** The engine web_search asks, or null for the environment's (ASSISTANT_SEARCH_BACKEND). */
   searchBackend: SearchBackendSetting | null;
   /** SearXNG's base URL, or null for the environment's (ASSISTANT_SEARXNG_URL). */
@@ -150,6 +153,7 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     failureReportMinutes: Number(row.failure_report_minutes),
     questionTtlSeconds: Number(row.question_ttl_seconds),
     runLimitSeconds: Number(row.run_limit_seconds),
+    toolApprovals: (row.tool_approvals as Record<string, ToolApproval> | null) ?? {},
     searchBackend: (row.search_backend as SearchBackendSetting | null) ?? null,
     searxngUrl: (row.searxng_url as string | null) ?? null,
     quietHours: quietHoursFromColumns(row),
@@ -211,6 +215,14 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     values.push(requireIntSetting(input[field], field, min, max));
     sets.push(`${column} = $${values.length}`);
   }
+  if (input.toolApprovals !== undefined && input.toolApprovals !== '') {
+    values.push(JSON.stringify(requireToolApprovals(input.toolApprovals)));
+    // Merged over the stored rules; a tool set to "default" goes back to the registry's rule.
+    const given = `$${values.length}::jsonb`;
+    sets.push(
+      `tool_approvals = (tool_approvals || ${given}) - ARRAY(SELECT key FROM jsonb_each_text(${given}) WHERE value = 'default')`,
+    );
+  }
   if (input.quietHours !== undefined && input.quietHours !== '') {
     const quiet = requireQuietHours(input.quietHours, 'quietHours');
     values.push(quiet?.start ?? null, quiet?.end ?? null);
@@ -222,6 +234,35 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     values,
   );
   return rowToInstance(result.rows[0]);
+}
+
+/** `{"<tool>": "never" | "ask-user" | "ask-operator" | "default"}`, each tool one of the agent's. */
+function requireToolApprovals(value: unknown): Record<string, ToolApproval | 'default'> {
+  const given = typeof value === 'string' ? parseToolApprovals(value) : value;
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    throw new AssistantInputError('toolApprovals', 'must be an object of tool names and rules');
+  }
+  const rules: Record<string, ToolApproval | 'default'> = {};
+  for (const [name, rule] of Object.entries(given as Record<string, unknown>)) {
+    const tool = toolByName(name);
+    if (!tool) throw new AssistantInputError(`toolApprovals.${name}`, "is not one of the agent's tools");
+    if (rule !== 'default' && !(TOOL_APPROVALS as readonly unknown[]).includes(rule)) {
+      throw new AssistantInputError(`toolApprovals.${name}`, `must be ${TOOL_APPROVALS.join(', ')} or default`);
+    }
+    if (tool.asksItself && rule !== 'default' && rule !== tool.approval) {
+      throw new AssistantInputError(`toolApprovals.${name}`, `always asks (${tool.approval}): its own workflow asks`);
+    }
+    rules[name] = rule as ToolApproval | 'default';
+  }
+  return rules;
+}
+
+function parseToolApprovals(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AssistantInputError('toolApprovals', 'must be a JSON object, e.g. {"delete_task": "ask-user"}');
+  }
 }
 
 function requireSearchBackend(value: unknown): SearchBackendSetting | null {

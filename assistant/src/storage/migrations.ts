@@ -690,4 +690,22 @@ ALTER TABLE assistant.instance_settings
   ADD COLUMN run_limit_seconds integer NOT NULL DEFAULT 1800 CHECK (run_limit_seconds BETWEEN 10 AND 1800);
 `,
   },
+  {
+    version: 21,
+    name: "approvals by effect: the operator's rule per tool, and turns that carry outside content",
+    sql: `
+-- {"<tool>": "never" | "ask-user" | "ask-operator"}; a tool not named keeps its registry default.
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN tool_approvals jsonb NOT NULL DEFAULT '{}'::jsonb CHECK (jsonb_typeof(tool_approvals) = 'object');
+-- When a turn's run first called a tool that brings outside text (a page, search results, a tool's answer): from then
+-- on its changes need a yes, and so does a fetch of a URL the user never wrote.
+ALTER TABLE assistant.turns ADD COLUMN outside_content_at timestamptz;
+-- The links a turn's web search returned: reading one of them is no URL the model made up.
+CREATE TABLE assistant.turn_links (
+  turn_id bigint NOT NULL REFERENCES assistant.turns(id) ON DELETE CASCADE,
+  url text NOT NULL,
+  PRIMARY KEY (turn_id, url)
+);
+`,
+  },
 ];

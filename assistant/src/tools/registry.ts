@@ -2,7 +2,8 @@
 // that node runs, a group, and its effect with the approval that effect asks for by default. Everything that lists the
 // assistant's tools (the expert catalogue's rules, built tools' reserved names, the docs' table) reads this list;
 // assistant/test/tools/registry.test.ts keeps it equal to the agent workflow's tool nodes and to docs/ASSISTANT.md.
-// The approvals are data only: nothing enforces them yet.
+// The approvals are enforced by the approval gate (safety/tool-approval.ts, workflows/assistant-approval-gate.json)
+// for the tools whose workflow runs it, and by their own workflow for the tools that ask themselves.
 
 export const TOOL_GROUPS = [
   'memory and people',
@@ -24,7 +25,8 @@ export const TOOL_EFFECTS = ['read', 'write', 'external', 'destructive'] as cons
 export type ToolEffect = (typeof TOOL_EFFECTS)[number];
 
 /** Whom a tool call waits for before it runs. */
-export type ToolApproval = 'never' | 'ask-user' | 'ask-operator';
+export const TOOL_APPROVALS = ['never', 'ask-user', 'ask-operator'] as const;
+export type ToolApproval = (typeof TOOL_APPROVALS)[number];
 
 /** The approval each effect asks for unless its tool says otherwise. */
 export const DEFAULT_APPROVAL: Readonly<Record<ToolEffect, ToolApproval>> = {
@@ -45,9 +47,18 @@ export interface AssistantTool {
   approval: ToolApproval;
   /** What it does, in a few words (the docs' table). */
   summary: string;
+  /** Its workflow asks on its own (with its own question); the approval gate leaves it alone. */
+  asksItself?: boolean;
+  /** Its result carries text from outside (a page, search results, a site's or a tool's answer), marked untrusted. */
+  bringsOutsideText?: boolean;
+  /** It fetches the URL it is given (data can leave through a GET): held when the turn carries outside text. */
+  fetchesUrl?: boolean;
 }
 
 type ToolEntry = Omit<AssistantTool, 'approval'> & { approval?: ToolApproval };
+
+/** A tool's own rule: an approval other than its effect's default, or one its workflow asks itself. */
+type OwnRule = ToolApproval | { asksItself: ToolApproval };
 
 const tool = (
   name: string,
@@ -56,8 +67,15 @@ const tool = (
   group: ToolGroup,
   effect: ToolEffect,
   summary: string,
-  approval?: ToolApproval,
-): ToolEntry => ({ name, workflow: { id: workflowId, file }, group, effect, summary, approval });
+  rule?: OwnRule,
+): ToolEntry => ({
+  name,
+  workflow: { id: workflowId, file },
+  group,
+  effect,
+  summary,
+  ...(typeof rule === 'object' ? { approval: rule.asksItself, asksItself: true } : { approval: rule }),
+});
 
 const M: ToolGroup = 'memory and people';
 const T: ToolGroup = 'tasks and reminders';
@@ -75,7 +93,7 @@ const ENTRIES: readonly ToolEntry[] = [
   tool('upsert_entity', 'asstToolEntity01', 'assistant-tool-upsert-entity.json', M, 'write', 'create or update a person, company or thing in the graph'),
   tool('relate_entities', 'asstToolRelate01', 'assistant-tool-relate-entities.json', M, 'write', 'record a relation between two entities'),
   tool('query_graph', 'asstToolGraphQ01', 'assistant-tool-query-graph.json', M, 'read', "an entity's relations and the memories that mention it"),
-  tool('forget_everything', 'asstToolForgetAl', 'assistant-tool-forget-everything.json', M, 'destructive', 'delete everything known about the user, after they confirmed', 'ask-user'),
+  tool('forget_everything', 'asstToolForgetAl', 'assistant-tool-forget-everything.json', M, 'destructive', 'delete everything known about the user, after they confirmed', { asksItself: 'ask-user' }),
   tool('create_task', 'asstToolTaskNew1', 'assistant-tool-create-task.json', T, 'write', "create a task, its due time in the user's own words"),
   tool('list_tasks', 'asstToolTaskLst1', 'assistant-tool-list-tasks.json', T, 'read', 'list tasks: active, overdue, due today or all'),
   tool('update_task', 'asstToolTaskUpd1', 'assistant-tool-update-task.json', T, 'write', "change a task's title, due time (the user's words) or priority"),
@@ -99,9 +117,9 @@ const ENTRIES: readonly ToolEntry[] = [
   tool('check_history', 'asstToolChkHist1', 'assistant-tool-check-history.json', C, 'read', "a background check's recent runs"),
   tool('browser_open', 'asstToolBrwOpen1', 'assistant-tool-browser-open.json', B, 'read', "open a page in the user's own browser (docs/BROWSER.md)"),
   tool('browser_snapshot', 'asstToolBrwSnap1', 'assistant-tool-browser-snapshot.json', B, 'read', "the page's text and numbered elements"),
-  tool('browser_fill', 'asstToolBrwFill1', 'assistant-tool-browser-fill.json', B, 'external', 'type a value or a stored login into a field'),
-  tool('browser_click', 'asstToolBrwClik1', 'assistant-tool-browser-click.json', B, 'external', 'click an element of the page'),
-  tool('browser_select', 'asstToolBrwSel01', 'assistant-tool-browser-select.json', B, 'external', 'choose an option of a select element'),
+  tool('browser_fill', 'asstToolBrwFill1', 'assistant-tool-browser-fill.json', B, 'external', 'type a value or a stored login into a field', 'never'),
+  tool('browser_click', 'asstToolBrwClik1', 'assistant-tool-browser-click.json', B, 'external', 'click an element of the page', 'never'),
+  tool('browser_select', 'asstToolBrwSel01', 'assistant-tool-browser-select.json', B, 'external', 'choose an option of a select element', 'never'),
   tool('browser_screenshot', 'asstToolBrwShot1', 'assistant-tool-browser-screenshot.json', B, 'read', 'send the user a screenshot of the page'),
   tool('browser_close', 'asstToolBrwClos1', 'assistant-tool-browser-close.json', B, 'write', 'close the browser task (sign-ins are kept)'),
   tool('ask_user', 'asstAskUser00001', 'assistant-ask-user.json', B, 'read', 'ask the user a question and wait for the answer'),
@@ -109,21 +127,44 @@ const ENTRIES: readonly ToolEntry[] = [
   tool('ask_planner', 'asstExpertPlannr', 'assistant-expert-planner.json', E, 'write', 'delegate planning to the Planner'),
   tool('ask_analyst', 'asstExpertAnalst', 'assistant-expert-analyst.json', E, 'read', 'delegate ranking or filtering a list to the Analyst'),
   tool('list_experts', 'asstToolExpList1', 'assistant-tool-list-experts.json', E, 'read', 'list installed and catalogue experts'),
-  tool('install_expert', 'asstToolExpInst1', 'assistant-tool-install-expert.json', E, 'write', 'install a catalogue expert, on the operator\'s yes', 'ask-operator'),
+  tool('install_expert', 'asstToolExpInst1', 'assistant-tool-install-expert.json', E, 'write', 'install a catalogue expert, on the operator\'s yes', { asksItself: 'ask-operator' }),
   tool('remove_expert', 'asstToolExpRemv1', 'assistant-tool-remove-expert.json', E, 'destructive', 'remove an installed expert and its workflow'),
-  tool('ask_expert', 'asstToolAskExpt1', 'assistant-tool-ask-expert.json', E, 'external', 'delegate a task to an installed expert'),
-  tool('build_tool', 'asstToolBuildTl1', 'assistant-tool-build-tool.json', E, 'write', 'build an HTTP API tool, on the operator\'s yes (docs/TOOL-BUILDING.md)', 'ask-operator'),
-  tool('run_tool', 'asstToolRunTool1', 'assistant-tool-run-tool.json', E, 'external', 'run a built tool'),
+  tool('ask_expert', 'asstToolAskExpt1', 'assistant-tool-ask-expert.json', E, 'external', 'delegate a task to an installed expert', 'never'),
+  tool('build_tool', 'asstToolBuildTl1', 'assistant-tool-build-tool.json', E, 'write', 'build an HTTP API tool, on the operator\'s yes (docs/TOOL-BUILDING.md)', { asksItself: 'ask-operator' }),
+  tool('run_tool', 'asstToolRunTool1', 'assistant-tool-run-tool.json', E, 'external', 'run a built tool (asks when its method is not GET)'),
   tool('list_tools', 'asstToolListTls1', 'assistant-tool-list-tools.json', E, 'read', 'list the built tools'),
   tool('disable_tool', 'asstToolDisblTl1', 'assistant-tool-disable-tool.json', E, 'destructive', 'switch a built tool off'),
   tool('delete_tool', 'asstToolDeleteT1', 'assistant-tool-delete-tool.json', E, 'destructive', 'delete a built tool and its workflow'),
 ];
 
+/** The tools whose result carries outside text: calling one marks the turn (safety/tool-approval.ts). */
+const OUTSIDE_TEXT = new Set([
+  'web_search',
+  'read_page',
+  'browser_open',
+  'browser_snapshot',
+  'browser_fill',
+  'browser_click',
+  'browser_select',
+  'check_history',
+  'run_tool',
+  'ask_researcher',
+  'ask_expert',
+]);
+/** The tools that fetch a URL the model gives them. */
+const FETCHES_URL = new Set(['read_page', 'browser_open']);
+
 /** Every tool of the main agent, in the order of its tool nodes. */
 export const TOOL_REGISTRY: readonly AssistantTool[] = ENTRIES.map((entry) => ({
   ...entry,
   approval: entry.approval ?? DEFAULT_APPROVAL[entry.effect],
+  ...(OUTSIDE_TEXT.has(entry.name) ? { bringsOutsideText: true } : {}),
+  ...(FETCHES_URL.has(entry.name) ? { fetchesUrl: true } : {}),
 }));
+
+/** Whether a tool's workflow runs the approval gate: it changes something, brings outside text or fetches a URL. */
+export const runsApprovalGate = (tool: AssistantTool): boolean =>
+  !tool.asksItself && !isDelegation(tool) && (tool.effect !== 'read' || !!tool.bringsOutsideText || !!tool.fetchesUrl);
 
 /** Whether a tool hands its task to an expert (ask_<expert>; ask_user asks the user instead). */
 export const isDelegation = (tool: AssistantTool): boolean => tool.name.startsWith('ask_') && tool.name !== 'ask_user';

@@ -113,17 +113,23 @@ describe('the tool registry', () => {
     expect(docsProblems(docs, toolsTable()), REGENERATE).toEqual([]);
   });
 
-  it('gives each tool a known group and effect, and the default approval of its effect but where it asks today', () => {
+  it('gives each tool a known group and effect, and the default approval of its effect but where it has its own', () => {
     for (const tool of TOOL_REGISTRY) {
       expect(TOOL_GROUPS, tool.name).toContain(tool.group);
       expect(TOOL_EFFECTS, tool.name).toContain(tool.effect);
       expect(tool.summary.trim(), tool.name).not.toBe('');
     }
-    const ownRules = TOOL_REGISTRY.filter((tool) => tool.approval !== DEFAULT_APPROVAL[tool.effect]);
-    expect(ownRules.map((tool) => `${tool.name}: ${tool.approval}`)).toEqual([
-      'forget_everything: ask-user',
-      'install_expert: ask-operator',
-      'build_tool: ask-operator',
+    const ownRules = TOOL_REGISTRY.filter((tool) => tool.approval !== DEFAULT_APPROVAL[tool.effect] || tool.asksItself);
+    expect(ownRules.map((tool) => `${tool.name}: ${tool.approval}${tool.asksItself ? ' (asks itself)' : ''}`)).toEqual([
+      'forget_everything: ask-user (asks itself)',
+      // Typing, choosing and clicking on a page do not ask by default (approval fatigue); the gate runs for them.
+      'browser_fill: never',
+      'browser_click: never',
+      'browser_select: never',
+      'install_expert: ask-operator (asks itself)',
+      // An expert's own tools run the gate themselves.
+      'ask_expert: never',
+      'build_tool: ask-operator (asks itself)',
     ]);
     expect(DEFAULT_APPROVAL.read).toBe('never');
     expect(DEFAULT_APPROVAL.destructive).toBe('ask-operator');

@@ -208,3 +208,52 @@ describe('Assistant Questions operations', () => {
     expect(othersQuestion).toEqual({ error: 'questionId: no such question for this user', field: 'questionId' });
   });
 });
+
+describe('Assistant Questions approval gate operations', () => {
+  it('decides, asks and settles a call, passing the call’s inputs on with the decision', async () => {
+    const owner = (await resolveIdentity(db.pool, 'api', 'owner')).userId;
+    const inputs = { user_id: owner, name: 'city_weather', deadline: '2099-01-01T00:00:00Z' };
+    const [free] = await run([
+      { operation: 'decideApproval', userId, tool: 'create_task', toolInputs: JSON.stringify({ title: 'x' }) },
+    ]);
+    expect(free).toEqual({ title: 'x', approval: 'granted', approval_result: 'create_task needs no approval' });
+    const [decided] = await run([
+      { operation: 'decideApproval', userId: owner, tool: 'delete_tool', toolInputs: inputs },
+    ]);
+    expect(decided).toMatchObject({
+      ...inputs,
+      approval: 'ask',
+      question: expect.stringMatching(/\[delete_tool [0-9a-f]{12}\]$/),
+    });
+    const asked = await askUser(db.pool, owner, { kind: 'approval', question: decided.question as string });
+    await receiveMessage(db.pool, owner, { message: 'yes', replyTo: asked.id });
+    const [settled] = await run([
+      {
+        operation: 'settleApproval',
+        userId: owner,
+        tool: 'delete_tool',
+        toolInputs: inputs,
+        questionId: asked.id,
+        answerStatus: 'answered',
+        answer: 'yes',
+      },
+    ]);
+    expect(settled).toEqual({
+      ...inputs,
+      approval: 'granted',
+      approval_result: 'delete_tool was approved by the user',
+    });
+  });
+
+  it('names bad tool inputs and an unknown tool, and honours Continue On Fail', async () => {
+    const items = await run(
+      [
+        { operation: 'decideApproval', userId, tool: 'create_task', toolInputs: '[1, 2]' },
+        { operation: 'decideApproval', userId, tool: 'drop_everything', toolInputs: '{}' },
+      ],
+      { continueOnFail: true },
+    );
+    expect(items[0]).toMatchObject({ error: "Tool Inputs must be the tool workflow's inputs as an object" });
+    expect(items[1]).toMatchObject({ field: 'tool' });
+  });
+});

@@ -83,6 +83,14 @@ const properties: INodeProperties[] = [
         placeholder: 'e.g. http://searxng:8080',
         description: 'SearXNG\'s base URL; "default" for the environment\'s ASSISTANT_SEARXNG_URL',
       },
+      {
+        displayName: 'Tool Approvals',
+        name: 'toolApprovals',
+        type: 'json',
+        default: '{}',
+        description:
+          'The approval rule per tool over its default: {"delete_task": "ask-user"}; rules never, ask-user, ask-operator, or default to go back (docs/ASSISTANT.md)',
+      },
     ],
   },
 ];

@@ -4,10 +4,18 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { ItemOperation } from '../../../shared/helpers/operations';
 import { routeStorageOperation } from '../../../shared/helpers/storageRouter';
 import * as ask from './ask.operation';
+import * as decideApproval from './decideApproval.operation';
 import * as setMessageId from './setMessageId.operation';
+import * as settleApproval from './settleApproval.operation';
 import * as waitForAnswer from './waitForAnswer.operation';
 
-export const operations: Record<string, ItemOperation> = { ask, setMessageId, waitForAnswer };
+export const operations: Record<string, ItemOperation> = {
+  ask,
+  decideApproval,
+  setMessageId,
+  settleApproval,
+  waitForAnswer,
+};
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
   return await routeStorageOperation(this, operations);

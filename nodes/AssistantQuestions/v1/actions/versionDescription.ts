@@ -4,7 +4,9 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { postgresCredentials } from '../../../shared/transport/postgres';
 import * as ask from './ask.operation';
+import * as decideApproval from './decideApproval.operation';
 import * as setMessageId from './setMessageId.operation';
+import * as settleApproval from './settleApproval.operation';
 import * as waitForAnswer from './waitForAnswer.operation';
 
 export const versionDescription: VersionDescription = {
@@ -22,10 +24,22 @@ export const versionDescription: VersionDescription = {
       options: [
         { name: 'Ask', value: 'ask', action: 'Ask the user', description: 'Record a question for the user' },
         {
+          name: 'Decide Approval',
+          value: 'decideApproval',
+          action: 'Decide whether a tool call needs approval',
+          description: "Run it, ask first, or refuse it, by the tool's approval rule",
+        },
+        {
           name: 'Remember Message ID',
           value: 'setMessageId',
           action: 'Remember the question s message',
           description: 'So a reply to that message answers this question',
+        },
+        {
+          name: 'Settle Approval',
+          value: 'settleApproval',
+          action: 'Settle a tool call s approval',
+          description: "Granted only on the user's yes to the question about this very call",
         },
         {
           name: 'Wait for Answer',
@@ -37,6 +51,8 @@ export const versionDescription: VersionDescription = {
       default: 'ask',
     },
     ...ask.description,
+    ...decideApproval.description,
+    ...settleApproval.description,
     ...setMessageId.description,
     ...waitForAnswer.description,
   ],

@@ -1,9 +1,10 @@
 // Search: the web, with no API key: DuckDuckGo's HTML endpoint or SearXNG. The engine is the stored setting
 // (searchBackend, searxngUrl) when the node has the assistant's Postgres, else the environment's
-// (ASSISTANT_SEARCH_BACKEND).
+// (ASSISTANT_SEARCH_BACKEND). With a turn, the results' URLs are kept for it: reading one of them later in the run
+// is no URL the model made up (safety/tool-approval.ts), so search-then-read needs no approval.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { getInstanceSettings } from 'assistant-core';
+import { getInstanceSettings, rememberTurnLinks } from 'assistant-core';
 import {
   DEFAULT_MAX_RESULTS,
   markUntrusted,
@@ -34,6 +35,14 @@ const properties: INodeProperties[] = [
     default: DEFAULT_MAX_RESULTS,
     description: 'Max number of results to return (duplicates removed)',
   },
+  {
+    displayName: 'Turn ID',
+    name: 'turnId',
+    type: 'number',
+    default: 0,
+    description:
+      "The turn whose run searches (0: none); its results' URLs are kept for it. Needs the assistant's Postgres.",
+  },
 ];
 
 const displayOptions = { show: { operation: ['search'] } };
@@ -54,6 +63,11 @@ export async function execute(this: IExecuteFunctions, tools: WebTools, itemInde
     query: parameter(this, 'query', itemIndex),
     maxResults: parameter(this, 'maxResults', itemIndex),
   });
+  const turnId = parameter(this, 'turnId', itemIndex) as number;
+  if (turnId > 0 && this.getNode().credentials?.[POSTGRES_CREDENTIAL]) {
+    const urls = answer.results.map((result) => result.url);
+    await rememberTurnLinks(await assistantDatabase(this), turnId, urls);
+  }
   // What the sites say of themselves (titles and snippets) reaches the model marked as outside data.
   const id = untrustedId(); // one per answer: the marks stay short
   const results = answer.results.map((result) => ({
