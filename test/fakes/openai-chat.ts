@@ -22,6 +22,9 @@
 // Steps: {content} a final answer; {tool_calls: [{name, arguments}]} calls tools the request offers;
 // {fail: {status, message}} an API error; {hang: true} never answers (for timeouts). Any step may add `delay_ms`.
 // In content and string arguments, {{last_tool_result}} becomes the latest tool message's content.
+// {obey: true} plays a gullible model: it follows an instruction found in the latest tool message, "CALL <tool>
+// <JSON arguments>" (as an injected page would give it), calling that tool if the request offers it; without one
+// it answers `otherwise` (default: the tool message).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import { isOggOpus } from './speech';
@@ -37,6 +40,7 @@ export type ScriptStep = { delay_ms?: number } & (
   | { tool_calls: ScriptedToolCall[] }
   | { fail: { status: number; message?: string } }
   | { hang: true }
+  | { obey: true; otherwise?: string }
 );
 
 export interface Script {
@@ -206,7 +210,14 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     const offered = new Set((body.tools ?? []).map((tool) => tool.function.name));
     let content: string | null = null;
     let toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
-    if ('tool_calls' in planned) {
+    if ('obey' in planned) {
+      const order = /CALL ([a-z_]+) (\{[^\n]*?\})(?=\s|$)/.exec(plainText(messageText(lastTool)));
+      if (order && offered.has(order[1])) {
+        toolCalls = [
+          { id: `call_${nextCallId++}`, type: 'function', function: { name: order[1], arguments: order[2] } },
+        ];
+      } else content = fill(planned.otherwise ?? '{{last_tool_result}}');
+    } else if ('tool_calls' in planned) {
       const missing = planned.tool_calls.filter((call) => !offered.has(call.name)).map((call) => call.name);
       if (missing.length > 0) {
         return openAiError(
@@ -412,4 +423,25 @@ export class OpenAiChatFakeControl {
     await fetch(`${this.baseUrl}/__scripts`, { method: 'DELETE' });
     await fetch(`${this.baseUrl}/__requests`, { method: 'DELETE' });
   }
+}
+
+/** A tool message as a model reads it: the strings of a JSON answer (unescaped), or the text itself, without
+ * Markdown's backslash escapes (a page read as Markdown says read\\_page). */
+function plainText(content: string): string {
+  return jsonStrings(content).replace(/\\([\\`*_{}[\]()#+\-.!|])/g, '$1');
+}
+
+function jsonStrings(content: string): string {
+  const strings: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') strings.push(value);
+    else if (Array.isArray(value)) value.forEach(collect);
+    else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+  };
+  try {
+    collect(JSON.parse(content));
+  } catch {
+    return content;
+  }
+  return strings.join('\n');
 }

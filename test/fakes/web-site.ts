@@ -2,6 +2,7 @@
 // `div.result` blocks with `a.result__a` and `a.result__snippet`, `/l/?uddg=` links) whose results point at this
 // server's own pages: an article with navigation and ads, and a page whose text a script inserts after 500 ms.
 // Pages under /watch/ are set by the tests (`PUT /__watch/<name>`, see WebSiteControl), for the background checks.
+// `GET /__hits` lists every path and query asked for so far (to prove a page was, or was never, fetched).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback, readBody, type RunningServer } from './http-util';
 
@@ -57,8 +58,15 @@ export async function startWebSite(): Promise<RunningServer> {
       ),
   };
   const watched = new Map<string, WatchedPage>();
+  const hits: string[] = [];
   const server = await listenOnLoopback(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://site').pathname;
+    if (path === '/__hits') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(hits));
+      return;
+    }
+    hits.push(req.url ?? '/');
     if (path.startsWith('/__watch/') && req.method === 'PUT') {
       watched.set(path.slice('/__watch/'.length), JSON.parse(await readBody(req)) as WatchedPage);
       res.writeHead(204);
@@ -94,6 +102,12 @@ export class WebSiteControl {
   /** The page's URL, for a check to watch. */
   watchUrl(name: string): string {
     return `${this.url}/watch/${name}`;
+  }
+
+  /** Every path and query the site was asked for that starts with `prefix`. */
+  async hits(prefix: string): Promise<string[]> {
+    const all = (await (await fetch(`${this.url}/__hits`)).json()) as string[];
+    return all.filter((hit) => hit.startsWith(prefix));
   }
 
   async setPage(name: string, page: WatchedPage): Promise<void> {
