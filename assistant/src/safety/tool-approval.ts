@@ -5,7 +5,7 @@
 // The rule per tool is the registry's default unless the instance setting `toolApprovals` names another.
 import { createHash } from 'node:crypto';
 import { AssistantInputError } from '../errors';
-import { isApproval, isOperator, requireApprovalQuestion } from '../pending/approvals';
+import { isApproval, isOperator, operatorUserId, requireApprovalQuestion } from '../pending/approvals';
 import { getInstanceSettings } from '../settings/settings';
 import type { Queryable } from '../storage/db';
 import { toolByName, type AssistantTool, type ToolApproval } from '../tools/registry';
@@ -14,8 +14,16 @@ import { requireUserId } from '../validate';
 /** What the gate does with a call: run it, ask first (the question), or refuse it (why). */
 export type ApprovalDecision =
   | { approval: 'granted'; approval_result: string }
-  | { approval: 'ask'; question: string }
+  | ({ approval: 'ask'; question: string } & AskTarget)
   | { approval: 'refused'; approval_result: string };
+
+/** Whom the gate asks, on which channel, tied to which turn (0: asked outside the run's turn, as another user). */
+export interface AskTarget {
+  ask_user_id: string;
+  ask_channel: string;
+  ask_chat_id: string;
+  ask_turn_id: number;
+}
 
 export interface ToolCall {
   tool: unknown;
@@ -55,21 +63,24 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The marker the question carries: the tool and a digest of its arguments. */
-export function approvalMarker(tool: AssistantTool, args: Record<string, unknown>): string {
-  const digest = createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 12);
+/** The marker the question carries: the tool and a digest of its arguments and of whose call it is. */
+export function approvalMarker(tool: AssistantTool, args: Record<string, unknown>, userId: string): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([userId, args]))
+    .digest('hex')
+    .slice(0, 12);
   return `[${tool.name} ${digest}]`;
 }
 
 /** The plain summary of what will happen: the tool's summary and the arguments given, each shortened. */
-function approvalQuestion(tool: AssistantTool, args: Record<string, unknown>): string {
+function approvalQuestion(tool: AssistantTool, args: Record<string, unknown>, userId: string): string {
   const shown = Object.entries(args)
     .filter(([, value]) => value !== '' && value !== null && value !== undefined)
     .map(([key, value]) => `${key}: ${String(typeof value === 'string' ? value : JSON.stringify(value)).slice(0, 200)}`)
     .join('; ');
   return (
     `May I ${tool.summary}${shown ? ` (${shown})` : ''}? Reply yes to go ahead; anything else stops it. ` +
-    approvalMarker(tool, args)
+    approvalMarker(tool, args, userId)
   );
 }
 
@@ -178,14 +189,44 @@ export async function decideToolApproval(db: Queryable, call: ToolCall): Promise
       approval_result: `Not done: ${tool.name} needs a yes, and this call has no user to ask.`,
     };
   }
-  const operatorOnly = reason === 'rule' ? (await approvalRule(db, tool)) === 'ask-operator' : outside;
-  if (operatorOnly && !(await isOperator(db, userId))) {
+  const question = (reason === 'rule' ? '' : OUTSIDE_WARNING) + approvalQuestion(tool, args, userId);
+  if (await isOperator(db, userId)) return { approval: 'ask', question, ...ownChannel(call.arguments, userId, turnId) };
+  if (reason === 'rule' && (await approvalRule(db, tool)) === 'ask-operator') {
     return {
       approval: 'refused',
-      approval_result: `Not done: ${tool.name} needs the operator's approval${outside ? ' after outside text' : ''}, and only the operator can give it.`,
+      approval_result: `Not done: ${tool.name} needs the operator's approval, and only the operator can give it.`,
     };
   }
-  return { approval: 'ask', question: (reason === 'rule' ? '' : OUTSIDE_WARNING) + approvalQuestion(tool, args) };
+  if (reason === 'rule') return { approval: 'ask', question, ...ownChannel(call.arguments, userId, turnId) };
+  // Another user's careful turn: the operator approves, on their Telegram chat (no other channel can reach them).
+  const operator = await operatorOnTelegram(db);
+  if (!operator) {
+    return {
+      approval: 'refused',
+      approval_result: `Not done: ${tool.name} after outside text needs the operator's yes, and the operator has no Telegram chat to be asked on.`,
+    };
+  }
+  return { approval: 'ask', question: `For another user of the assistant: ${question}`, ...operator };
+}
+
+/** The caller's own channel and turn, from the tool's run inputs. */
+function ownChannel(raw: unknown, userId: string, turnId: number | undefined): AskTarget {
+  const inputs = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  return {
+    ask_user_id: userId,
+    ask_channel: typeof inputs.channel === 'string' ? inputs.channel : '',
+    ask_chat_id: inputs.chat_id === undefined || inputs.chat_id === null ? '' : String(inputs.chat_id),
+    ask_turn_id: turnId ?? 0,
+  };
+}
+
+/** The operator as the gate asks them about another user's call: their user and the owner's Telegram chat. */
+async function operatorOnTelegram(db: Queryable): Promise<AskTarget | undefined> {
+  const chat = (await getInstanceSettings(db)).ownerTelegramChatId;
+  const operator = chat ? await operatorUserId(db) : undefined;
+  return operator && chat
+    ? { ask_user_id: operator, ask_channel: 'telegram', ask_chat_id: chat, ask_turn_id: 0 }
+    : undefined;
 }
 
 /** Why a call must be asked about: its rule, or the outside text its turn carries; undefined when it may run. */
@@ -206,6 +247,20 @@ async function askReason(
   return 'rule';
 }
 
+/** Who approves a call: the user, or the operator for another user's careful turn (as Decide Approval asked). */
+async function approverOf(
+  db: Queryable,
+  tool: AssistantTool,
+  args: Record<string, unknown>,
+  userId: string,
+  turnId: number | undefined,
+): Promise<string> {
+  if (await isOperator(db, userId)) return userId;
+  const outside = await carriesOutsideText(db, userId, turnId);
+  const reason = await askReason(db, tool, args, { userId, turnId, outside });
+  return reason === 'outside' ? ((await operatorUserId(db)) ?? userId) : userId;
+}
+
 /** After the question: granted only on this user's yes to the question about this very call. */
 export async function settleToolApproval(
   db: Queryable,
@@ -216,13 +271,17 @@ export async function settleToolApproval(
   if (call.status !== undefined && call.status !== 'answered') {
     return { approval: 'refused', approval_result: `Not done: no answer came in time, so ${tool.name} did not run.` };
   }
+  // Asked to whom Decide Approval asked: the user, or (another user's careful turn) the operator.
+  const args = callArguments(call.arguments);
+  const askedTo = await approverOf(db, tool, args, userId, turnOf(call.arguments));
   await requireApprovalQuestion(db, call.questionId, {
-    marker: approvalMarker(tool, callArguments(call.arguments)),
+    marker: approvalMarker(tool, args, userId),
     what: `this ${tool.name} call`,
-    askedTo: userId,
+    askedTo,
   });
   if (!isApproval(call.answer)) {
-    return { approval: 'refused', approval_result: `Not done: the user did not say yes, so ${tool.name} did not run.` };
+    const who = askedTo === userId ? 'the user' : 'the operator';
+    return { approval: 'refused', approval_result: `Not done: ${who} did not say yes, so ${tool.name} did not run.` };
   }
   return { approval: 'granted', approval_result: `${tool.name} was approved by the user` };
 }

@@ -42,7 +42,7 @@ describe('deciding', () => {
       userId: owner,
       arguments: { user_id: owner, name: 'city_weather', turn_id: 7 },
     });
-    expect(decision).toEqual({
+    expect(decision).toMatchObject({
       approval: 'ask',
       question: expect.stringMatching(
         /^May I delete a built tool and its workflow \(name: city_weather\)\? Reply yes to go ahead; anything else stops it\. \[delete_tool [0-9a-f]{12}\]$/,
@@ -178,7 +178,7 @@ describe('a turn that read outside text', () => {
     expect((await decide('create_task', owner, { turn_id: turnId, title: 'pack' })).approval).toBe('granted');
     expect((await decide('web_search', owner, { turn_id: turnId, query: 'weather oslo' })).approval).toBe('granted');
     const asked = await decide('create_task', owner, { turn_id: turnId, title: 'pack' });
-    expect(asked).toEqual({
+    expect(asked).toMatchObject({
       approval: 'ask',
       question: expect.stringMatching(
         /^This request read outside text \(a web page, search results or a tool’s answer\), .*May I create a task/,
@@ -190,15 +190,50 @@ describe('a turn that read outside text', () => {
     );
   });
 
-  it('refuses such a write to another user: only the operator may approve it', async () => {
+  it('asks the operator on their Telegram chat about another user’s such write, and only their yes lets it run', async () => {
+    const owner = await operator();
     const userId = await createUser(db.pool, 'gate-outside-user');
     const turnId = await turn(userId, 'read this page for me');
     await decide('read_page', userId, { turn_id: turnId, url: 'https://news.example.com/' });
-    expect(await decide('remember_memory', userId, { turn_id: turnId, content: 'x' })).toEqual({
+    const write = { turn_id: turnId, content: 'x' };
+    // No Telegram owner: no way to reach the operator, so it is refused with the reason.
+    expect(await decide('remember_memory', userId, write)).toEqual({
       approval: 'refused',
       approval_result:
-        "Not done: remember_memory needs the operator's approval after outside text, and only the operator can give it.",
+        "Not done: remember_memory after outside text needs the operator's yes, and the operator has no Telegram chat to be asked on.",
     });
+    await assistant.updateInstanceSettings(db.pool, { ownerTelegramChatId: '4242' });
+    await assistant.linkIdentity(db.pool, owner, 'telegram', '4242');
+    try {
+      const asked = await decide('remember_memory', userId, write);
+      expect(asked).toMatchObject({
+        approval: 'ask',
+        question: expect.stringMatching(/^For another user of the assistant: This request read outside text/),
+        ask_user_id: owner,
+        ask_channel: 'telegram',
+        ask_chat_id: '4242',
+        ask_turn_id: 0,
+      });
+      if (asked.approval !== 'ask') throw new Error('expected a question');
+      const call = { tool: 'remember_memory', userId, arguments: { user_id: userId, ...write } };
+      // The user cannot answer it for the operator: their own yes is to no question of theirs.
+      const mine = await answered(userId, asked.question, 'yes');
+      await expectFieldError(
+        () => assistant.settleToolApproval(db.pool, { ...call, questionId: mine, status: 'answered', answer: 'yes' }),
+        'questionId',
+      );
+      const operatorsYes = await answered(owner, asked.question, 'yes');
+      expect(
+        await assistant.settleToolApproval(db.pool, {
+          ...call,
+          questionId: operatorsYes,
+          status: 'answered',
+          answer: 'yes',
+        }),
+      ).toMatchObject({ approval: 'granted' });
+    } finally {
+      await assistant.updateInstanceSettings(db.pool, { ownerTelegramChatId: null });
+    }
   });
 
   it('holds a fetch of a URL the user never wrote, not one they did', async () => {
