@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJudgeServer, type JudgeServer, type LogLine } from '../../src/server';
 import { EXACT_MODEL, ExactBackend } from '../helpers/exact-backend';
+import { call as httpCall } from '../helpers/http-call';
 
 const KEY = 'test-key-0123456789';
 const SECRET_STATE = 'State text that must never reach a log line';
@@ -30,23 +31,13 @@ const valid = {
   },
 };
 
+/** A request with this server's key (other headers may replace it), its JSON body read back. */
 async function call(
   path: string,
   init: { method?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
 ) {
-  const response = await fetch(server.url + path, {
-    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...init.headers },
-    body: init.body,
-  });
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* keep text */
-  }
-  return { status: response.status, headers: response.headers, body: body as Record<string, unknown> };
+  const answer = await httpCall(server.url, path, { key: KEY, ...init });
+  return { status: answer.status, headers: answer.headers, body: answer.body as Record<string, unknown> };
 }
 
 describe('judge server', () => {
