@@ -8,6 +8,8 @@ import {
   type BrowserHealth,
   type RenderRequest,
   type RenderedPage,
+  type SessionClickRequest,
+  type SessionClickTarget,
   type SessionClosed,
   type SessionFillRequest,
   type SessionOpenRequest,
@@ -60,7 +62,9 @@ export interface BrowserSessionClient {
   open(request: SessionOpenRequest, signal?: AbortSignal): Promise<SessionPage>;
   snapshot(request: SessionStepRequest, signal?: AbortSignal): Promise<SessionPage>;
   fill(request: SessionFillRequest, signal?: AbortSignal): Promise<SessionPage>;
-  click(request: SessionRefRequest, signal?: AbortSignal): Promise<SessionPage>;
+  /** What a click on the element would send (a form), without clicking. */
+  clickTarget(request: SessionRefRequest, signal?: AbortSignal): Promise<SessionClickTarget>;
+  click(request: SessionClickRequest, signal?: AbortSignal): Promise<SessionPage>;
   select(request: SessionSelectRequest, signal?: AbortSignal): Promise<SessionPage>;
   screenshot(request: SessionStepRequest, signal?: AbortSignal): Promise<SessionScreenshot>;
   /** The task waits for its user: its clock stops until the next step. */
@@ -134,7 +138,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       open: step<SessionOpenRequest, SessionPage>('open'),
       snapshot: step<SessionStepRequest, SessionPage>('snapshot'),
       fill: step<SessionFillRequest, SessionPage>('fill'),
-      click: step<SessionRefRequest, SessionPage>('click'),
+      clickTarget: step<SessionRefRequest, SessionClickTarget>('click-target'),
+      click: step<SessionClickRequest, SessionPage>('click'),
       select: step<SessionSelectRequest, SessionPage>('select'),
       screenshot: step<SessionStepRequest, SessionScreenshot>('screenshot'),
       wait: step<SessionStepRequest, SessionTask>('wait'),

@@ -91,7 +91,8 @@ export const BROWSER_ERROR_STATUS: Record<BrowserErrorCode, number> = {
 //   POST /session/open       {user, url}                              → SessionPage
 //   POST /session/snapshot   {user}                                   → SessionPage
 //   POST /session/fill       {user, ref, value, secret?, sites?}      → SessionPage
-//   POST /session/click      {user, ref}                              → SessionPage
+//   POST /session/click-target {user, ref}                            → SessionClickTarget (what a click would send)
+//   POST /session/click      {user, ref, expectForm?}                 → SessionPage
 //   POST /session/select     {user, ref, option}                      → SessionPage
 //   POST /session/screenshot {user}                                   → SessionScreenshot
 //   POST /session/wait       {user}   the task waits for its user: its clock stops until the next step → SessionTask
@@ -124,6 +125,38 @@ export interface SessionFillRequest extends SessionStepRequest {
 export interface SessionRefRequest extends SessionStepRequest {
   ref: number;
 }
+
+export interface SessionClickRequest extends SessionRefRequest {
+  /**
+   * The form the caller approved (formSignature: "POST https://…"), or "" for none: the click is refused, nothing
+   * clicked, when the element sends another form now. Omitted: not checked.
+   */
+  expectForm?: string;
+}
+
+/** A form a click would send: its submit button's form. */
+export interface ClickedForm {
+  /** GET, POST or DIALOG (a dialog form only closes its dialog). */
+  method: string;
+  /** Where it is sent: the button's formaction, else the form's action, as an absolute URL. */
+  action: string;
+  /** The labels (else the names) of its fields that hold a value, hidden fields left out. */
+  fields: string[];
+  /**
+   * A sign-in: one of its fields holds a secret the assistant typed (a stored login or the user's one-time code),
+   * and it is sent to the page's own origin.
+   */
+  signIn: boolean;
+}
+
+export interface SessionClickTarget {
+  ref: number;
+  /** The form the click would send, or null (a link, a toggle, a button outside any form or not a submit). */
+  form: ClickedForm | null;
+}
+
+/** The form's identity as an approval names it: method and action ("" for no form). */
+export const formSignature = (form: ClickedForm | null): string => (form ? `${form.method} ${form.action}` : '');
 
 export interface SessionSelectRequest extends SessionRefRequest {
   /** The option's visible label or its value. */

@@ -18,7 +18,7 @@ import {
 } from './protocol';
 import { RenderError, renderPage } from './render';
 import { ServiceError } from './service-error';
-import { parseFill, parseOpen, parseRef, parseSelect, parseStep } from './session-requests';
+import { parseClick, parseFill, parseOpen, parseRef, parseSelect, parseStep } from './session-requests';
 import { SessionManager } from './sessions';
 
 export { ServiceError };
@@ -118,9 +118,13 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
       const { user, ...input } = parseFill(body);
       return await sessions.fill(user, input);
     },
-    'POST /session/click': async (body) => {
+    'POST /session/click-target': async (body) => {
       const { user, ref } = parseRef(body);
-      return await sessions.click(user, ref);
+      return await sessions.clickTarget(user, ref);
+    },
+    'POST /session/click': async (body) => {
+      const { user, ref, expectForm } = parseClick(body);
+      return await sessions.click(user, ref, expectForm);
     },
     'POST /session/select': async (body) => {
       const { user, ref, option } = parseSelect(body);

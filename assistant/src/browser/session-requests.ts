@@ -1,6 +1,7 @@
 // The session endpoints' request bodies (protocol.ts), checked: a missing, bad or unknown field is answered
 // invalid_request naming it. The user id is taken in any case and used in lower case (it names the profile).
 import type {
+  SessionClickRequest,
   SessionFillRequest,
   SessionOpenRequest,
   SessionRefRequest,
@@ -76,6 +77,16 @@ export function parseOpen(body: unknown): SessionOpenRequest {
 export function parseRef(body: unknown): SessionRefRequest {
   const b = fields(body, ['user', 'ref']);
   return { user: user(b.user), ref: ref(b.ref) };
+}
+
+export function parseClick(body: unknown): SessionClickRequest {
+  const b = fields(body, ['user', 'ref', 'expectForm']);
+  const request = { user: user(b.user), ref: ref(b.ref) };
+  if (b.expectForm === undefined) return request;
+  if (typeof b.expectForm !== 'string') {
+    throw invalid('expectForm', 'expectForm must be the approved form ("POST https://…"), or "" for none');
+  }
+  return { ...request, expectForm: b.expectForm.trim() };
 }
 
 export function parseSelect(body: unknown): SessionSelectRequest {

@@ -9,10 +9,18 @@ import type { Page } from 'playwright-core';
 
 import type { OutboundGuard } from '../outbound';
 import type { ChromiumHost } from './chromium';
+import { clickedForm, requireClickedForm } from './clicked-form';
 import type { SessionSettings } from './config';
 import { openGuardedContext, type GuardedContext } from './guarded-context';
 import { ProfileStore, ProfileUnreadableError, type StorageState } from './profiles';
-import type { SessionClosed, SessionPage, SessionScreenshot, SessionTask, SessionTaskList } from './protocol';
+import type {
+  SessionClickTarget,
+  SessionClosed,
+  SessionPage,
+  SessionScreenshot,
+  SessionTask,
+  SessionTaskList,
+} from './protocol';
 import { firstLine, HUNG_GRACE_MS, loadPage, RenderError, unlessHung, type LoadLimits } from './render';
 import { ServiceError } from './service-error';
 import { clickElement, fillField, selectOption, type StepTarget } from './session-actions';
@@ -146,8 +154,18 @@ export class SessionManager {
     });
   }
 
-  click(user: string, ref: number): Promise<SessionPage> {
+  /** What a click on the element would send, without clicking. */
+  clickTarget(user: string, ref: number): Promise<SessionClickTarget> {
+    return this.serialised(user, () => {
+      const task = this.taskOf(user);
+      return this.run(task, 'click-target', async (target) => ({ ref, form: await clickedForm(target.page, ref) }));
+    });
+  }
+
+  /** Clicks; with `expectForm`, only when the element still sends that form ("" for none). */
+  click(user: string, ref: number, expectForm?: string): Promise<SessionPage> {
     return this.pageStep(user, 'click', async (task, target, remaining) => {
+      if (expectForm !== undefined) await requireClickedForm(target.page, ref, expectForm);
       await this.countPages(task, await clickElement(target, ref, this.loadLimits(), remaining));
     });
   }

@@ -6,8 +6,8 @@
 //               6 digits, 30 s; the current and the previous window); a wrong code shows "That code is not valid"
 //   /account    "Signed in as <user>" with a verified session (and "Welcome back" from local storage on a later
 //               visit), else a redirect to /login
-//   /address    a form with a postal code and a promo code (not one-time codes), and a link opening /help in a new
-//               window
+//   /address    a form with a postal code and a promo code (not one-time codes; POST, kept in `addresses`), and a
+//               link opening /help in a new window
 //   /two-step   a form drawn by script after a delay: a plan (select) and a name, Next, then Confirm, which sends
 //               {plan, name} by fetch to /submit (kept in `submissions`)
 import { createHmac, randomBytes } from 'node:crypto';
@@ -36,6 +36,8 @@ export interface LoginSite {
   currentCode(now?: number): string;
   /** A code valid neither now nor in the previous window. */
   wrongCode(now?: number): string;
+  /** What the /address form sent, in order. */
+  addresses: Array<Record<string, string>>;
   /** What /two-step sent, in order. */
   submissions: Array<Record<string, unknown>>;
   /** Sign-ins with the right password (each issues a new session). */
@@ -177,6 +179,7 @@ export async function startLoginSite(options: LoginSiteOptions = {}): Promise<Lo
   const totpSecret = options.totpSecret ?? randomBytes(20);
   const sessions = new Map<string, { user: string; verified: boolean }>();
   const submissions: Array<Record<string, unknown>> = [];
+  const addresses: Array<Record<string, string>> = [];
   const requests: string[] = [];
   let sessionsIssued = 0;
 
@@ -239,6 +242,9 @@ export async function startLoginSite(options: LoginSiteOptions = {}): Promise<Lo
         return redirect(response, '/login', { 'set-cookie': 'sid=; Path=/; Max-Age=0' });
       case 'GET /address':
         return send(response, 200, ADDRESS_PAGE);
+      case 'POST /address':
+        addresses.push(Object.fromEntries(await form()));
+        return send(response, 200, page('Address saved · Example Bank', '<h1>Your address was saved.</h1>'));
       case 'GET /help':
         return send(response, 200, HELP_PAGE);
       case 'GET /two-step':
@@ -277,6 +283,7 @@ export async function startLoginSite(options: LoginSiteOptions = {}): Promise<Lo
       return String(code).padStart(6, '0');
     },
     submissions,
+    addresses,
     get sessionsIssued() {
       return sessionsIssued;
     },

@@ -281,6 +281,8 @@ describe('sessions: other pages and requests', () => {
       ['snapshot', 'not json', 'body'],
       ['click', { user, ref: 0 }, 'ref'],
       ['click', { user, ref: '3' }, 'ref'],
+      ['click', { user, ref: 1, expectForm: true }, 'expectForm'],
+      ['click-target', { user, ref: 1, expectForm: '' }, 'expectForm'],
       ['fill', { user, ref: 1 }, 'value'],
       ['fill', { user, ref: 1, value: 'x', secret: 'yes' }, 'secret'],
       ['fill', { user, ref: 1, value: 'x', sites: [site.url] }, 'sites'],
@@ -292,6 +294,65 @@ describe('sessions: other pages and requests', () => {
       expect(response.status, `${endpoint} ${JSON.stringify(body)}`).toBe(400);
       expect(((await response.json()) as { error: { field: string } }).error.field).toBe(field);
     }
+  });
+});
+
+describe('sessions: what a click would send', () => {
+  const user = randomUUID();
+  afterAll(async () => void (await client.session.close({ user })));
+
+  it('names the form a submit button sends, with the fields that hold a value; a link sends none', async () => {
+    let page = await client.session.open({ user, url: `${site.url}/address` });
+    page = await client.session.fill({ user, ref: element(page, 'textbox', 'Street').ref, value: 'Main St 1' });
+    page = await client.session.fill({ user, ref: element(page, 'textbox', 'Postal code').ref, value: '1010' });
+    const save = element(page, 'button', 'Save').ref;
+    expect(await client.session.clickTarget({ user, ref: save })).toEqual({
+      ref: save,
+      form: { method: 'POST', action: `${site.url}/address`, fields: ['Street', 'Postal code'], signIn: false },
+    });
+    const help = element(page, 'link', 'Help with addresses').ref;
+    expect(await client.session.clickTarget({ user, ref: help })).toEqual({ ref: help, form: null });
+    expect(page.url).toBe(`${site.url}/address`); // looking clicked nothing
+  });
+
+  it('calls a form a sign-in only when a secret the assistant typed is in it', async () => {
+    let page = await client.session.open({ user, url: `${site.url}/login` });
+    const signIn = element(page, 'button', 'Sign in').ref;
+    page = await client.session.fill({ user, ref: element(page, 'textbox', 'User name').ref, value: site.username });
+    expect((await client.session.clickTarget({ user, ref: signIn })).form).toMatchObject({ signIn: false });
+    const password = element(page, 'password', 'Password').ref;
+    await client.session.fill({ user, ref: password, value: site.password, secret: true, sites: [site.url] });
+    expect((await client.session.clickTarget({ user, ref: signIn })).form).toEqual({
+      method: 'POST',
+      action: `${site.url}/login`,
+      fields: ['User name', 'Password'],
+      signIn: true,
+    });
+  });
+
+  it('clicks only when the element still sends the approved form', async () => {
+    let page = await client.session.open({ user, url: `${site.url}/address` });
+    const save = element(page, 'button', 'Save').ref;
+    const refused = await failure(client.session.click({ user, ref: save, expectForm: '' }));
+    expect(refused).toMatchObject({ code: 'refused', field: 'expectForm' });
+    expect(refused.message).toBe(
+      `element ${save} now sends a form (POST ${site.url}/address), not none as looked at; nothing was clicked: take a new snapshot`,
+    );
+    const other = await failure(
+      client.session.click({ user, ref: save, expectForm: 'POST https://elsewhere.example/' }),
+    );
+    expect(other.message).toContain('not the approved one (POST https://elsewhere.example/)');
+    expect((await client.session.snapshot({ user })).url).toBe(`${site.url}/address`);
+    const before = site.addresses.length;
+    page = await client.session.click({ user, ref: save, expectForm: `POST ${site.url}/address` });
+    expect(site.addresses.length).toBe(before + 1);
+    const help = element(
+      await client.session.open({ user, url: `${site.url}/address` }),
+      'link',
+      'Help with addresses',
+    );
+    page = await client.session.click({ user, ref: help.ref, expectForm: '' });
+    expect(page.url).toBe(`${site.url}/help`);
   });
 });
 
