@@ -3,8 +3,9 @@
 import type { Queryable } from '../storage/db';
 import { requireUserId } from '../validate';
 import { EmbeddingError, type Embedder } from './embeddings';
+import { rememberThroughGate, type GateOptions, type GateResult } from './gate';
 import type { Memory } from './model';
-import { remember, updateMemory, type MemoryInput } from './store';
+import { updateMemory, type MemoryInput } from './store';
 
 /** What happened to an embedding: none configured, stored/used, or failed (the memory itself is kept). */
 export interface EmbeddingOutcome {
@@ -43,18 +44,18 @@ export async function embedMemory(
   return { status: 'stored', model: embedder.model, dimensions: vector.length };
 }
 
-/** remember, then embed the memory when an embedder is given (an endpoint failure loses nothing, see embedMemory). */
+/**
+ * The remember_memory path: stores through the write gate (gate.ts), embedded when an embedder is given (an endpoint
+ * failure loses nothing). A near-duplicate stores nothing: `outcome` is "duplicate" and `memory` the one it repeats.
+ */
 export async function rememberAndEmbed(
   db: Queryable,
   userIdInput: unknown,
   input: MemoryInput,
   embedder?: Embedder,
-): Promise<{ memory: Memory; embedding: EmbeddingOutcome }> {
-  const memory = await remember(db, userIdInput, input);
-  const embedding = embedder
-    ? await embedMemory(db, memory, requireUserId(userIdInput), embedder)
-    : { status: 'off' as const };
-  return { memory, embedding };
+  options: Omit<GateOptions, 'embedder'> = {},
+): Promise<GateResult> {
+  return rememberThroughGate(db, userIdInput, input, { ...options, embedder });
 }
 
 /** updateMemory, then embed the new content when it changed (or has no embedding yet) and an embedder is given. */

@@ -1,6 +1,6 @@
 // Memory: what the assistant knows about a user. Stored and changed by store.ts, embedded by embed.ts (through the
 // endpoint client in embeddings.ts), found again by recall.ts from the terms of search-terms.ts and the query of
-// recall-sql.ts.
+// recall-sql.ts. Writes pass the write gate of gate.ts (its text rules in gate-text.ts).
 export { MEMORY_KINDS, type Memory, type MemoryKind } from './model';
 export * from './store';
 export * from './embeddings';
@@ -8,3 +8,5 @@ export * from './embed';
 export * from './search-terms';
 export * from './recall-sql';
 export * from './recall';
+export * from './gate-text';
+export * from './gate';

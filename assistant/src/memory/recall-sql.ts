@@ -19,6 +19,8 @@ export interface RecallPlan {
   withKind: boolean;
   terms: Pick<SearchTerms, 'lexemes' | 'rare' | 'common' | 'names'>;
   semantic: SemanticMode;
+  /** Also recall facts captured from outside content that the user has not confirmed (default: not). */
+  withUnconfirmed?: boolean;
 }
 
 /**
@@ -35,6 +37,8 @@ export interface RecallPlan {
  */
 export function recallSql(plan: RecallPlan): string {
   const { withText, withKind, terms, semantic } = plan;
+  // Superseded memories are history, never recalled; unconfirmed ones only when asked for.
+  const current = `AND m.superseded_at IS NULL${plan.withUnconfirmed ? '' : ' AND m.confirmed'}`;
   let next = 5;
   const param = () => `$${next++}`;
   const tsq = withText ? `${param()}::tsquery` : '';
@@ -61,7 +65,7 @@ export function recallSql(plan: RecallPlan): string {
   const wordHits = lexemeHits.length > 0 ? `(${lexemeHits.join(' + ')})` : '0';
   const hits = `CASE WHEN ${wordHits} > 0 THEN ${wordHits} WHEN m.names <> '' AND ${nameMatch} THEN 1 ELSE 0 END AS hits`;
   const arm = (where: string, newestFirst = false) =>
-    `(SELECT m.id, m.created_at, ${hits} FROM assistant.memories m WHERE m.user_id = $1 AND ${where} ${kindFilter}` +
+    `(SELECT m.id, m.created_at, ${hits} FROM assistant.memories m WHERE m.user_id = $1 AND ${where} ${current} ${kindFilter}` +
     (newestFirst ? ` ORDER BY m.created_at DESC LIMIT ${COMMON_CANDIDATES})` : ')');
   // Each arm is planned on its own. Rare words and names: one arm, a BitmapOr of the tsvector and trigram GIN
   // indexes, so a row found by both (a name is also a word of the memory) is fetched once. Common words (and all
@@ -84,7 +88,7 @@ export function recallSql(plan: RecallPlan): string {
       ? `SELECT id, true AS lexical FROM (SELECT id FROM (${arms.join(' UNION ')}) matched ORDER BY hits DESC, created_at DESC LIMIT ${RECALL_CANDIDATES}) lexical`
       : '',
     semantic !== 'none'
-      ? `SELECT id, false AS lexical FROM (SELECT m.id FROM assistant.memories m WHERE m.user_id = $1 AND m.embedding_model = ${model} ${kindFilter}
+      ? `SELECT id, false AS lexical FROM (SELECT m.id FROM assistant.memories m WHERE m.user_id = $1 AND m.embedding_model = ${model} ${current} ${kindFilter}
            ORDER BY ${semanticOrder} LIMIT ${SEMANTIC_CANDIDATES}) semantic`
       : '',
   ].filter(Boolean);

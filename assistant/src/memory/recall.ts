@@ -25,6 +25,8 @@ export interface RecallOptions {
   embedder?: Embedder;
   /** The cosine similarity a memory found only by its embedding needs (default DEFAULT_MIN_SIMILARITY). */
   minSimilarity?: unknown;
+  /** Also recall facts captured from outside content that the user has not confirmed (marked `confirmed: false`). */
+  includeUnconfirmed?: boolean;
 }
 
 /** A memory found only by its embedding is recalled when its cosine similarity reaches this (default). */
@@ -94,7 +96,13 @@ export async function recallWithEmbedding(
     : (await vectorIndexDimensions(db)) === semantic.vector.length
       ? 'pgvector'
       : 'rerank';
-  const sql = recallSql({ withText: terms.tsquery !== null, withKind: kind !== undefined, terms, semantic: mode });
+  const sql = recallSql({
+    withText: terms.tsquery !== null,
+    withKind: kind !== undefined,
+    terms,
+    semantic: mode,
+    withUnconfirmed: options.includeUnconfirmed === true,
+  });
   const result = await db.query(sql, recallParameters(userId, terms, limit, halfLife, kind, semantic));
   return {
     memories: result.rows.map((row) => ({ ...toMemory(row), score: Number(Number(row.score).toFixed(4)) })),

@@ -708,4 +708,37 @@ CREATE TABLE assistant.turn_links (
 );
 `,
   },
+  {
+    version: 22,
+    name: 'the memory write gate and a graph that keeps itself: subjects, evidence, confirmation, history, aliases',
+    sql: `
+-- subject_key: what a fact is about ("my accountant", "anna's number"), normalised; a later fact of the same subject
+-- that says it changes it supersedes it (docs/ASSISTANT.md, Memory and the knowledge graph). content_key: the sorted
+-- distinct words of the content, for exact near-duplicates. evidence: the quoted words a captured fact came from.
+-- confirmed: false for a fact captured from a turn that carried outside content, until the user confirms it.
+-- superseded_by/superseded_at: the memory that replaced this one (kept as history, never recalled).
+-- contradicts: an earlier memory of the same subject this one disagrees with (both kept).
+ALTER TABLE assistant.memories
+  ADD COLUMN subject_key text,
+  ADD COLUMN content_key text,
+  ADD COLUMN evidence text,
+  ADD COLUMN confirmed boolean NOT NULL DEFAULT true,
+  ADD COLUMN superseded_by bigint REFERENCES assistant.memories(id) ON DELETE SET NULL,
+  ADD COLUMN superseded_at timestamptz,
+  ADD COLUMN contradicts bigint REFERENCES assistant.memories(id) ON DELETE SET NULL;
+CREATE INDEX memories_subject_idx ON assistant.memories(user_id, subject_key)
+  WHERE subject_key IS NOT NULL AND superseded_at IS NULL;
+CREATE INDEX memories_content_key_idx ON assistant.memories(user_id, content_key) WHERE superseded_at IS NULL;
+CREATE INDEX memories_superseded_by_idx ON assistant.memories(superseded_by) WHERE superseded_by IS NOT NULL;
+CREATE INDEX memories_contradicts_idx ON assistant.memories(contradicts) WHERE contradicts IS NOT NULL;
+-- Other names an entity is known by ("Stefan" for "Stefan Huber"), as written and normalised.
+ALTER TABLE assistant.entities
+  ADD COLUMN aliases text[] NOT NULL DEFAULT '{}',
+  ADD COLUMN alias_keys text[] NOT NULL DEFAULT '{}';
+CREATE INDEX entities_alias_keys_idx ON assistant.entities USING gin (alias_keys);
+-- Where a relation came from (the quoted words), and the current relations of a type, for single-valued ones.
+ALTER TABLE assistant.relations ADD COLUMN evidence text;
+CREATE INDEX relations_type_idx ON assistant.relations(user_id, type) WHERE valid_to IS NULL;
+`,
+  },
 ];
