@@ -26,6 +26,20 @@ describe('config', () => {
     expect(config.aliases).toEqual({ 'jev-latest': 'judge-m-2026' });
   });
 
+  it('reads the scoring settings of the OpenAI-compatible backend from env before the file', () => {
+    const config = parseConfig(
+      { ...base, backend: { ...openai, scoring: 'samples', samples: 3, minCoverage: 0.2 } },
+      { JUDGE_OPENAI_MIN_COVERAGE: '0.75', JUDGE_OPENAI_SAMPLE_MAX_TOKENS: '512' },
+    );
+    expect(config.backend).toMatchObject({ scoring: 'samples', samples: 3, minCoverage: 0.75, sampleMaxTokens: 512 });
+    expect(parseConfig(base).backend).toMatchObject({
+      scoring: 'auto',
+      samples: 8,
+      minCoverage: 0,
+      sampleMaxTokens: 16,
+    });
+  });
+
   it("names an OpenAI-compatible model after the upstream model, without the model gateway's caller suffix", () => {
     const config = parseConfig(
       {},
@@ -90,6 +104,10 @@ describe('config', () => {
     ['a zero concurrency', { ...base, admission: { concurrency: 0 } }, {}, 'admission.concurrency'],
     ['a negative queue', { ...base, admission: { queueLength: -1 } }, {}, 'admission.queueLength'],
     ['a bad env deadline', base, { JUDGE_ADMISSION_DEADLINE_MS: 'soon' }, 'JUDGE_ADMISSION_DEADLINE_MS'],
+    ['a coverage floor above 1', { ...base, backend: { ...openai, minCoverage: 1.5 } }, {}, 'backend.minCoverage'],
+    ['a bad env coverage floor', base, { JUDGE_OPENAI_MIN_COVERAGE: 'high' }, 'JUDGE_OPENAI_MIN_COVERAGE'],
+    ['an unknown scoring method', { ...base, backend: { ...openai, scoring: 'guess' } }, {}, 'backend.scoring'],
+    ['a zero sample count', base, { JUDGE_OPENAI_SAMPLES: '0' }, 'JUDGE_OPENAI_SAMPLES'],
   ])('%s → ConfigError naming %s', (_name, raw, env, field) => {
     const error = (() => {
       try {

@@ -45,9 +45,21 @@ export interface ScoreJob {
   signal?: AbortSignal;
 }
 
+/**
+ * How a backend reads its numbers. `calibrated` is true when the probabilities are the model's own next-token
+ * probabilities over the labels (what the judge's temperatures are fit on), false for estimates such as sampling.
+ */
+export interface ScoringMethod {
+  /** e.g. "top_logprobs", "samples", "exact" */
+  method: string;
+  calibrated: boolean;
+}
+
 export interface ScoreResult {
   /** Index-aligned with `job.rendered.questions`. */
   scores: QuestionScores[];
+  /** How these scores were read, when the backend says (each answer then carries it). */
+  scoring?: ScoringMethod;
   /** Tokens actually processed (prefix once, plus every suffix and label token fed to the model). */
   inputTokens: number;
   /** The versioned id that answered, when the backend learns it (a remote provider resolving its own alias). */
@@ -85,6 +97,8 @@ export interface Backend {
    * each counted with `countTokens`; backends that send the state more than once must say so here.
    */
   planTokens?(job: Omit<ScoreJob, 'signal'>): Promise<TokenPlan> | TokenPlan;
+  /** How `model` is scored, probing the upstream if not known yet (GET /v1/models reports it). */
+  scoringOf?(model: string): Promise<ScoringMethod | undefined>;
   /** Whether a model id that `models()` does not list may still be asked for (a provider's pinned versions). */
   acceptsModel?(model: string): boolean;
   /** Release sessions, sockets and timers. */
@@ -97,6 +111,8 @@ const PUBLIC_MESSAGES: Readonly<Record<string, string>> = {
     'The upstream model returned no logprobs; the judge needs a server and model that support logprobs with ' +
     'top_logprobs.',
   labels_not_covered: 'The model put no probability on any answer label; it does not follow the answer format.',
+  coverage_below_floor:
+    'The model put less probability on the answer labels than this server requires (its coverage floor).',
   upstream_auth_failed: "The upstream model server refused this server's credentials.",
   upstream_invalid_response: 'The upstream model server returned an invalid response.',
   upstream_rate_limited: 'The upstream model server is rate-limiting; try again later.',

@@ -125,6 +125,18 @@ export class JudgeEngine {
     return this.backend.models().some((m) => m.id === id) || this.backend.acceptsModel?.(id) === true;
   }
 
+  /** GET /v1/models with each entry's scoring method, where the backend says (probing it if need be). */
+  async listModelsWithScoring(): Promise<ModelInfo[]> {
+    const models = this.listModels();
+    if (!this.backend.scoringOf) return models;
+    return Promise.all(
+      models.map(async (info) => {
+        const scoring = await this.backend.scoringOf!(this.resolveModel(info.name));
+        return scoring ? { ...info, scoring: { method: scoring.method, calibrated: scoring.calibrated } } : info;
+      }),
+    );
+  }
+
   /** GET /v1/models: the pinned models, then every alias described as the id it resolves to. */
   listModels(): ModelInfo[] {
     const models = this.backend.models();
@@ -239,7 +251,13 @@ export class JudgeEngine {
     for (let i = 0; i < questions.length; i++) {
       const question = questions[i];
       const scores = result.scores[i];
-      setOwn(answers, question.name, readOut(question, scores.logprobs, this.temperatures));
+      const answer = readOut(question, scores.logprobs, this.temperatures);
+      if (result.scoring) {
+        answer.method = result.scoring.method;
+        answer.calibrated = result.scoring.calibrated;
+        if (scores.coveredMass !== undefined) answer.coverage = scores.coveredMass;
+      }
+      setOwn(answers, question.name, answer);
       setOwn(coveredMass, question.name, scores.coveredMass);
       if (scores.coveredMass !== undefined) {
         minCoveredMass =

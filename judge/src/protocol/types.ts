@@ -33,19 +33,32 @@ export interface SystemOneRequest {
   questions: Record<string, Question>;
 }
 
-export interface NoulAnswer {
+/**
+ * How an answer was read, on every answer of a backend that says so. Extra fields: the System One SDK passes
+ * answers through without checking their shape, so callers that do not know them are unaffected.
+ */
+export interface ScoringFields {
+  /** e.g. "top_logprobs" (the model's next-token probabilities) or "samples" (replies counted per label). */
+  method?: string;
+  /** false when the probabilities are an estimate (sampling), not the model's own distribution. */
+  calibrated?: boolean;
+  /** Label mass the model's distribution covered (or share of sampled replies that named a label), in [0, 1]. */
+  coverage?: number;
+}
+
+export interface NoulAnswer extends ScoringFields {
   type: 'noul';
   noul: number;
 }
 
-export interface ChoiceAnswer {
+export interface ChoiceAnswer extends ScoringFields {
   type: 'choice';
   choice: string;
   probabilities: Record<string, number>;
   confidence: number;
 }
 
-export interface ScoreAnswer {
+export interface ScoreAnswer extends ScoringFields {
   type: 'score';
   score: number;
   probabilities: Record<string, number>;
@@ -70,6 +83,8 @@ export interface ModelInfo {
   name: string;
   description: string;
   release_date: string;
+  /** How the model's answers are read (an extra field, where the backend says). */
+  scoring?: { method: string; calibrated: boolean };
 }
 
 export interface ModelList {

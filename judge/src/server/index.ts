@@ -425,7 +425,7 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
     }
     if (path === '/v1/models') {
       if (req.method !== 'GET') throw new ApiError(405, 'Use GET /v1/models.', 'method_not_allowed');
-      return [200, { models: engine.listModels() }];
+      return [200, { models: await engine.listModelsWithScoring() }];
     }
     if (path === '/v1/usage') {
       if (req.method !== 'GET') throw new ApiError(405, 'Use GET /v1/usage.', 'method_not_allowed');

@@ -132,21 +132,40 @@ const QUESTION_SCHEMAS: Record<string, Schema> = {
   },
 };
 
+/** Extra answer fields (protocol/types.ts ScoringFields), present where the backend says how it scored. */
+const SCORING_FIELDS = {
+  method: { type: 'string', description: 'How the answer was read: "top_logprobs" or "samples".' },
+  calibrated: { type: 'boolean', description: "false for an estimate (sampling), not the model's own probabilities." },
+  coverage: { ...PROBABILITY, description: 'Label mass covered (or share of sampled replies naming a label).' },
+};
+const SCORING_OPTIONAL = Object.keys(SCORING_FIELDS);
+
 const ANSWER_SCHEMAS: Record<string, Schema> = {
-  NoulAnswer: record({ type: { const: 'noul' }, noul: { ...PROBABILITY, description: 'P(true).' } }),
-  ChoiceAnswer: record({
-    type: { const: 'choice' },
-    choice: { type: 'string', description: 'The most likely label.' },
-    probabilities: { type: 'object', additionalProperties: PROBABILITY },
-    confidence: PROBABILITY,
-  }),
-  ScoreAnswer: record({
-    type: { const: 'score' },
-    score: { type: 'number', minimum: 0, description: 'Σ i·p_i over the levels 0..n−1.' },
-    probabilities: { type: 'object', propertyNames: { pattern: '^[0-9]+$' }, additionalProperties: PROBABILITY },
-    legend: { type: 'object', propertyNames: { pattern: '^[0-9]+$' }, additionalProperties: schemaRef('JsonValue') },
-    confidence: PROBABILITY,
-  }),
+  NoulAnswer: record(
+    { type: { const: 'noul' }, noul: { ...PROBABILITY, description: 'P(true).' }, ...SCORING_FIELDS },
+    SCORING_OPTIONAL,
+  ),
+  ChoiceAnswer: record(
+    {
+      type: { const: 'choice' },
+      choice: { type: 'string', description: 'The most likely label.' },
+      probabilities: { type: 'object', additionalProperties: PROBABILITY },
+      confidence: PROBABILITY,
+      ...SCORING_FIELDS,
+    },
+    SCORING_OPTIONAL,
+  ),
+  ScoreAnswer: record(
+    {
+      type: { const: 'score' },
+      score: { type: 'number', minimum: 0, description: 'Σ i·p_i over the levels 0..n−1.' },
+      probabilities: { type: 'object', propertyNames: { pattern: '^[0-9]+$' }, additionalProperties: PROBABILITY },
+      legend: { type: 'object', propertyNames: { pattern: '^[0-9]+$' }, additionalProperties: schemaRef('JsonValue') },
+      confidence: PROBABILITY,
+      ...SCORING_FIELDS,
+    },
+    SCORING_OPTIONAL,
+  ),
   Answer: { oneOf: [schemaRef('NoulAnswer'), schemaRef('ChoiceAnswer'), schemaRef('ScoreAnswer')] },
   Usage: record({ input_tokens: COUNT, output_tokens: COUNT }),
   SystemOneResponse: record({
@@ -159,7 +178,15 @@ const ANSWER_SCHEMAS: Record<string, Schema> = {
 const USAGE_COUNTS = { requests: COUNT, input_tokens: COUNT, output_tokens: COUNT, cost: { type: 'number' } };
 
 const OTHER_SCHEMAS: Record<string, Schema> = {
-  ModelInfo: record({ name: { type: 'string' }, description: { type: 'string' }, release_date: DATE }),
+  ModelInfo: record(
+    {
+      name: { type: 'string' },
+      description: { type: 'string' },
+      release_date: DATE,
+      scoring: record({ method: { type: 'string' }, calibrated: { type: 'boolean' } }),
+    },
+    ['scoring'],
+  ),
   ModelList: record({ models: { type: 'array', items: schemaRef('ModelInfo') } }),
   UsageDay: record({ date: DATE, ...USAGE_COUNTS }),
   UsageTotal: record(USAGE_COUNTS),

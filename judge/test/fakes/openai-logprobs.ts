@@ -4,7 +4,17 @@
 //     lines and derives top_logprobs from a SHA-256 of the whole prompt, so the same prompt always gets the same
 //     distribution, whatever else is asked. Labels come in variants (bare, " X", lower case) plus a distractor.
 //   - scripted: `respond(body, index)` decides each reply: top_logprobs, an HTTP error (e.g. 429 + Retry-After, or
-//     budgetExceededReply's 402), or a completion without logprobs.
+//     budgetExceededReply's 402), a completion without logprobs, or a reply text.
+// Providers without logprobs (`logprobs` option), for the deterministic model:
+//   - "ignored": Anthropic's OpenAI SDK compatibility layer (docs.anthropic.com/en/api/openai-sdk): `logprobs` and
+//     `top_logprobs` are ignored (the choice has no `logprobs` field), `n` must be exactly 1 (else 400), a
+//     temperature above 1 is capped at 1.
+//   - "null": a server that answers `logprobs: null` (Gemini 3 through its OpenAI layer returns none).
+//   - "refused": OpenAI's reasoning models: 400 `unsupported_parameter` naming `logprobs` (and `max_tokens`, which
+//     they refuse for `max_completion_tokens`), 400 `unsupported_value` for a temperature other than 1; the error
+//     bodies are OpenAI's envelope as those models send it.
+//   In each, the model samples its reply's first token from the prompt's hash distribution (labels, a distractor
+//   "The" that starts a sentence naming no label, and a lower-case variant), seeded by the request's index.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,7 +38,11 @@ export interface ChatCompletionRequestBody {
 export type FakeReply =
   | { topLogprobs: FakeTopLogprob[] }
   | { status: number; headers?: Record<string, string>; body?: unknown }
-  | { noLogprobs: true };
+  | { noLogprobs: true }
+  | { text: string };
+
+/** How the fake treats `logprobs` (see the header). */
+export type FakeLogprobsSupport = 'returned' | 'ignored' | 'null' | 'refused';
 
 /**
  * Our model gateway's refusal when a spending cap has no room (assistant/src/gateway/errors.ts): HTTP 402 in OpenAI's
@@ -43,6 +57,8 @@ export function budgetExceededReply(message: string): FakeReply {
 
 export interface FakeOpenAIOptions {
   respond?: (body: ChatCompletionRequestBody, index: number) => FakeReply | Promise<FakeReply>;
+  /** Default "returned". */
+  logprobs?: FakeLogprobsSupport;
   /** When set, requests must carry "Authorization: Bearer <apiKey>" (else 401 in OpenAI's error shape). */
   apiKey?: string;
   host?: string;
@@ -82,6 +98,69 @@ export function hashTopLogprobs(prompt: string, topN = 20): FakeTopLogprob[] {
   if (labels.length > 0) entries.push({ token: ` ${labels[0].toLowerCase()}`, logprob: Math.log(variant / total) });
   entries.sort((a, b) => b.logprob - a.logprob);
   return entries.slice(0, topN);
+}
+
+/** The logprobs object of a reply: the first token's top_logprobs, or null. */
+function logprobsOf(top: FakeTopLogprob[] | undefined, first: string): unknown {
+  if (!top) return null;
+  return {
+    content: [
+      {
+        token: first,
+        logprob: top[0]?.logprob ?? 0,
+        bytes: [...Buffer.from(first)],
+        top_logprobs: top.map((t) => ({ ...t, bytes: [...Buffer.from(t.token)] })),
+      },
+    ],
+  };
+}
+
+const invalid = (message: string, param: string, code: string): FakeReply => ({
+  status: 400,
+  body: { error: { message, type: 'invalid_request_error', param, code } },
+});
+
+/** The 400 a provider without logprobs answers this request with, if any. */
+function refusalOf(support: FakeLogprobsSupport, body: ChatCompletionRequestBody): FakeReply | undefined {
+  if (support === 'ignored' && body.n !== undefined && body.n !== 1) {
+    return invalid('n: must be exactly 1', 'n', 'invalid_request_error');
+  }
+  if (support !== 'refused') return undefined;
+  if (body.logprobs !== undefined || body.top_logprobs !== undefined) {
+    const param = body.logprobs !== undefined ? 'logprobs' : 'top_logprobs';
+    return invalid(
+      `Unsupported parameter: '${param}' is not supported with this model.`,
+      param,
+      'unsupported_parameter',
+    );
+  }
+  if (body.max_tokens !== undefined) {
+    return invalid(
+      "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      'max_tokens',
+      'unsupported_parameter',
+    );
+  }
+  if (body.temperature !== undefined && body.temperature !== 1) {
+    return invalid(
+      `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`,
+      'temperature',
+      'unsupported_value',
+    );
+  }
+  return undefined;
+}
+
+/** A reply sampled from the prompt's hash distribution, seeded by the request index: "B) …", "The answer…". */
+export function sampledReply(prompt: string, index: number): string {
+  const top = hashTopLogprobs(prompt);
+  const seed = createHash('sha256').update(`${index}`).digest().readUInt32BE(0) / 2 ** 32;
+  let left = seed * top.reduce((sum, t) => sum + Math.exp(t.logprob), 0);
+  for (const { token, logprob } of top) {
+    left -= Math.exp(logprob);
+    if (left <= 0) return token === 'The' ? 'The answer depends on the state.' : `${token.trim()}) as stated`;
+  }
+  return `${top[0].token.trim()})`;
 }
 
 function readJson(req: IncomingMessage): Promise<unknown> {
@@ -132,9 +211,15 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           if (!res.writableFinished) abandoned.push(index);
         });
         const prompt = body.messages?.map((m) => m.content).join('\n') ?? '';
-        const reply: FakeReply = options.respond
-          ? await options.respond(body, index)
-          : { topLogprobs: hashTopLogprobs(prompt, body.top_logprobs ?? 20) };
+        const support = options.logprobs ?? 'returned';
+        const refusal = refusalOf(support, body);
+        const reply: FakeReply = refusal
+          ? refusal
+          : options.respond
+            ? await options.respond(body, index)
+            : support === 'returned' && body.logprobs
+              ? { topLogprobs: hashTopLogprobs(prompt, body.top_logprobs ?? 20) }
+              : { text: sampledReply(prompt, index) };
         if ('status' in reply) {
           return send(
             res,
@@ -144,7 +229,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           );
         }
         const top = 'topLogprobs' in reply ? reply.topLogprobs : undefined;
-        const first = top?.[0]?.token ?? 'A';
+        const first = 'text' in reply ? reply.text : (top?.[0]?.token ?? 'A');
+        // Anthropic's layer sends no `logprobs` field at all; others send null when there are none.
+        const omitted = 'text' in reply && support === 'ignored';
         send(res, 200, {
           id: `chatcmpl-fake-${index}`,
           object: 'chat.completion',
@@ -154,25 +241,14 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
             {
               index: 0,
               message: { role: 'assistant', content: first },
-              logprobs: top
-                ? {
-                    content: [
-                      {
-                        token: first,
-                        logprob: top[0]?.logprob ?? 0,
-                        bytes: [...Buffer.from(first)],
-                        top_logprobs: top.map((t) => ({ ...t, bytes: [...Buffer.from(t.token)] })),
-                      },
-                    ],
-                  }
-                : null,
+              ...(omitted ? {} : { logprobs: logprobsOf(top, first) }),
               finish_reason: 'length',
             },
           ],
           usage: {
             prompt_tokens: Math.ceil(prompt.length / 4),
-            completion_tokens: 1,
-            total_tokens: Math.ceil(prompt.length / 4) + 1,
+            completion_tokens: Math.max(1, Math.ceil(first.length / 4)),
+            total_tokens: Math.ceil(prompt.length / 4) + Math.max(1, Math.ceil(first.length / 4)),
           },
         });
       })

@@ -110,10 +110,17 @@ describe('@typesafe-ai/sdk 0.6.0 against our server', () => {
 
   it('models.list()', async () => {
     const models = await client().models.list();
+    // Each entry says how the model is scored (an extra field; the fake returns logprobs).
+    const scoring = { method: 'top_logprobs', calibrated: true };
     expect(models).toEqual([
-      { name: PINNED, description: 'test', release_date: '2026-01-01' },
-      { name: 'judge-openai-fake-latest', description: `Alias of ${PINNED}: test`, release_date: '2026-01-01' },
-      { name: 'jev-latest', description: `Alias of ${PINNED}: test`, release_date: '2026-01-01' },
+      { name: PINNED, description: 'test', release_date: '2026-01-01', scoring },
+      {
+        name: 'judge-openai-fake-latest',
+        description: `Alias of ${PINNED}: test`,
+        release_date: '2026-01-01',
+        scoring,
+      },
+      { name: 'jev-latest', description: `Alias of ${PINNED}: test`, release_date: '2026-01-01', scoring },
     ]);
   });
 

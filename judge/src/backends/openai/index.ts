@@ -1,12 +1,10 @@
-// The OpenAI-compatible LLM backend (OpenAI, Ollama, vLLM, llama.cpp server, OpenRouter, …).
-// Every question (or option group) is its own chat completion with logprobs, top_logprobs ≤ 20, one output token
-// and temperature 0; the first token's top_logprobs are folded onto the labels (see fold.ts).
-//
-// Why the `openai` client and not @langchain/openai: we need the raw `choices[0].logprobs.content[0].top_logprobs`
-// and `usage.prompt_tokens` of a one-token completion, nothing of LangChain's message/tool layer; and we run our own
-// retry loop so that a 429's Retry-After is honoured but capped (the client would sleep for whatever the server says).
+// The OpenAI-compatible LLM backend (OpenAI, Ollama, vLLM, llama.cpp server, OpenRouter, Anthropic's layer, …).
+// Every question (or option group) is its own chat completion. While the upstream returns logprobs, each is asked
+// with logprobs, top_logprobs ≤ 20, one output token and temperature 0, and the first token's top_logprobs are
+// folded onto the labels (fold.ts). The first reply without them (or a 400 refusing them) switches the backend to
+// the sampling fallback (sampling.ts); the switch is kept, and `probe()` asks again on demand.
 import { setMaxListeners } from 'node:events';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import {
   BackendError,
   type Backend,
@@ -14,55 +12,71 @@ import {
   type QuestionScores,
   type ScoreJob,
   type ScoreResult,
+  type ScoringMethod,
   type TokenPlan,
 } from '../../engine/backend';
 import { plannedGroups, scoreInGroups } from '../../engine/groups';
-import type { OptionGroup } from '../../engine/render';
-import { ConcurrencyLimiter } from '../../util/limiter';
-import { retryAfterMs } from '../../util/retry-after';
+import { renderRequest, type OptionGroup } from '../../engine/render';
 import { foldTopLogprobs, type TopLogprob } from './fold';
-import type { OpenAIBackendOptions } from './options';
+import type { OpenAIBackendOptions, ScoringSetting } from './options';
+import { scoresFromSamples } from './sampling';
+import { ChatUpstream, refusesLogprobs } from './upstream';
 
 export { retryAfterMs } from '../../util/retry-after';
 export type { OpenAIBackendOptions } from './options';
 
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** The methods this backend scores with. */
+export const OPENAI_SCORING = {
+  top_logprobs: { method: 'top_logprobs', calibrated: true },
+  samples: { method: 'samples', calibrated: false },
+} as const satisfies Record<string, ScoringMethod>;
+export type OpenAIScoring = keyof typeof OPENAI_SCORING;
+
+/** What one prompt cost upstream and what it gave. */
+interface Asked {
+  scores: QuestionScores;
+  promptTokens: number;
+}
+
+const neverAborted = () => new AbortController().signal;
+
+/** The probe's prompt: a tiny noul question, rendered as every real one is. */
+const PROBE = renderRequest({
+  state: 'The sky is blue.',
+  questions: { probe: { type: 'noul', instructions: 'Is the sky blue?' } },
+});
 
 export class OpenAIBackend implements Backend {
   readonly kind = 'openai';
-  private readonly client: OpenAI;
-  private readonly limiter: ConcurrencyLimiter;
+  private readonly upstream: ChatUpstream;
   private readonly groupSize: number;
   private readonly topLogprobs: number;
-  private readonly maxRetries: number;
-  private readonly maxRetryAfterMs: number;
+  private readonly scoring: ScoringSetting;
+  private readonly samples: number;
+  private readonly sampleMaxTokens: number;
+  private readonly minCoverage: number;
+  /** The method in use: pinned by the setting, or learned from the upstream's replies (undefined until then). */
+  private method?: OpenAIScoring;
+  private probing?: Promise<OpenAIScoring>;
 
   constructor(private readonly options: OpenAIBackendOptions) {
     this.groupSize = options.groupSize ?? 15;
     this.topLogprobs = options.topLogprobs ?? 20;
     if (this.topLogprobs < 1 || this.topLogprobs > 20) throw new Error('openai.topLogprobs must be 1..20');
     if (this.groupSize < 2 || this.groupSize > 20) throw new Error('openai.groupSize must be 2..20');
-    this.maxRetries = options.maxRetries ?? 3;
-    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
-    this.limiter = new ConcurrencyLimiter(options.concurrency ?? 4);
-    this.client = new OpenAI({
-      baseURL: options.baseUrl,
-      apiKey: options.apiKey || 'not-needed',
-      maxRetries: 0,
-      timeout: options.timeoutMs ?? 60_000,
+    this.scoring = options.scoring ?? 'auto';
+    this.method = this.scoring === 'auto' ? undefined : this.scoring;
+    this.samples = options.samples ?? 8;
+    this.sampleMaxTokens = options.sampleMaxTokens ?? 16;
+    this.minCoverage = options.minCoverage ?? 0;
+    if (!(this.minCoverage >= 0 && this.minCoverage <= 1)) throw new Error('openai.minCoverage must be 0..1');
+    this.upstream = new ChatUpstream({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      concurrency: options.concurrency ?? 4,
+      maxRetries: options.maxRetries ?? 3,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
+      timeoutMs: options.timeoutMs ?? 60_000,
     });
   }
 
@@ -81,18 +95,47 @@ export class OpenAIBackend implements Backend {
     return Math.ceil(text.length / 4);
   }
 
-  /** Every question (or option group) is its own prompt, and every prompt carries the whole state. */
+  /** Every prompt carries the whole state; the fallback sends each prompt `samples` times. */
   planTokens(job: Omit<ScoreJob, 'signal'>): TokenPlan {
     const plan: TokenPlan = { total: 0, longest: 0, statePasses: 0 };
+    const sends = this.method === 'samples' ? this.samples : 1;
     for (const question of job.rendered.questions) {
       for (const group of plannedGroups(question, this.groupSize)) {
         const tokens = this.countTokens(job.model, job.rendered.prefix + group.suffix);
-        plan.total += tokens;
+        plan.total += tokens * sends;
         plan.longest = Math.max(plan.longest, tokens);
-        plan.statePasses!++;
+        plan.statePasses! += sends;
       }
     }
     return plan;
+  }
+
+  /** The method in use, probing the upstream once when it is not known yet ("unknown" if the probe failed). */
+  async scoringOf(): Promise<ScoringMethod> {
+    if (this.method) return OPENAI_SCORING[this.method];
+    return this.probe().then(
+      (method) => OPENAI_SCORING[method],
+      () => ({ method: 'unknown', calibrated: false }),
+    );
+  }
+
+  /**
+   * Asks the upstream one tiny question with logprobs and keeps the method its reply shows (on demand: an operator
+   * whose provider changed). A pinned `scoring` setting is not probed. One probe at a time.
+   */
+  probe(signal?: AbortSignal): Promise<OpenAIScoring> {
+    if (this.scoring !== 'auto') return Promise.resolve(this.scoring);
+    this.probing ??= (async () => {
+      try {
+        const group = PROBE.questions[0];
+        const asked = await this.askLogprobs(PROBE.prefix + group.suffix, group.labels, signal ?? neverAborted());
+        this.method = asked ? 'top_logprobs' : 'samples';
+        return this.method;
+      } finally {
+        this.probing = undefined;
+      }
+    })();
+    return this.probing;
   }
 
   async score(job: ScoreJob): Promise<ScoreResult> {
@@ -104,47 +147,101 @@ export class OpenAIBackend implements Backend {
     if (job.signal?.aborted) onCallerAbort();
     job.signal?.addEventListener('abort', onCallerAbort, { once: true });
     let inputTokens = 0;
+    const used = new Set<OpenAIScoring>();
     try {
       const scores = await Promise.all(
-        job.rendered.questions.map((question) =>
-          scoreInGroups(question, this.groupSize, async (group) => {
-            const prompt = job.rendered.prefix + group.suffix;
-            const { scores, promptTokens } = await this.askGroup(prompt, group, siblings.signal);
-            inputTokens += promptTokens;
-            return scores;
-          }).catch((error: unknown) => {
+        job.rendered.questions.map(async (question) => {
+          try {
+            const scored = await scoreInGroups(question, this.groupSize, async (group) => {
+              const prompt = job.rendered.prefix + group.suffix;
+              const { scores, promptTokens, method } = await this.askGroup(prompt, group, siblings.signal);
+              inputTokens += promptTokens;
+              used.add(method);
+              return scores;
+            });
+            this.holdToFloor(question.name, scored);
+            return scored;
+          } catch (error) {
             siblings.abort(error);
             throw error;
-          }),
-        ),
+          }
+        }),
       );
-      return { scores, inputTokens };
+      // A job that switched to the fallback midway reports the fallback: some of its numbers are not calibrated.
+      const method = used.has('samples') ? 'samples' : used.size > 0 ? 'top_logprobs' : this.method;
+      return { scores, inputTokens, ...(method ? { scoring: OPENAI_SCORING[method] } : {}) };
     } finally {
       job.signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
+  /** Refuses (502) an answer whose coverage is below the configured floor. */
+  private holdToFloor(name: string, scores: QuestionScores): void {
+    const coverage = scores.coveredMass;
+    if (coverage === undefined || coverage >= this.minCoverage) return;
+    const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+    const sentence =
+      `The answer to question ${JSON.stringify(name)} covers ${pct(coverage)} of the model's probability with its ` +
+      `labels, below this server's floor of ${pct(this.minCoverage)} (backend.minCoverage).`;
+    throw new BackendError(`${sentence} Upstream model "${this.options.upstreamModel}".`, 502, 'coverage_below_floor', {
+      publicMessage: sentence,
+    });
+  }
+
+  /** One prompt, by the method in use; the first reply without logprobs switches to the fallback (when auto). */
   private async askGroup(
     prompt: string,
     group: OptionGroup,
     signal: AbortSignal,
-  ): Promise<{ scores: QuestionScores; promptTokens: number }> {
-    const completion = await this.createWithRetries(prompt, signal);
-    const top = completion.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs as TopLogprob[] | undefined;
-    if (!Array.isArray(top) || top.length === 0) {
-      throw new BackendError(
-        `The OpenAI-compatible server at ${this.options.baseUrl} returned no logprobs for model ` +
-          `"${this.options.upstreamModel}". The judge needs a server and model that support logprobs with ` +
-          'top_logprobs (e.g. vLLM, llama.cpp server, OpenAI).',
-        502,
-        'logprobs_unsupported',
-      );
+  ): Promise<Asked & { method: OpenAIScoring }> {
+    if (this.method !== 'samples') {
+      const asked = await this.askLogprobs(prompt, group.labels, signal);
+      if (asked) {
+        this.method ??= 'top_logprobs';
+        return { ...asked, method: 'top_logprobs' };
+      }
+      if (this.method === 'top_logprobs') throw this.noLogprobs();
+      this.method = 'samples';
     }
-    const folded = foldTopLogprobs(top, group.labels);
+    return { ...(await this.askSamples(prompt, group.labels, signal)), method: 'samples' };
+  }
+
+  private noLogprobs(): BackendError {
+    return new BackendError(
+      `The OpenAI-compatible server at ${this.options.baseUrl} returned no logprobs for model ` +
+        `"${this.options.upstreamModel}", and backend.scoring is "top_logprobs". Set it to "auto" or "samples" to ` +
+        'use the sampling fallback, or use a server and model that support logprobs with top_logprobs.',
+      502,
+      'logprobs_unsupported',
+    );
+  }
+
+  /** One completion with top_logprobs; undefined when the reply has none or the upstream refuses them (400). */
+  private async askLogprobs(prompt: string, labels: string[], signal: AbortSignal): Promise<Asked | undefined> {
+    let completion: OpenAI.Chat.ChatCompletion;
+    try {
+      completion = await this.upstream.complete(
+        {
+          model: this.options.upstreamModel,
+          messages: [{ role: 'user', content: prompt }],
+          max_tokens: 1,
+          temperature: 0,
+          logprobs: true,
+          top_logprobs: this.topLogprobs,
+        },
+        signal,
+      );
+    } catch (error) {
+      if (this.method !== 'top_logprobs' && refusesLogprobs(error)) return undefined;
+      throw error;
+    }
+    const top = completion.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs as TopLogprob[] | undefined;
+    if (!Array.isArray(top) || top.length === 0) return undefined;
+    const folded = foldTopLogprobs(top, labels);
     if (folded.coveredMass === 0) {
       throw new BackendError(
         `Model "${this.options.upstreamModel}" put none of its top ${top.length} first tokens on the answer labels ` +
-          `(${group.labels.join(', ')}); it does not follow the answer format.`,
+          `(${labels.join(', ')}); it does not follow the answer format.`,
         502,
         'labels_not_covered',
       );
@@ -155,91 +252,33 @@ export class OpenAIBackend implements Backend {
     };
   }
 
-  /**
-   * One completion, retried after 429/408/5xx/connection errors (a spending cap's 402 is not retried). Each attempt
-   * takes a slot of the limiter and gives it back when it ends: the waits between attempts hold no slot.
-   */
-  private async createWithRetries(prompt: string, signal: AbortSignal): Promise<OpenAI.Chat.ChatCompletion> {
-    const where = `The OpenAI-compatible server at ${this.options.baseUrl}`;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.limiter.run(
-          () =>
-            this.client.chat.completions.create(
-              {
-                model: this.options.upstreamModel,
-                messages: [{ role: 'user', content: prompt }],
-                max_tokens: 1,
-                temperature: 0,
-                logprobs: true,
-                top_logprobs: this.topLogprobs,
-              },
-              { signal },
-            ),
-          signal,
-        );
-      } catch (error) {
-        if (signal.aborted) throw signal.reason ?? error;
-        const status = error instanceof OpenAI.APIError ? error.status : undefined;
-        const message = error instanceof Error ? error.message : String(error);
-        const refusal = budgetRefusal(error, where);
-        if (refusal) throw refusal;
-        const retryable =
-          error instanceof OpenAI.APIConnectionError || status === 429 || status === 408 || (status ?? 0) >= 500;
-        if (!retryable) {
-          const auth = status === 401 || status === 403;
-          throw new BackendError(
-            `${where} refused the request (${status ?? 'error'}): ${message}`,
-            502,
-            auth ? 'upstream_auth_failed' : 'upstream_rejected',
-            { cause: error },
-          );
-        }
-        const asked = error instanceof OpenAI.APIError ? retryAfterMs(error.headers as Headers | undefined) : undefined;
-        if (attempt >= this.maxRetries) {
-          if (error instanceof OpenAI.APIConnectionTimeoutError) {
-            throw new BackendError(`${where} timed out.`, 504, 'upstream_timeout', { cause: error });
-          }
-          if (status === 429) {
-            throw new BackendError(
-              `${where} kept rate-limiting after ${this.maxRetries} retries: ${message}`,
-              503,
-              'upstream_rate_limited',
-              { retryAfterMs: asked, cause: error },
-            );
-          }
-          const failed = `${where} failed after ${this.maxRetries} retries: ${message}`;
-          throw new BackendError(failed, 502, 'upstream_error', { cause: error });
-        }
-        if (asked !== undefined && asked > this.maxRetryAfterMs) {
-          throw new BackendError(
-            `${where} asked to retry after ${Math.round(asked / 1000)} s, longer than the ` +
-              `${this.maxRetryAfterMs / 1000} s allowed.`,
-            503,
-            'upstream_rate_limited',
-            { retryAfterMs: asked, cause: error },
-          );
-        }
-        const backoff = Math.min(500 * 2 ** attempt, 8000) * (1 - Math.random() * 0.25);
-        await sleep(asked ?? backoff, signal);
-      }
+  /** The fallback: `samples` completions at temperature 1, one request each, counted per label (sampling.ts). */
+  private async askSamples(prompt: string, labels: string[], signal: AbortSignal): Promise<Asked> {
+    const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+      model: this.options.upstreamModel,
+      messages: [{ role: 'user', content: prompt }],
+      max_completion_tokens: this.sampleMaxTokens,
+      temperature: 1,
+    };
+    const completions = await Promise.all(
+      Array.from({ length: this.samples }, () => this.upstream.complete(body, signal)),
+    );
+    const replies = completions.map((c) => c.choices?.[0]?.message?.content ?? '');
+    const { labelled, ...scores } = scoresFromSamples(replies, labels);
+    if (labelled === 0) {
+      throw new BackendError(
+        `Model "${this.options.upstreamModel}" named none of the answer labels (${labels.join(', ')}) in ` +
+          `${replies.length} sampled replies; it does not follow the answer format.`,
+        502,
+        'labels_not_covered',
+      );
     }
+    const promptTokens = completions.reduce(
+      (sum, c) => sum + (c.usage?.prompt_tokens ?? Math.ceil(prompt.length / 4)),
+      0,
+    );
+    return { scores, promptTokens };
   }
-}
-
-/**
- * A 402 whose error code is `budget_exceeded`: our model gateway refusing the call because a spending cap has no
- * room. Its message is the gateway's own sentence (which budget is spent, when it resets), not a third party's text,
- * so the caller gets it as it is. Never retried: the cap does not open again within the request.
- */
-function budgetRefusal(error: unknown, where: string): BackendError | undefined {
-  if (!(error instanceof OpenAI.APIError) || error.status !== 402 || error.code !== 'budget_exceeded') return undefined;
-  const said = (error.error as { message?: unknown } | undefined)?.message;
-  const sentence = typeof said === 'string' && said.trim() !== '' ? said.trim() : 'A spending cap has no room.';
-  return new BackendError(`${where} refused the request (402 budget_exceeded): ${sentence}`, 402, 'budget_exceeded', {
-    publicMessage: sentence,
-    cause: error,
-  });
 }
 
 export async function createOpenAIBackend(options: OpenAIBackendOptions): Promise<OpenAIBackend> {

@@ -1,7 +1,13 @@
 // The OpenAI-compatible backend's options and how the config file and environment give them, naming the exact
 // field on every error.
-//   JUDGE_OPENAI_BASE_URL, JUDGE_OPENAI_API_KEY, JUDGE_OPENAI_MODEL, JUDGE_OPENAI_MODEL_ID replace the file's values.
+//   JUDGE_OPENAI_BASE_URL, JUDGE_OPENAI_API_KEY, JUDGE_OPENAI_MODEL, JUDGE_OPENAI_MODEL_ID,
+//   JUDGE_OPENAI_SCORING, JUDGE_OPENAI_SAMPLES, JUDGE_OPENAI_SAMPLE_MAX_TOKENS, JUDGE_OPENAI_MIN_COVERAGE
+//   replace the file's values.
 import { integerSetting, stringSetting, type Env, type Fail, type Raw } from '../../shared/settings';
+
+/** How answers are read: probed (auto), or pinned by the operator. */
+export const SCORING_SETTINGS = ['auto', 'top_logprobs', 'samples'] as const;
+export type ScoringSetting = (typeof SCORING_SETTINGS)[number];
 
 export interface OpenAIBackendOptions {
   /** e.g. "https://api.openai.com/v1", "http://127.0.0.1:11434/v1" (Ollama), "http://host:8000/v1" (vLLM). */
@@ -26,11 +32,25 @@ export interface OpenAIBackendOptions {
   maxRetryAfterMs?: number;
   /** Per-attempt timeout in ms (default 60 000). */
   timeoutMs?: number;
+  /**
+   * "auto" (default): logprobs while the upstream returns them, else the sampling fallback (sampling.ts);
+   * "top_logprobs": logprobs only (no logprobs → 502 logprobs_unsupported); "samples": the fallback only.
+   */
+  scoring?: ScoringSetting;
+  /** Replies sampled per prompt by the fallback, one request each (default 8). */
+  samples?: number;
+  /** max_completion_tokens of a sampled reply (default 16; a reasoning model needs room to think first). */
+  sampleMaxTokens?: number;
+  /** Least coverage (label mass, or labelled share of samples) an answer may have; below it → 502 (default 0). */
+  minCoverage?: number;
 }
 
 /** `file` is the config's backend block (`{kind: "openai", ...}`), each value replaced by its environment variable. */
 export function parseOpenAIBackendOptions(file: Raw, env: Env, fail: Fail): OpenAIBackendOptions {
   const text = (value: unknown, field: string, required: boolean) => stringSetting(value, field, required, fail);
+  /** The environment's value named by its variable, else the file's named by its field. */
+  const setting = (variable: string, key: string): [unknown, string] =>
+    env[variable] !== undefined ? [env[variable], variable] : [file[key], `backend.${key}`];
   const integer = (key: string, fallback: number, min = 1) =>
     integerSetting(file[key], `backend.${key}`, fallback, min, fail);
   return {
@@ -49,5 +69,27 @@ export function parseOpenAIBackendOptions(file: Raw, env: Env, fail: Fail): Open
     maxRetries: integer('maxRetries', 3, 0),
     maxRetryAfterMs: integer('maxRetryAfterMs', 30_000, 0),
     timeoutMs: integer('timeoutMs', 60_000),
+    scoring: scoringSetting(...setting('JUDGE_OPENAI_SCORING', 'scoring'), fail),
+    samples: integerSetting(...setting('JUDGE_OPENAI_SAMPLES', 'samples'), 8, 1, fail),
+    sampleMaxTokens: integerSetting(...setting('JUDGE_OPENAI_SAMPLE_MAX_TOKENS', 'sampleMaxTokens'), 16, 1, fail),
+    minCoverage: fractionSetting(...setting('JUDGE_OPENAI_MIN_COVERAGE', 'minCoverage'), fail),
   };
+}
+
+function scoringSetting(value: unknown, field: string, fail: Fail): ScoringSetting {
+  if (value === undefined || value === '') return 'auto';
+  if (!(SCORING_SETTINGS as readonly unknown[]).includes(value)) {
+    throw fail(field, `must be one of ${SCORING_SETTINGS.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as ScoringSetting;
+}
+
+/** A number from 0 to 1 (a decimal string from the environment too); absent or "" is 0. */
+export function fractionSetting(value: unknown, field: string, fail: Fail): number {
+  if (value === undefined || value === '') return 0;
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > 1) {
+    throw fail(field, `must be a number from 0 to 1, got ${JSON.stringify(value)}`);
+  }
+  return n;
 }

@@ -264,8 +264,8 @@ describe('OpenAIBackend', () => {
     expect(fake!.requests).toHaveLength(1);
   });
 
-  it('a server without logprobs gets a clear error', async () => {
-    const engine = await engineWith(() => ({ noLogprobs: true }));
+  it('a server without logprobs gets a clear error when the scoring is pinned to top_logprobs', async () => {
+    const engine = await engineWith(() => ({ noLogprobs: true }), { scoring: 'top_logprobs' });
     const error = await engine
       .judge({ model: 'jev-latest', state: 's', questions: { n: { type: 'noul', instructions: 'q' } } })
       .catch((e) => e);

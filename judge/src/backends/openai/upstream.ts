@@ -1,0 +1,154 @@
+// One OpenAI-compatible upstream: its client, its concurrency limit, and the retry loop every completion goes through.
+//
+// Why the `openai` client and not @langchain/openai: we need the raw `choices[0].logprobs.content[0].top_logprobs`
+// and `usage` of a short completion, nothing of LangChain's message/tool layer; and we run our own retry loop so
+// that a 429's Retry-After is honoured but capped (the client would sleep for whatever the server says).
+import OpenAI from 'openai';
+import { BackendError } from '../../engine/backend';
+import { ConcurrencyLimiter } from '../../util/limiter';
+import { retryAfterMs } from '../../util/retry-after';
+
+export interface UpstreamSettings {
+  baseUrl: string;
+  apiKey?: string;
+  concurrency: number;
+  maxRetries: number;
+  maxRetryAfterMs: number;
+  timeoutMs: number;
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+export class ChatUpstream {
+  readonly client: OpenAI;
+  private limiter: ConcurrencyLimiter;
+  private readonly where: string;
+
+  constructor(private readonly settings: UpstreamSettings) {
+    this.limiter = new ConcurrencyLimiter(settings.concurrency);
+    this.where = `The OpenAI-compatible server at ${settings.baseUrl}`;
+    this.client = new OpenAI({
+      baseURL: settings.baseUrl,
+      apiKey: settings.apiKey || 'not-needed',
+      maxRetries: 0,
+      timeout: settings.timeoutMs,
+    });
+  }
+
+  /** Upstream requests allowed in flight at once. */
+  get concurrency(): number {
+    return this.limiter.limit;
+  }
+
+  /** A new limit for the calls that start from now on (those in flight keep their slots). */
+  set concurrency(limit: number) {
+    if (limit !== this.limiter.limit) this.limiter = new ConcurrencyLimiter(limit);
+  }
+
+  /**
+   * One completion, retried after 429/408/5xx/connection errors (a spending cap's 402 is not retried). Each attempt
+   * takes a slot of the limiter and gives it back when it ends: the waits between attempts hold no slot.
+   */
+  async complete(
+    body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+    signal: AbortSignal,
+  ): Promise<OpenAI.Chat.ChatCompletion> {
+    const { where } = this;
+    const { maxRetries, maxRetryAfterMs } = this.settings;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const limiter = this.limiter;
+        return await limiter.run(() => this.client.chat.completions.create(body, { signal }), signal);
+      } catch (error) {
+        if (signal.aborted) throw signal.reason ?? error;
+        const status = error instanceof OpenAI.APIError ? error.status : undefined;
+        const message = error instanceof Error ? error.message : String(error);
+        const refusal = budgetRefusal(error, where);
+        if (refusal) throw refusal;
+        const retryable =
+          error instanceof OpenAI.APIConnectionError || status === 429 || status === 408 || (status ?? 0) >= 500;
+        if (!retryable) {
+          const auth = status === 401 || status === 403;
+          throw new BackendError(
+            `${where} refused the request (${status ?? 'error'}): ${message}`,
+            502,
+            auth ? 'upstream_auth_failed' : 'upstream_rejected',
+            { cause: error },
+          );
+        }
+        const asked = error instanceof OpenAI.APIError ? retryAfterMs(error.headers as Headers | undefined) : undefined;
+        if (attempt >= maxRetries) throw gaveUp(error, where, maxRetries, asked);
+        if (asked !== undefined && asked > maxRetryAfterMs) {
+          throw new BackendError(
+            `${where} asked to retry after ${Math.round(asked / 1000)} s, longer than the ` +
+              `${maxRetryAfterMs / 1000} s allowed.`,
+            503,
+            'upstream_rate_limited',
+            { retryAfterMs: asked, cause: error },
+          );
+        }
+        const backoff = Math.min(500 * 2 ** attempt, 8000) * (1 - Math.random() * 0.25);
+        await sleep(asked ?? backoff, signal);
+      }
+    }
+  }
+}
+
+/** The error after the last retry. */
+function gaveUp(error: unknown, where: string, maxRetries: number, asked: number | undefined): BackendError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new BackendError(`${where} timed out.`, 504, 'upstream_timeout', { cause: error });
+  }
+  if (error instanceof OpenAI.APIError && error.status === 429) {
+    return new BackendError(
+      `${where} kept rate-limiting after ${maxRetries} retries: ${message}`,
+      503,
+      'upstream_rate_limited',
+      { retryAfterMs: asked, cause: error },
+    );
+  }
+  return new BackendError(`${where} failed after ${maxRetries} retries: ${message}`, 502, 'upstream_error', {
+    cause: error,
+  });
+}
+
+/**
+ * Whether an upstream refusal is about `logprobs`/`top_logprobs` (OpenAI's reasoning models: 400
+ * `unsupported_parameter` with `param: "logprobs"`; others name it in the message).
+ */
+export function refusesLogprobs(error: unknown): boolean {
+  const cause = error instanceof BackendError ? error.cause : error;
+  if (!(cause instanceof OpenAI.APIError) || cause.status !== 400) return false;
+  const param = (cause.error as { param?: unknown } | undefined)?.param;
+  if (param === 'logprobs' || param === 'top_logprobs') return true;
+  return /logprobs/i.test(cause.message);
+}
+
+/**
+ * A 402 whose error code is `budget_exceeded`: our model gateway refusing the call because a spending cap has no
+ * room. Its message is the gateway's own sentence (which budget is spent, when it resets), not a third party's text,
+ * so the caller gets it as it is. Never retried: the cap does not open again within the request.
+ */
+function budgetRefusal(error: unknown, where: string): BackendError | undefined {
+  if (!(error instanceof OpenAI.APIError) || error.status !== 402 || error.code !== 'budget_exceeded') return undefined;
+  const said = (error.error as { message?: unknown } | undefined)?.message;
+  const sentence = typeof said === 'string' && said.trim() !== '' ? said.trim() : 'A spending cap has no room.';
+  return new BackendError(`${where} refused the request (402 budget_exceeded): ${sentence}`, 402, 'budget_exceeded', {
+    publicMessage: sentence,
+    cause: error,
+  });
+}
