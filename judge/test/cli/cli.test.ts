@@ -61,6 +61,10 @@ describe('systemone-judge CLI', () => {
     });
     expect(response.status).toBe(200);
     expect(((await response.json()) as SystemOneResponse).model).toBe('judge-fake-2026-01-01');
+    // The scoring method is probed at start, in the background.
+    await expect
+      .poll(() => serve.err(), { interval: 20, timeout: 10_000 })
+      .toContain('model judge-fake-2026-01-01 is scored by top_logprobs (calibrated)');
     serve.child.kill('SIGTERM');
     expect(await serve.done).toBe(0);
     const lines = serve

@@ -1,9 +1,15 @@
 // systemone-judge serve --port --host --config: run the HTTP server until SIGINT/SIGTERM, then drain and stop.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../config';
+import type { ScoringMethod } from '../../engine/backend';
 import { startJudgeServer } from '../../server';
 import type { Command } from '../command';
 import { startupNotes } from '../startup-notes';
+
+const describeScoring = ({ method, calibrated }: ScoringMethod) =>
+  method === 'unknown'
+    ? 'a method not known yet (the probe failed; the first request probes again)'
+    : `${method} (${calibrated ? 'calibrated' : 'not calibrated'})`;
 
 export const serve: Command = {
   name: 'serve',
@@ -23,6 +29,13 @@ export const serve: Command = {
     const server = await startJudgeServer({ ...config, backend: config.backend });
     process.stderr.write(`systemone-judge: listening on ${server.url} (backend ${server.engine.backend.kind})\n`);
     for (const note of startupNotes(server, config)) process.stderr.write(`systemone-judge: ${note}\n`);
+    // The scoring method is probed at start without holding it up (a probe that fails is retried on first use).
+    const backend = server.engine.backend;
+    for (const { id } of backend.models()) {
+      void backend.scoringOf?.(id).then((scoring) => {
+        if (scoring) process.stderr.write(`systemone-judge: model ${id} is scored by ${describeScoring(scoring)}\n`);
+      });
+    }
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         process.stderr.write(`systemone-judge: ${signal}, finishing in-flight requests\n`);

@@ -154,6 +154,28 @@ describe('the scoring method', () => {
     expect(response.answers.team).toMatchObject({ method: 'samples', calibrated: false });
   });
 
+  it('probes on demand: concurrent probes share one request, a later probe asks again', async () => {
+    const backend = await backendOn('returned');
+    expect(await Promise.all([backend.probe(), backend.probe(), backend.scoringOf()])).toEqual([
+      'top_logprobs',
+      'top_logprobs',
+      { method: 'top_logprobs', calibrated: true },
+    ]);
+    expect(fake!.requests).toHaveLength(1);
+    expect(fake!.requests[0]).toMatchObject({ logprobs: true, top_logprobs: 20, max_tokens: 1, temperature: 0 });
+    await backend.probe();
+    expect(fake!.requests).toHaveLength(2);
+  });
+
+  it('a probe that fails reports "unknown" and leaves the method to the next probe or call', async () => {
+    const backend = await backendOn('returned', { maxRetries: 0 }, (_body, i) =>
+      i === 0 ? { status: 500 } : { topLogprobs: [{ token: 'Yes', logprob: Math.log(0.9) }] },
+    );
+    expect(await backend.scoringOf()).toEqual({ method: 'unknown', calibrated: false });
+    expect(await backend.scoringOf()).toEqual({ method: 'top_logprobs', calibrated: true });
+    expect(fake!.requests).toHaveLength(2);
+  });
+
   it('a reasoning model refusing logprobs with a 400 is not retried: it is the signal to sample', async () => {
     const backend = await backendOn('refused');
     await backend.probe();
