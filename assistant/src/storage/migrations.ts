@@ -741,4 +741,15 @@ ALTER TABLE assistant.relations ADD COLUMN evidence text;
 CREATE INDEX relations_type_idx ON assistant.relations(user_id, type) WHERE valid_to IS NULL;
 `,
   },
+  {
+    version: 23,
+    name: "the Judge's threshold for the judge approval rule",
+    sql: `
+-- Under a tool's "judge" rule (tool_approvals), the user is asked when the Judge's probability that they would want
+-- to be asked is at or above this.
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN approval_judge_threshold numeric(4, 3) NOT NULL DEFAULT 0.5
+    CHECK (approval_judge_threshold BETWEEN 0 AND 1);
+`,
+  },
 ];
