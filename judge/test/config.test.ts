@@ -108,6 +108,7 @@ describe('config', () => {
     ['a bad env coverage floor', base, { JUDGE_OPENAI_MIN_COVERAGE: 'high' }, 'JUDGE_OPENAI_MIN_COVERAGE'],
     ['an unknown scoring method', { ...base, backend: { ...openai, scoring: 'guess' } }, {}, 'backend.scoring'],
     ['a zero sample count', base, { JUDGE_OPENAI_SAMPLES: '0' }, 'JUDGE_OPENAI_SAMPLES'],
+    ['a bad env concurrency', base, { JUDGE_OPENAI_CONCURRENCY: 'many' }, 'JUDGE_OPENAI_CONCURRENCY'],
   ])('%s → ConfigError naming %s', (_name, raw, env, field) => {
     const error = (() => {
       try {

@@ -38,6 +38,12 @@ interface Asked {
   promptTokens: number;
 }
 
+/**
+ * Upstream requests in flight by default: every question of a call at once (a serving engine batches them and its
+ * prefix cache serves the shared state once); 1 once the upstream shows it is an Ollama.
+ */
+export const SERVING_ENGINE_CONCURRENCY = 32;
+
 const neverAborted = () => new AbortController().signal;
 
 /** The probe's prompt: a tiny noul question, rendered as every real one is. */
@@ -58,6 +64,8 @@ export class OpenAIBackend implements Backend {
   /** The method in use: pinned by the setting, or learned from the upstream's replies (undefined until then). */
   private method?: OpenAIScoring;
   private probing?: Promise<OpenAIScoring>;
+  /** Whether `concurrency` was set (else it follows the upstream: one at a time for an Ollama). */
+  private readonly concurrencyPinned: boolean;
 
   constructor(private readonly options: OpenAIBackendOptions) {
     this.groupSize = options.groupSize ?? 15;
@@ -70,14 +78,28 @@ export class OpenAIBackend implements Backend {
     this.sampleMaxTokens = options.sampleMaxTokens ?? 16;
     this.minCoverage = options.minCoverage ?? 0;
     if (!(this.minCoverage >= 0 && this.minCoverage <= 1)) throw new Error('openai.minCoverage must be 0..1');
+    this.concurrencyPinned = options.concurrency !== undefined;
     this.upstream = new ChatUpstream({
       baseUrl: options.baseUrl,
       apiKey: options.apiKey,
-      concurrency: options.concurrency ?? 4,
+      concurrency: options.concurrency ?? SERVING_ENGINE_CONCURRENCY,
       maxRetries: options.maxRetries ?? 3,
       maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
       timeoutMs: options.timeoutMs ?? 60_000,
     });
+  }
+
+  /** Upstream requests allowed in flight at once, across all requests. */
+  get concurrency(): number {
+    return this.upstream.concurrency;
+  }
+
+  /**
+   * What a reply says of the upstream: Ollama marks its OpenAI-compatible replies `system_fingerprint: "fp_ollama"`
+   * (openai/openai.go), and a default Ollama runs one request at a time; more in flight only queue there.
+   */
+  private notice(completion: OpenAI.Chat.ChatCompletion): void {
+    if (!this.concurrencyPinned && completion.system_fingerprint === 'fp_ollama') this.upstream.concurrency = 1;
   }
 
   models(): ModelDescriptor[] {
@@ -235,6 +257,7 @@ export class OpenAIBackend implements Backend {
       if (this.method !== 'top_logprobs' && refusesLogprobs(error)) return undefined;
       throw error;
     }
+    this.notice(completion);
     const top = completion.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs as TopLogprob[] | undefined;
     if (!Array.isArray(top) || top.length === 0) return undefined;
     const folded = foldTopLogprobs(top, labels);
@@ -263,6 +286,7 @@ export class OpenAIBackend implements Backend {
     const completions = await Promise.all(
       Array.from({ length: this.samples }, () => this.upstream.complete(body, signal)),
     );
+    for (const completion of completions) this.notice(completion);
     const replies = completions.map((c) => c.choices?.[0]?.message?.content ?? '');
     const { labelled, ...scores } = scoresFromSamples(replies, labels);
     if (labelled === 0) {

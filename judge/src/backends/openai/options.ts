@@ -1,6 +1,6 @@
 // The OpenAI-compatible backend's options and how the config file and environment give them, naming the exact
 // field on every error.
-//   JUDGE_OPENAI_BASE_URL, JUDGE_OPENAI_API_KEY, JUDGE_OPENAI_MODEL, JUDGE_OPENAI_MODEL_ID,
+//   JUDGE_OPENAI_BASE_URL, JUDGE_OPENAI_API_KEY, JUDGE_OPENAI_MODEL, JUDGE_OPENAI_MODEL_ID, JUDGE_OPENAI_CONCURRENCY,
 //   JUDGE_OPENAI_SCORING, JUDGE_OPENAI_SAMPLES, JUDGE_OPENAI_SAMPLE_MAX_TOKENS, JUDGE_OPENAI_MIN_COVERAGE
 //   replace the file's values.
 import { integerSetting, stringSetting, type Env, type Fail, type Raw } from '../../shared/settings';
@@ -20,7 +20,10 @@ export interface OpenAIBackendOptions {
   id: string;
   description?: string;
   releaseDate?: string;
-  /** Upstream requests in flight at once, across all requests (default 4). */
+  /**
+   * Upstream requests in flight at once, across all requests. Default: 32 (all questions of a call at once, for
+   * serving engines), 1 once the replies show an Ollama (`system_fingerprint: "fp_ollama"`).
+   */
   concurrency?: number;
   /** Options asked in one prompt before grouping (default 15, at most 20). */
   groupSize?: number;
@@ -63,7 +66,7 @@ export function parseOpenAIBackendOptions(file: Raw, env: Env, fail: Fail): Open
       `judge-openai-${String(env.JUDGE_OPENAI_MODEL ?? file.upstreamModel).split('#')[0]}`,
     description: text(file.description, 'backend.description', false),
     releaseDate: text(file.releaseDate, 'backend.releaseDate', false),
-    concurrency: integer('concurrency', 4),
+    concurrency: optionalInteger(...setting('JUDGE_OPENAI_CONCURRENCY', 'concurrency'), fail),
     groupSize: integer('groupSize', 15, 2),
     topLogprobs: integer('topLogprobs', 20),
     maxRetries: integer('maxRetries', 3, 0),
@@ -74,6 +77,12 @@ export function parseOpenAIBackendOptions(file: Raw, env: Env, fail: Fail): Open
     sampleMaxTokens: integerSetting(...setting('JUDGE_OPENAI_SAMPLE_MAX_TOKENS', 'sampleMaxTokens'), 16, 1, fail),
     minCoverage: fractionSetting(...setting('JUDGE_OPENAI_MIN_COVERAGE', 'minCoverage'), fail),
   };
+}
+
+/** A whole number ≥ 1, or undefined when absent (the backend then decides). */
+function optionalInteger(value: unknown, field: string, fail: Fail): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  return integerSetting(value, field, 1, 1, fail);
 }
 
 function scoringSetting(value: unknown, field: string, fail: Fail): ScoringSetting {
