@@ -68,7 +68,27 @@ export {
   updateAndEmbed,
   updateMemory,
 } from './memory';
-export { endRelation, ENTITY_TYPES, queryGraph, relate, upsertEntity } from './graph';
+export {
+  type AppliedExtraction,
+  applyExtraction,
+  type ApplyExtractionOptions,
+  endRelation,
+  type Entity,
+  ENTITY_TYPES,
+  EXTRACTION_LIMITS,
+  EXTRACTION_SCHEMA,
+  type Extraction,
+  findEntity,
+  mentions,
+  queryGraph,
+  relate,
+  resolveEntity,
+  SINGLE_HOLDER_RELATIONS,
+  SINGLE_TARGET_RELATIONS,
+  upsertEntity,
+  USER_ENTITY_NAME,
+  validateExtraction,
+} from './graph';
 export {
   completeTask,
   createTask,
@@ -126,7 +146,10 @@ export {
   settleToolApproval,
   UNTRUSTED_RULE,
   untrustedId,
+  weighToolApproval,
+  APPROVAL_JUDGE_QUESTION,
   type ApprovalDecision,
+  type JudgeVerdict,
 } from './safety';
 export {
   type AgentRequest,

@@ -1,2 +1,8 @@
-// The knowledge graph: entities unique per user, typed relations with validity times, neighbourhood queries.
+// The knowledge graph: entities merged by name and alias (entities.ts), relations with validity times (relations.ts),
+// neighbourhood queries (graph.ts), and applying a capture's extraction through the memory write gate.
+export * from './entities';
+export * from './relations';
 export * from './graph';
+export * from './mentions';
+export * from './extraction';
+export * from './apply-extraction';

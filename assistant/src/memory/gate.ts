@@ -3,10 +3,11 @@
 // recalled); one that disagrees without saying so is kept beside it, marked; a fact captured from a turn that carried
 // outside content is stored unconfirmed and never replaces a confirmed one. The rules are in gate-text.ts.
 import type { Pool } from 'pg';
+import { resolveEntity, type Entity } from '../graph/entities';
 import { withTransaction, type Queryable } from '../storage/db';
 import { getUserSettings } from '../settings/settings';
 import { AssistantNotFoundError } from '../errors';
-import { requirePositiveInt, requireUserId } from '../validate';
+import { normaliseName, requirePositiveInt, requireUserId } from '../validate';
 import type { EmbeddingOutcome } from './embed';
 import { EmbeddingError, type Embedder } from './embeddings';
 import { embeddingDuplicate, factWords, saysChange, textDuplicate } from './gate-text';
@@ -32,6 +33,8 @@ export interface GateResult {
   superseded: Memory[];
   /** The earlier memory of the same subject this one disagrees with (both kept). */
   contradicts?: { id: number; content: string };
+  /** The graph entities of the people and things it names (created or merged; none for an unconfirmed fact). */
+  linked: Entity[];
   embedding: EmbeddingOutcome;
 }
 
@@ -41,7 +44,7 @@ export const GATE_WORD_CANDIDATES = 50;
 export const GATE_EMBEDDING_CANDIDATES = 2000;
 
 /** Runs the gate's reads and writes for one user at a time (two captures must not both store the same fact). */
-async function underUserLock<T>(db: Queryable, userId: string, work: (db: Queryable) => Promise<T>): Promise<T> {
+export async function underUserLock<T>(db: Queryable, userId: string, work: (db: Queryable) => Promise<T>): Promise<T> {
   const locked = async (client: Queryable) => {
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('assistant.memory-gate'), hashtext($1))`, [userId]);
     return work(client);
@@ -76,6 +79,7 @@ export async function rememberThroughGate(
         memory: existing ?? duplicate.memory,
         duplicateOf: { id: duplicate.memory.id, content: duplicate.memory.content, ...duplicate.match },
         superseded: [],
+        linked: [],
         embedding,
       };
     }
@@ -90,10 +94,12 @@ export async function rememberThroughGate(
       embedding: vector && options.embedder ? { vector, model: options.embedder.model } : undefined,
     });
     const superseded = supersedes ? await supersede(tx, userId, sameSubject, memory.id, options.now ?? new Date()) : [];
+    const linked = confirmed ? await linkEntities(tx, userId, memory) : { memory, entities: [] };
     return {
       outcome: 'stored' as const,
-      memory,
+      memory: linked.memory,
       superseded,
+      linked: linked.entities,
       ...(contradicted ? { contradicts: { id: contradicted.id, content: contradicted.content } } : {}),
       embedding,
     };
@@ -201,6 +207,29 @@ async function supersede(db: Queryable, userId: string, old: Memory[], byId: num
     [userId, old.map((memory) => memory.id), byId, now],
   );
   return result.rows.map(toMemory).sort((a, b) => a.id - b.id);
+}
+
+/**
+ * The memory's people become person entities and its other names entities (merged by name and alias); the names
+ * the graph knows them by join the memory's name keys, so query_graph finds it under "Stefan Huber" when it said
+ * "Stefan".
+ */
+async function linkEntities(
+  db: Queryable,
+  userId: string,
+  memory: Memory,
+): Promise<{ memory: Memory; entities: Entity[] }> {
+  const entities: Entity[] = [];
+  for (const name of memory.people) entities.push(await resolveEntity(db, userId, { name, type: 'person' }));
+  for (const name of memory.entities) entities.push(await resolveEntity(db, userId, { name }));
+  if (entities.length === 0) return { memory, entities };
+  const keys = [...new Set(entities.map((entity) => normaliseName(entity.name)))];
+  const result = await db.query(
+    `UPDATE assistant.memories SET name_keys = ARRAY(SELECT DISTINCT k FROM unnest(name_keys || $3::text[]) AS k)
+      WHERE user_id = $1 AND id = $2 RETURNING ${MEMORY_COLUMNS}`,
+    [userId, memory.id, keys],
+  );
+  return { memory: toMemory(result.rows[0]), entities };
 }
 
 async function confirmMemoryRow(db: Queryable, memory: Memory): Promise<Memory> {
