@@ -137,7 +137,7 @@ export {
   type SavedExecution,
   scrubSecrets,
 } from './privacy';
-export { contextBlock, loadContext, systemPrompt } from './context';
+export { contextBlock, GRAPH_CONTEXT_CHARS, graphContext, loadContext, systemPrompt } from './context';
 export {
   approvalMarker,
   decideToolApproval,

@@ -1,9 +1,11 @@
 // The context step of the agent: personality, recent turns within a token budget, and relevant memories. The system
 // prompt is static (name, style, language: the same for every turn, day and user of the same settings), so the
 // prompt's prefix (system message, tools, history) stays byte-identical and prompt caches work; what changes per turn
-// (the local time, the recalled memories) is a context block put in front of the user's message.
+// (the local time, the recalled memories, what the knowledge graph holds about the people and things the message names)
+// is a context block put in front of the user's message.
 import type { Queryable } from '../storage/db';
 import { recall, type RecalledMemory } from '../memory/recall';
+import { graphContext, GRAPH_CONTEXT_CHARS } from './graph-context';
 import { getInstanceSettings, getUserSettings, type AssistantSettings } from '../settings/settings';
 import { recentMessages, requireSessionId, type ChatMessage } from '../turns/turns';
 import { optionalInt, optionalText, requireUserId } from '../validate';
@@ -22,6 +24,8 @@ export interface AssistantContext {
   localTime: string;
   messages: ChatMessage[];
   memories: RecalledMemory[];
+  /** What the knowledge graph holds about the people and things the message names (lines of the context block). */
+  graph: string[];
   /** The static system prompt: name, style and language only. */
   systemPrompt: string;
   /** What changes per turn, for the front of the user's message: the local time and the relevant memories. */
@@ -37,6 +41,8 @@ export interface ContextOptions {
   message?: unknown;
   tokenBudget?: unknown;
   memoryLimit?: unknown;
+  /** The most characters the knowledge graph's part of the context block may take (default GRAPH_CONTEXT_CHARS). */
+  graphChars?: unknown;
   /** The turn being answered (stored on arrival): history is what came before it. */
   turnId?: unknown;
   now?: Date;
@@ -71,12 +77,26 @@ export function systemPrompt(settings: AssistantSettings): string {
 export const CONTEXT_START = '[Context from the assistant, not written by the user]';
 export const CONTEXT_END = '[End of context]';
 
-/** The per-turn context: the user's local time and the memories recalled for this message. */
-export function contextBlock(time: string, memories: Array<Pick<RecalledMemory, 'id' | 'content'>>): string {
+/**
+ * The per-turn context: the user's local time, the memories recalled for this message (a memory that disagrees with
+ * another says so), and what the knowledge graph holds about the people and things it names.
+ */
+export function contextBlock(
+  time: string,
+  memories: Array<Pick<RecalledMemory, 'id' | 'content'> & { contradicts?: number | null }>,
+  graph: string[] = [],
+): string {
   const lines = [CONTEXT_START, `The user's local time is ${time}.`];
   if (memories.length > 0) {
     lines.push('What you remember that may be relevant (memory id, then content):');
-    for (const memory of memories) lines.push(`- [${memory.id}] ${memory.content.replace(/\s+/g, ' ').slice(0, 1000)}`);
+    for (const memory of memories) {
+      const disagrees = memory.contradicts ? ` (disagrees with memory ${memory.contradicts})` : '';
+      lines.push(`- [${memory.id}] ${memory.content.replace(/\s+/g, ' ').slice(0, 1000)}${disagrees}`);
+    }
+  }
+  if (graph.length > 0) {
+    lines.push('What your knowledge graph holds about the people and things named (current relations):');
+    lines.push(...graph);
   }
   lines.push(CONTEXT_END);
   return lines.join('\n');
@@ -97,6 +117,8 @@ export async function loadContext(
   const sessionId = requireSessionId(options.sessionId);
   const message = optionalText(options.message, 'message', 1_000_000);
   const memoryLimit = optionalInt(options.memoryLimit, 'memoryLimit', 0, 50) ?? 8;
+  const graphChars = optionalInt(options.graphChars, 'graphChars', 0, 20_000) ?? GRAPH_CONTEXT_CHARS;
+  const now = options.now ?? new Date();
   const settings = await getUserSettings(db, userId);
   const { chatModel, modelTimeoutSeconds, runLimitSeconds } = await getInstanceSettings(db);
   const messages = await recentMessages(db, userId, sessionId, options.tokenBudget, options.turnId);
@@ -104,8 +126,9 @@ export async function loadContext(
     message?.trim() && memoryLimit > 0
       ? await recall(db, userId, message.slice(0, 10_000), { limit: memoryLimit })
       : [];
-  const time = localTime(settings.timeZone, options.now);
-  const block = contextBlock(time, memories);
+  const graph = message?.trim() && graphChars > 0 ? await graphContext(db, userId, message, now, graphChars) : [];
+  const time = localTime(settings.timeZone, now);
+  const block = contextBlock(time, memories, graph);
   return {
     userId,
     sessionId,
@@ -116,9 +139,10 @@ export async function loadContext(
     localTime: time,
     messages,
     memories,
+    graph,
     systemPrompt: systemPrompt(settings),
     contextBlock: block,
     userPrompt: `${block}\n\n${message ?? ''}`,
-    deadline: new Date((options.now ?? new Date()).getTime() + runLimitSeconds * 1000).toISOString(),
+    deadline: new Date(now.getTime() + runLimitSeconds * 1000).toISOString(),
   };
 }
