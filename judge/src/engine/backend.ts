@@ -1,5 +1,6 @@
 // The one interface every scoring backend implements: given a rendered request, return for each
 // question one distribution over its options (as log-probabilities), read from a model without generating text.
+import type { UpstreamTokens } from '../keys/types';
 import { ApiError } from '../protocol/errors';
 import type { Question, QuestionType, SystemOneRequest } from '../protocol/types';
 
@@ -60,6 +61,8 @@ export interface ScoreResult {
   scores: QuestionScores[];
   /** How these scores were read, when the backend says (each answer then carries it). */
   scoring?: ScoringMethod;
+  /** What the upstream model server reported for this job's calls, when the backend calls one. */
+  upstream?: UpstreamTokens;
   /** Tokens actually processed (prefix once, plus every suffix and label token fed to the model). */
   inputTokens: number;
   /** The versioned id that answered, when the backend learns it (a remote provider resolving its own alias). */

@@ -1,6 +1,7 @@
 // The engine: validate → resolve the model → render → check the token budget → backend.score → read out.
 import { defaultAliases } from './aliases';
 import type { Backend, ModelDescriptor, ScoreJob, TokenPlan } from './backend';
+import type { UpstreamTokens } from '../keys/types';
 import { readOut, type Temperatures } from './readout';
 import { setOwn } from '../util/own';
 import { renderRequest } from './render';
@@ -45,6 +46,8 @@ export interface JudgeOutcome {
   coveredMass: Record<string, number | undefined>;
   /** The least of `coveredMass` over the questions where it is known (undefined when it is known for none). */
   minCoveredMass?: number;
+  /** What the upstream reported for the calls behind this answer (usage records; never in the response). */
+  upstream?: UpstreamTokens;
 }
 
 /** The plan of a backend that sends the state once and every question suffix once (the default). */
@@ -272,6 +275,7 @@ export class JudgeEngine {
       },
       coveredMass,
       minCoveredMass,
+      ...(result.upstream ? { upstream: result.upstream } : {}),
     };
   }
 }

@@ -19,7 +19,15 @@ import { envKeyIdOfDigest, keyIdOf } from './format';
 import { checkLimits, RateBuckets, type Refusal, type WindowCounts } from './limits';
 import { isKeyStore, openKeyStore } from './store';
 import { minuteStart, monthStart } from './time';
-import type { KeyLimits, KeyState, KeyStore, UsageIncrement } from './types';
+import {
+  addUpstreamTokens,
+  noUpstreamTokens,
+  type KeyLimits,
+  type KeyState,
+  type KeyStore,
+  type UpstreamTokens,
+  type UsageIncrement,
+} from './types';
 import { usageRange, usageReport, type UsageReport } from './usage';
 
 export interface KeysOptions {
@@ -137,8 +145,8 @@ export class KeyAccess {
     return checkLimits(caller.keyId, caller.limits, caller.counts, this.buckets, this.now());
   }
 
-  /** Counts one answered request and its input tokens (written behind). */
-  record(caller: Caller, inputTokens: number): void {
+  /** Counts one answered request, its input tokens and what its upstream reported (written behind). */
+  record(caller: Caller, inputTokens: number, upstream?: UpstreamTokens): void {
     const now = this.now();
     const minute = minuteStart(now);
     const counts = this.cache.get(caller.keyId)?.counts;
@@ -147,6 +155,7 @@ export class KeyAccess {
     const increment = this.pending.get(slot) ?? { keyId: caller.keyId, minute, requests: 0, inputTokens: 0 };
     increment.requests += 1;
     increment.inputTokens += inputTokens;
+    if (upstream) increment.upstream = addUpstreamTokens(increment.upstream ?? noUpstreamTokens(), upstream);
     this.pending.set(slot, increment);
     // A file is rewritten whole: batch its usage writes (about one a second). A database takes them at once.
     if (this.store.kind !== 'file') void this.flush();
@@ -199,6 +208,7 @@ export class KeyAccess {
         if (later) {
           later.requests += inc.requests;
           later.inputTokens += inc.inputTokens;
+          if (inc.upstream) later.upstream = addUpstreamTokens(later.upstream ?? noUpstreamTokens(), inc.upstream);
         } else this.pending.set(slot, inc);
       }
       this.onError(new Error(`usage not written yet (kept for the next write): ${(error as Error).message}`));

@@ -9,6 +9,8 @@ import {
   type UsageIncrement,
   type UsageQuery,
   type UsageRow,
+  addUpstreamTokens,
+  noUpstreamTokens,
 } from './types';
 
 export interface KeysDocument {
@@ -43,13 +45,14 @@ export function addUsageTo(doc: KeysDocument, increments: UsageIncrement[]): voi
     }
     row.requests += inc.requests;
     row.inputTokens += inc.inputTokens;
+    if (inc.upstream) row.upstream = addUpstreamTokens(row.upstream ?? noUpstreamTokens(), inc.upstream);
   }
 }
 
 export function usageIn(doc: KeysDocument, query: UsageQuery): UsageRow[] {
   return doc.usage
     .filter((r) => (query.keyId === undefined || r.keyId === query.keyId) && r.day >= query.from && r.day <= query.to)
-    .map((r) => ({ ...r }))
+    .map((r) => ({ ...r, ...(r.upstream ? { upstream: { ...r.upstream } } : {}) }))
     .sort((a, b) => (a.day === b.day ? a.keyId.localeCompare(b.keyId) : a.day < b.day ? -1 : 1));
 }
 

@@ -10,7 +10,10 @@ import {
   type KeyStore,
   type UsageIncrement,
   type UsageQuery,
+  type UpstreamTokens,
   type UsageRow,
+  addUpstreamTokens,
+  noUpstreamTokens,
 } from './types';
 
 export const KEYS_SCHEMA = 'systemone_judge';
@@ -49,6 +52,18 @@ const MIGRATIONS: Migration[] = [
         PRIMARY KEY (key_id, minute)
       );
       CREATE INDEX usage_minute_minute ON ${KEYS_SCHEMA}.usage_minute (minute);`,
+  },
+  {
+    version: 2,
+    name: 'upstream tokens',
+    // What the upstream model server reported (prompt, of which cached, and output tokens), apart from the judge's
+    // own metered input_tokens; upstream_calls_recorded marks the days that recorded any (older rows have none).
+    sql: `
+      ALTER TABLE ${KEYS_SCHEMA}.usage_daily
+        ADD COLUMN upstream_calls_recorded boolean NOT NULL DEFAULT false,
+        ADD COLUMN upstream_prompt_tokens bigint NOT NULL DEFAULT 0,
+        ADD COLUMN upstream_cached_tokens bigint NOT NULL DEFAULT 0,
+        ADD COLUMN upstream_output_tokens bigint NOT NULL DEFAULT 0;`,
   },
 ];
 
@@ -89,6 +104,34 @@ function toRecord(row: KeyRow): KeyRecord {
   if (row.tokens_per_minute !== null) record.limits.tokensPerMinute = Number(row.tokens_per_minute);
   if (row.monthly_tokens !== null) record.limits.monthlyTokens = Number(row.monthly_tokens);
   return record;
+}
+
+interface UsageDailyRow {
+  key_id: string;
+  day: string;
+  requests: string;
+  input_tokens: string;
+  upstream_calls_recorded: boolean;
+  upstream_prompt_tokens: string;
+  upstream_cached_tokens: string;
+  upstream_output_tokens: string;
+}
+
+function toUsageRow(r: UsageDailyRow): UsageRow {
+  const row: UsageRow = {
+    keyId: r.key_id,
+    day: r.day,
+    requests: Number(r.requests),
+    inputTokens: Number(r.input_tokens),
+  };
+  if (r.upstream_calls_recorded) {
+    row.upstream = {
+      promptTokens: Number(r.upstream_prompt_tokens),
+      cachedTokens: Number(r.upstream_cached_tokens),
+      outputTokens: Number(r.upstream_output_tokens),
+    };
+  }
+  return row;
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -176,13 +219,24 @@ export class PostgresKeyStore implements KeyStore {
   async addUsage(increments: UsageIncrement[]): Promise<void> {
     if (increments.length === 0) return;
     // One row per (key, day) and per (key, minute): ON CONFLICT may not touch a row twice in one statement.
-    const days = new Map<string, { keyId: string; day: string; requests: number; inputTokens: number }>();
+    const days = new Map<string, UsageRow & { upstream: UpstreamTokens; recorded: boolean }>();
     const minutes = new Map<string, { keyId: string; minute: number; inputTokens: number }>();
     for (const inc of increments) {
       const day = utcDay(inc.minute);
-      const d = days.get(`${inc.keyId} ${day}`) ?? { keyId: inc.keyId, day, requests: 0, inputTokens: 0 };
+      const d = days.get(`${inc.keyId} ${day}`) ?? {
+        keyId: inc.keyId,
+        day,
+        requests: 0,
+        inputTokens: 0,
+        upstream: noUpstreamTokens(),
+        recorded: false,
+      };
       d.requests += inc.requests;
       d.inputTokens += inc.inputTokens;
+      if (inc.upstream) {
+        addUpstreamTokens(d.upstream, inc.upstream);
+        d.recorded = true;
+      }
       days.set(`${inc.keyId} ${day}`, d);
       const m = minutes.get(`${inc.keyId} ${inc.minute}`) ?? { keyId: inc.keyId, minute: inc.minute, inputTokens: 0 };
       m.inputTokens += inc.inputTokens;
@@ -196,16 +250,26 @@ export class PostgresKeyStore implements KeyStore {
     try {
       await client.query('BEGIN');
       await client.query(
-        `INSERT INTO ${KEYS_SCHEMA}.usage_daily (key_id, day, requests, input_tokens)
-         SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[], $4::bigint[])
+        `INSERT INTO ${KEYS_SCHEMA}.usage_daily (key_id, day, requests, input_tokens, upstream_calls_recorded,
+           upstream_prompt_tokens, upstream_cached_tokens, upstream_output_tokens)
+         SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[], $4::bigint[], $5::boolean[], $6::bigint[],
+           $7::bigint[], $8::bigint[])
          ON CONFLICT (key_id, day) DO UPDATE SET
            requests = usage_daily.requests + EXCLUDED.requests,
-           input_tokens = usage_daily.input_tokens + EXCLUDED.input_tokens`,
+           input_tokens = usage_daily.input_tokens + EXCLUDED.input_tokens,
+           upstream_calls_recorded = usage_daily.upstream_calls_recorded OR EXCLUDED.upstream_calls_recorded,
+           upstream_prompt_tokens = usage_daily.upstream_prompt_tokens + EXCLUDED.upstream_prompt_tokens,
+           upstream_cached_tokens = usage_daily.upstream_cached_tokens + EXCLUDED.upstream_cached_tokens,
+           upstream_output_tokens = usage_daily.upstream_output_tokens + EXCLUDED.upstream_output_tokens`,
         [
           dayRows.map((d) => d.keyId),
           dayRows.map((d) => d.day),
           dayRows.map((d) => d.requests),
           dayRows.map((d) => d.inputTokens),
+          dayRows.map((d) => d.recorded),
+          dayRows.map((d) => d.upstream.promptTokens),
+          dayRows.map((d) => d.upstream.cachedTokens),
+          dayRows.map((d) => d.upstream.outputTokens),
         ],
       );
       await client.query(
@@ -231,18 +295,14 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async usage(query: UsageQuery): Promise<UsageRow[]> {
-    const result = await this.pool.query<{ key_id: string; day: string; requests: string; input_tokens: string }>(
-      `SELECT key_id, to_char(day, 'YYYY-MM-DD') AS day, requests, input_tokens FROM ${KEYS_SCHEMA}.usage_daily
+    const result = await this.pool.query<UsageDailyRow>(
+      `SELECT key_id, to_char(day, 'YYYY-MM-DD') AS day, requests, input_tokens, upstream_calls_recorded,
+         upstream_prompt_tokens, upstream_cached_tokens, upstream_output_tokens FROM ${KEYS_SCHEMA}.usage_daily
        WHERE day >= $1::date AND day <= $2::date AND ($3::text IS NULL OR key_id = $3)
        ORDER BY day, key_id`,
       [query.from, query.to, query.keyId ?? null],
     );
-    return result.rows.map((r) => ({
-      keyId: r.key_id,
-      day: r.day,
-      requests: Number(r.requests),
-      inputTokens: Number(r.input_tokens),
-    }));
+    return result.rows.map(toUsageRow);
   }
 
   async close(): Promise<void> {

@@ -33,6 +33,27 @@ export interface KeyState {
   minuteTokens: number;
 }
 
+/**
+ * Tokens the upstream model server reported for the calls behind some requests: the operator's cost there, apart
+ * from the input tokens the judge meters and prices to its callers. `cachedTokens` are the part of `promptTokens`
+ * its prefix cache served (`usage.prompt_tokens_details.cached_tokens`).
+ */
+export interface UpstreamTokens {
+  promptTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+}
+
+export const noUpstreamTokens = (): UpstreamTokens => ({ promptTokens: 0, cachedTokens: 0, outputTokens: 0 });
+
+/** Adds `more` into `sum` (in place) and returns it. */
+export function addUpstreamTokens(sum: UpstreamTokens, more: UpstreamTokens): UpstreamTokens {
+  sum.promptTokens += more.promptTokens;
+  sum.cachedTokens += more.cachedTokens;
+  sum.outputTokens += more.outputTokens;
+  return sum;
+}
+
 /** Usage to add: one key, one UTC minute (its day follows from it). */
 export interface UsageIncrement {
   keyId: string;
@@ -40,6 +61,8 @@ export interface UsageIncrement {
   minute: number;
   requests: number;
   inputTokens: number;
+  /** What the upstream reported for these requests, when the backend calls one. */
+  upstream?: UpstreamTokens;
 }
 
 /** Usage of one key on one UTC day. */
@@ -49,6 +72,8 @@ export interface UsageRow {
   day: string;
   requests: number;
   inputTokens: number;
+  /** Present when upstream tokens were recorded that day. */
+  upstream?: UpstreamTokens;
 }
 
 export interface UsageQuery {

@@ -1,10 +1,21 @@
 // Usage reports: per key and UTC day, requests and input tokens, with the cost at the configured price.
 import { DEFAULT_PRICE, type Price } from './config';
 import { daysBetween, parseDay, utcDay, monthStart } from './time';
-import type { UsageRow } from './types';
+import { addUpstreamTokens, noUpstreamTokens, type UpstreamTokens, type UsageRow } from './types';
 
 /** The widest range one report covers. */
 export const MAX_REPORT_DAYS = 366;
+
+/**
+ * What the upstream model server reported for the calls behind these requests: the operator's cost there, not
+ * priced (`cost` is the judge's own price on `input_tokens`). Present when any were recorded.
+ */
+export interface UpstreamTokenCounts {
+  prompt_tokens: number;
+  /** The part of prompt_tokens its prefix cache served. */
+  cached_tokens: number;
+  output_tokens: number;
+}
 
 export interface UsageDay {
   date: string;
@@ -12,6 +23,7 @@ export interface UsageDay {
   input_tokens: number;
   output_tokens: number;
   cost: number;
+  upstream_tokens?: UpstreamTokenCounts;
 }
 
 export interface UsageTotal {
@@ -19,7 +31,14 @@ export interface UsageTotal {
   input_tokens: number;
   output_tokens: number;
   cost: number;
+  upstream_tokens?: UpstreamTokenCounts;
 }
+
+const upstreamCounts = (tokens: UpstreamTokens): UpstreamTokenCounts => ({
+  prompt_tokens: tokens.promptTokens,
+  cached_tokens: tokens.cachedTokens,
+  output_tokens: tokens.outputTokens,
+});
 
 /** GET /v1/usage's answer. */
 export interface UsageReport {
@@ -44,13 +63,21 @@ export function usageDay(row: UsageRow, price: Price): UsageDay {
     input_tokens: row.inputTokens,
     output_tokens: 0,
     cost: costOf(price, row.inputTokens),
+    ...(row.upstream ? { upstream_tokens: upstreamCounts(row.upstream) } : {}),
   };
 }
 
 export function usageTotal(rows: UsageRow[], price: Price): UsageTotal {
   const requests = rows.reduce((sum, r) => sum + r.requests, 0);
   const inputTokens = rows.reduce((sum, r) => sum + r.inputTokens, 0);
-  return { requests, input_tokens: inputTokens, output_tokens: 0, cost: costOf(price, inputTokens) };
+  const total: UsageTotal = { requests, input_tokens: inputTokens, output_tokens: 0, cost: costOf(price, inputTokens) };
+  const upstream = rows.filter((r) => r.upstream);
+  if (upstream.length > 0) {
+    total.upstream_tokens = upstreamCounts(
+      upstream.reduce((sum, r) => addUpstreamTokens(sum, r.upstream!), noUpstreamTokens()),
+    );
+  }
+  return total;
 }
 
 export function usageReport(

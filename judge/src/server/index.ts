@@ -35,6 +35,10 @@ export interface LogLine {
   input_tokens?: number;
   output_tokens?: number;
   min_covered_mass?: number;
+  /** What the upstream model server reported for this request's calls (prompt, of which cached, and output). */
+  upstream_prompt_tokens?: number;
+  upstream_cached_tokens?: number;
+  upstream_output_tokens?: number;
   error_type?: string;
   /** The caller's key id (public: `keys list` shows it; env keys: env-<digest prefix>), never the key. */
   key_id?: string;
@@ -281,7 +285,7 @@ class Exchange {
     });
   }
 
-  private answered({ response, minCoveredMass }: JudgeOutcome): void {
+  private answered({ response, minCoveredMass, upstream }: JudgeOutcome): void {
     const engineMs = performance.now() - this.answering;
     this.timing.push(`engine;dur=${(this.prepared + engineMs).toFixed(2)}`);
     this.context.metrics.observeEngine(response.model, engineMs / 1000);
@@ -290,8 +294,13 @@ class Exchange {
     line.questions = this.job!.rendered.questions.length;
     line.input_tokens = response.usage.input_tokens;
     line.output_tokens = response.usage.output_tokens;
-    this.context.access.record(this.caller!, response.usage.input_tokens);
+    this.context.access.record(this.caller!, response.usage.input_tokens, upstream);
     if (minCoveredMass !== undefined) line.min_covered_mass = minCoveredMass;
+    if (upstream) {
+      line.upstream_prompt_tokens = upstream.promptTokens;
+      line.upstream_cached_tokens = upstream.cachedTokens;
+      line.upstream_output_tokens = upstream.outputTokens;
+    }
     this.reply(200, response);
   }
 

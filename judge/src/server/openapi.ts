@@ -175,7 +175,16 @@ const ANSWER_SCHEMAS: Record<string, Schema> = {
   }),
 };
 
-const USAGE_COUNTS = { requests: COUNT, input_tokens: COUNT, output_tokens: COUNT, cost: { type: 'number' } };
+const USAGE_COUNTS = {
+  requests: COUNT,
+  input_tokens: COUNT,
+  output_tokens: COUNT,
+  cost: { type: 'number' },
+  upstream_tokens: {
+    ...record({ prompt_tokens: COUNT, cached_tokens: COUNT, output_tokens: COUNT }),
+    description: 'What the upstream model server reported (not priced; `cost` is on input_tokens). Present when any.',
+  },
+};
 
 const OTHER_SCHEMAS: Record<string, Schema> = {
   ModelInfo: record(
@@ -188,8 +197,8 @@ const OTHER_SCHEMAS: Record<string, Schema> = {
     ['scoring'],
   ),
   ModelList: record({ models: { type: 'array', items: schemaRef('ModelInfo') } }),
-  UsageDay: record({ date: DATE, ...USAGE_COUNTS }),
-  UsageTotal: record(USAGE_COUNTS),
+  UsageDay: record({ date: DATE, ...USAGE_COUNTS }, ['upstream_tokens']),
+  UsageTotal: record(USAGE_COUNTS, ['upstream_tokens']),
   UsageReport: record({
     key: record({ id: { type: 'string' }, name: { type: 'string' } }),
     from: DATE,

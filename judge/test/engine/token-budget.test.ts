@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAIBackend } from '../../src/backends/openai';
 import { DEFAULT_ENGINE_LIMITS, JudgeEngine, plainTokenPlan } from '../../src/engine/engine';
-import { renderRequest } from '../../src/engine/render';
+import { renderRequest, renderState } from '../../src/engine/render';
 import type { ApiError } from '../../src/protocol/errors';
 import type { SystemOneRequest } from '../../src/protocol/types';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-logprobs';
@@ -38,12 +38,44 @@ describe('the token budget', () => {
   it('OpenAI-compatible: the plan is what is sent, the state once per prompt (= the prompt_tokens)', async () => {
     const backend = await openai();
     const plan = backend.planTokens(jobOf());
-    const { response } = await new JudgeEngine({ backend }).judge({ model: ID, state: STATE, questions: QUESTIONS });
+    const { response, upstream } = await new JudgeEngine({ backend }).judge({
+      model: ID,
+      state: STATE,
+      questions: QUESTIONS,
+    });
     expect(fake!.requests).toHaveLength(3);
     expect(plan.statePasses).toBe(3);
     expect(plan.total).toBe(response.usage.input_tokens);
+    // The upstream's own report, apart: below 1024 tokens nothing is cached; one output token per call.
+    expect(upstream).toEqual({ promptTokens: plan.total, cachedTokens: 0, outputTokens: 3 });
     const state = backend.countTokens(ID, jobOf().rendered.prefix);
     expect(plan.total).toBeGreaterThan(3 * state);
+  });
+
+  it("OpenAI-compatible: the upstream's prompt, cached and output tokens are metered as it reports them", async () => {
+    const backend = await openai();
+    const longState = 'The invoice for March was charged twice. '.repeat(120);
+    const { response, upstream } = await new JudgeEngine({ backend }).judge({
+      model: ID,
+      state: longState,
+      questions: QUESTIONS,
+    });
+    const reported = fake!.usages;
+    expect(reported).toHaveLength(3);
+    const sum = (pick: (u: (typeof reported)[number]) => number) => reported.reduce((a, u) => a + pick(u), 0);
+    expect(upstream).toEqual({
+      promptTokens: sum((u) => u.prompt_tokens),
+      cachedTokens: sum((u) => u.prompt_tokens_details.cached_tokens),
+      outputTokens: sum((u) => u.completion_tokens),
+    });
+    // The state is over 1024 tokens and first in every prompt: the later two prompts find it cached, in OpenAI's
+    // 128-token steps from 1024.
+    const stateTokens = Math.floor(renderState(longState).length / 4);
+    const cachedState = 1024 + Math.floor((stateTokens - 1024) / 128) * 128;
+    expect(reported.map((u) => u.prompt_tokens_details.cached_tokens)).toEqual([0, cachedState, cachedState]);
+    // The judge's own metering still counts every prompt token it sent: the state three times.
+    expect(response.usage.input_tokens).toBe(upstream!.promptTokens);
+    expect(response.usage.input_tokens).toBe(backend.planTokens(jobOf(QUESTIONS, longState)).total);
   });
 
   it('OpenAI-compatible: a grouped question plans each group and runoff (runoffs at their longest)', async () => {

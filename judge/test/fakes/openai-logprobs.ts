@@ -15,6 +15,9 @@
 //     bodies are OpenAI's envelope as those models send it.
 //   In each, the model samples its reply's first token from the prompt's hash distribution (labels, a distractor
 //   "The" that starts a sentence naming no label, and a lower-case variant), seeded by the request's index.
+// Usage as OpenAI reports it (platform.openai.com/docs/guides/prompt-caching): `prompt_tokens_details.cached_tokens`
+// on every reply; a prompt of 1024 tokens or more reuses the longest prefix an earlier request had, in 128-token
+// steps from 1024 (a token here is 4 characters). Every reported usage is kept in `usages`.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -55,6 +58,37 @@ export function budgetExceededReply(message: string): FakeReply {
   };
 }
 
+export interface FakeUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number };
+}
+
+const CACHE_MIN_TOKENS = 1024;
+const CACHE_STEP_TOKENS = 128;
+const CHARS_PER_TOKEN = 4;
+
+/** OpenAI-style prompt caching: prefixes of 1024 + k·128 tokens, remembered from every earlier prompt. */
+class PromptCache {
+  private readonly prefixes = new Set<string>();
+
+  /** Cached tokens for this prompt, then its prefixes remembered. */
+  admit(prompt: string): number {
+    let cached = 0;
+    const lengths: number[] = [];
+    for (let tokens = CACHE_MIN_TOKENS; tokens * CHARS_PER_TOKEN <= prompt.length; tokens += CACHE_STEP_TOKENS) {
+      lengths.push(tokens);
+    }
+    for (const tokens of lengths) {
+      if (this.prefixes.has(prompt.slice(0, tokens * CHARS_PER_TOKEN))) cached = tokens;
+      else break;
+    }
+    for (const tokens of lengths) this.prefixes.add(prompt.slice(0, tokens * CHARS_PER_TOKEN));
+    return cached;
+  }
+}
+
 export interface FakeOpenAIOptions {
   respond?: (body: ChatCompletionRequestBody, index: number) => FakeReply | Promise<FakeReply>;
   /** Default "returned". */
@@ -74,6 +108,8 @@ export interface FakeOpenAI {
   authorizations: (string | undefined)[];
   /** Indexes (into `requests`) of requests whose client hung up before the reply (e.g. an aborted call). */
   abandoned: number[];
+  /** The `usage` of every successful reply, in reply order. */
+  usages: FakeUsage[];
   close(): Promise<void>;
 }
 
@@ -182,6 +218,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   const requests: ChatCompletionRequestBody[] = [];
   const authorizations: (string | undefined)[] = [];
   const abandoned: number[] = [];
+  const usages: FakeUsage[] = [];
+  const cache = new PromptCache();
   const send = (
     res: import('node:http').ServerResponse,
     status: number,
@@ -232,6 +270,15 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         const first = 'text' in reply ? reply.text : (top?.[0]?.token ?? 'A');
         // Anthropic's layer sends no `logprobs` field at all; others send null when there are none.
         const omitted = 'text' in reply && support === 'ignored';
+        const promptTokens = Math.ceil(prompt.length / CHARS_PER_TOKEN);
+        const completionTokens = Math.max(1, Math.ceil(first.length / CHARS_PER_TOKEN));
+        const usage: FakeUsage = {
+          prompt_tokens: promptTokens,
+          completion_tokens: completionTokens,
+          total_tokens: promptTokens + completionTokens,
+          prompt_tokens_details: { cached_tokens: cache.admit(prompt) },
+        };
+        usages.push(usage);
         send(res, 200, {
           id: `chatcmpl-fake-${index}`,
           object: 'chat.completion',
@@ -245,11 +292,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
               finish_reason: 'length',
             },
           ],
-          usage: {
-            prompt_tokens: Math.ceil(prompt.length / 4),
-            completion_tokens: Math.max(1, Math.ceil(first.length / 4)),
-            total_tokens: Math.ceil(prompt.length / 4) + Math.max(1, Math.ceil(first.length / 4)),
-          },
+          usage,
         });
       })
       .catch((error: Error) =>
@@ -264,6 +307,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     requests,
     authorizations,
     abandoned,
+    usages,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -31,6 +31,19 @@ describe('FileKeyStore', () => {
       { keyId: record.id, day: '2026-07-15', requests: 3, inputTokens: 10 },
     ]);
     expect((await server.lookup(record.id, at))?.monthTokens).toBe(10);
+    // What an upstream reported is kept beside the judge's own count, on the days it was recorded.
+    const upstream = { promptTokens: 9, cachedTokens: 4, outputTokens: 1 };
+    await server.addUsage([{ keyId: record.id, minute: at.getTime(), requests: 1, inputTokens: 9, upstream }]);
+    await server.addUsage([{ keyId: record.id, minute: at.getTime(), requests: 1, inputTokens: 9, upstream }]);
+    expect(await cli.usage({ from: '2026-07-15', to: '2026-07-15' })).toEqual([
+      {
+        keyId: record.id,
+        day: '2026-07-15',
+        requests: 5,
+        inputTokens: 28,
+        upstream: { promptTokens: 18, cachedTokens: 8, outputTokens: 2 },
+      },
+    ]);
     expect((await new FileKeyStore(file).lookup(record.id, new Date(Date.UTC(2026, 7, 1))))?.monthTokens).toBe(0);
 
     await cli.revokeKey(record.id, at);

@@ -82,8 +82,8 @@ describe('judge replicas on one Postgres', () => {
   it('the schema migrates once, whoever starts first', async () => {
     const pool = new Pool({ connectionString: postgres.url, max: 1 });
     try {
-      const rows = await pool.query(`SELECT version FROM ${KEYS_SCHEMA}.schema_migrations`);
-      expect(rows.rows).toEqual([{ version: 1 }]);
+      const rows = await pool.query(`SELECT version FROM ${KEYS_SCHEMA}.schema_migrations ORDER BY version`);
+      expect(rows.rows).toEqual([{ version: 1 }, { version: 2 }]);
       const stored = await pool.query(`SELECT hash FROM ${KEYS_SCHEMA}.api_keys`);
       expect(stored.rows.every((r: { hash: string }) => /^[0-9a-f]{64}$/.test(r.hash))).toBe(true);
     } finally {
@@ -135,6 +135,28 @@ describe('judge replicas on one Postgres', () => {
     const today = new Date().toISOString().slice(0, 10);
     expect(await admin.usage({ keyId: id, from: today, to: today })).toEqual([
       { keyId: id, day: today, requests: 5, inputTokens: tokens },
+    ]);
+  });
+
+  it("keeps the upstream's tokens apart from the judge's metered input tokens (migration 2)", async () => {
+    const keyId = 'upstream-counts';
+    const minute = Date.UTC(2026, 6, 15, 12);
+    const upstream = (promptTokens: number, cachedTokens: number) => ({ promptTokens, cachedTokens, outputTokens: 1 });
+    await admin.addUsage([{ keyId, minute, requests: 1, inputTokens: 100, upstream: upstream(100, 64) }]);
+    await admin.addUsage([{ keyId, minute: minute + 60_000, requests: 1, inputTokens: 50 }]);
+    await admin.addUsage([
+      { keyId, minute, requests: 1, inputTokens: 100, upstream: upstream(100, 96) },
+      { keyId, minute: minute + 86_400_000, requests: 2, inputTokens: 7 },
+    ]);
+    expect(await admin.usage({ keyId, from: '2026-07-15', to: '2026-07-16' })).toEqual([
+      {
+        keyId,
+        day: '2026-07-15',
+        requests: 3,
+        inputTokens: 250,
+        upstream: { promptTokens: 200, cachedTokens: 160, outputTokens: 2 },
+      },
+      { keyId, day: '2026-07-16', requests: 2, inputTokens: 7 },
     ]);
   });
 

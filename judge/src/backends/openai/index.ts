@@ -17,6 +17,7 @@ import {
 } from '../../engine/backend';
 import { plannedGroups, scoreInGroups } from '../../engine/groups';
 import { renderRequest, type OptionGroup } from '../../engine/render';
+import { addUpstreamTokens, noUpstreamTokens, type UpstreamTokens } from '../../keys/types';
 import { foldTopLogprobs, type TopLogprob } from './fold';
 import type { OpenAIBackendOptions, ScoringSetting } from './options';
 import { scoresFromSamples } from './sampling';
@@ -35,7 +36,20 @@ export type OpenAIScoring = keyof typeof OPENAI_SCORING;
 /** What one prompt cost upstream and what it gave. */
 interface Asked {
   scores: QuestionScores;
+  /** The judge's metered input tokens: the upstream's prompt_tokens (estimated when it gives none). */
   promptTokens: number;
+  /** What the upstream reported, summed over the prompt's calls. */
+  upstream: UpstreamTokens;
+}
+
+/** What a completion's `usage` reports; missing counts are 0. */
+function upstreamTokensOf(completion: OpenAI.Chat.ChatCompletion): UpstreamTokens {
+  const usage = completion.usage;
+  return {
+    promptTokens: usage?.prompt_tokens ?? 0,
+    cachedTokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+    outputTokens: usage?.completion_tokens ?? 0,
+  };
 }
 
 /**
@@ -151,7 +165,7 @@ export class OpenAIBackend implements Backend {
       try {
         const group = PROBE.questions[0];
         const asked = await this.askLogprobs(PROBE.prefix + group.suffix, group.labels, signal ?? neverAborted());
-        this.method = asked ? 'top_logprobs' : 'samples';
+        this.method = asked.scores ? 'top_logprobs' : 'samples';
         return this.method;
       } finally {
         this.probing = undefined;
@@ -169,6 +183,7 @@ export class OpenAIBackend implements Backend {
     if (job.signal?.aborted) onCallerAbort();
     job.signal?.addEventListener('abort', onCallerAbort, { once: true });
     let inputTokens = 0;
+    const upstream = noUpstreamTokens();
     const used = new Set<OpenAIScoring>();
     try {
       const scores = await Promise.all(
@@ -176,8 +191,10 @@ export class OpenAIBackend implements Backend {
           try {
             const scored = await scoreInGroups(question, this.groupSize, async (group) => {
               const prompt = job.rendered.prefix + group.suffix;
-              const { scores, promptTokens, method } = await this.askGroup(prompt, group, siblings.signal);
+              const asked = await this.askGroup(prompt, group, siblings.signal);
+              const { scores, promptTokens, method } = asked;
               inputTokens += promptTokens;
+              addUpstreamTokens(upstream, asked.upstream);
               used.add(method);
               return scores;
             });
@@ -191,7 +208,7 @@ export class OpenAIBackend implements Backend {
       );
       // A job that switched to the fallback midway reports the fallback: some of its numbers are not calibrated.
       const method = used.has('samples') ? 'samples' : used.size > 0 ? 'top_logprobs' : this.method;
-      return { scores, inputTokens, ...(method ? { scoring: OPENAI_SCORING[method] } : {}) };
+      return { scores, inputTokens, upstream, ...(method ? { scoring: OPENAI_SCORING[method] } : {}) };
     } finally {
       job.signal?.removeEventListener('abort', onCallerAbort);
     }
@@ -216,16 +233,23 @@ export class OpenAIBackend implements Backend {
     group: OptionGroup,
     signal: AbortSignal,
   ): Promise<Asked & { method: OpenAIScoring }> {
-    if (this.method !== 'samples') {
-      const asked = await this.askLogprobs(prompt, group.labels, signal);
-      if (asked) {
-        this.method ??= 'top_logprobs';
-        return { ...asked, method: 'top_logprobs' };
-      }
-      if (this.method === 'top_logprobs') throw this.noLogprobs();
-      this.method = 'samples';
+    if (this.method === 'samples')
+      return { ...(await this.askSamples(prompt, group.labels, signal)), method: 'samples' };
+    const tried = await this.askLogprobs(prompt, group.labels, signal);
+    if (tried.scores) {
+      this.method ??= 'top_logprobs';
+      return { ...tried, scores: tried.scores, method: 'top_logprobs' };
     }
-    return { ...(await this.askSamples(prompt, group.labels, signal)), method: 'samples' };
+    if (this.method === 'top_logprobs') throw this.noLogprobs();
+    this.method = 'samples';
+    // The try without logprobs was processed upstream too: it is metered with the samples.
+    const sampled = await this.askSamples(prompt, group.labels, signal);
+    return {
+      scores: sampled.scores,
+      promptTokens: sampled.promptTokens + tried.promptTokens,
+      upstream: addUpstreamTokens(sampled.upstream, tried.upstream),
+      method: 'samples',
+    };
   }
 
   private noLogprobs(): BackendError {
@@ -238,8 +262,12 @@ export class OpenAIBackend implements Backend {
     );
   }
 
-  /** One completion with top_logprobs; undefined when the reply has none or the upstream refuses them (400). */
-  private async askLogprobs(prompt: string, labels: string[], signal: AbortSignal): Promise<Asked | undefined> {
+  /** One completion with top_logprobs; no `scores` when the reply has none or the upstream refuses them (400). */
+  private async askLogprobs(
+    prompt: string,
+    labels: string[],
+    signal: AbortSignal,
+  ): Promise<Omit<Asked, 'scores'> & { scores?: QuestionScores }> {
     let completion: OpenAI.Chat.ChatCompletion;
     try {
       completion = await this.upstream.complete(
@@ -254,12 +282,17 @@ export class OpenAIBackend implements Backend {
         signal,
       );
     } catch (error) {
-      if (this.method !== 'top_logprobs' && refusesLogprobs(error)) return undefined;
+      if (this.method !== 'top_logprobs' && refusesLogprobs(error))
+        return { promptTokens: 0, upstream: noUpstreamTokens() };
       throw error;
     }
     this.notice(completion);
+    const spent = {
+      promptTokens: completion.usage?.prompt_tokens ?? Math.ceil(prompt.length / 4),
+      upstream: upstreamTokensOf(completion),
+    };
     const top = completion.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs as TopLogprob[] | undefined;
-    if (!Array.isArray(top) || top.length === 0) return undefined;
+    if (!Array.isArray(top) || top.length === 0) return spent;
     const folded = foldTopLogprobs(top, labels);
     if (folded.coveredMass === 0) {
       throw new BackendError(
@@ -269,10 +302,7 @@ export class OpenAIBackend implements Backend {
         'labels_not_covered',
       );
     }
-    return {
-      scores: { logprobs: folded.logprobs, coveredMass: folded.coveredMass },
-      promptTokens: completion.usage?.prompt_tokens ?? Math.ceil(prompt.length / 4),
-    };
+    return { ...spent, scores: { logprobs: folded.logprobs, coveredMass: folded.coveredMass } };
   }
 
   /** The fallback: `samples` completions at temperature 1, one request each, counted per label (sampling.ts). */
@@ -301,7 +331,8 @@ export class OpenAIBackend implements Backend {
       (sum, c) => sum + (c.usage?.prompt_tokens ?? Math.ceil(prompt.length / 4)),
       0,
     );
-    return { scores, promptTokens };
+    const upstream = completions.map(upstreamTokensOf).reduce(addUpstreamTokens, noUpstreamTokens());
+    return { scores, promptTokens, upstream };
   }
 }
 
