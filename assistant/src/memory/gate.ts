@@ -144,7 +144,7 @@ async function wordDuplicate(
   const result = await db.query(
     `SELECT ${MEMORY_COLUMNS} FROM assistant.memories
       WHERE user_id = $1 AND superseded_at IS NULL AND (content_key = $2 OR ($3::tsquery IS NOT NULL AND search_vector @@ $3::tsquery))
-      ORDER BY content_key = $2 DESC, ts_rank_cd(search_vector, coalesce($3::tsquery, ''::tsquery)) DESC, id
+      ORDER BY content_key = $2 DESC, CASE WHEN $3::tsquery IS NULL THEN 0 ELSE ts_rank_cd(search_vector, $3::tsquery) END DESC, id
       LIMIT $4`,
     [userId, words.join(' '), tsquery, GATE_WORD_CANDIDATES],
   );

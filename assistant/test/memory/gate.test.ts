@@ -72,6 +72,15 @@ describe('memory write gate', () => {
     expect((await gate(userId, 'I ride a green Brompton bicycle')).outcome).toBe('stored');
   });
 
+  it('leaves facts of the same subject to the subject rule, however alike their embeddings', async () => {
+    const userId = await newUser('gate-embed-subject');
+    const old = await gate(userId, 'My accountant is Stefan Huber', { embedder });
+    const [alike] = await embedder.embed(['My accountant is now Anna Berger']);
+    await db.pool.query('UPDATE assistant.memories SET embedding = $2::real[] WHERE id = $1', [old.memory.id, alike]);
+    const correction = await gate(userId, 'My accountant is now Anna Berger', { embedder });
+    expect(correction).toMatchObject({ outcome: 'stored', superseded: [{ id: old.memory.id }] });
+  });
+
   it('supersedes on a correction of the same subject: kept as history, not recalled', async () => {
     const userId = await newUser('gate-correct');
     const old = await gate(userId, 'Stefan Huber from Huber & Partner is my accountant');
