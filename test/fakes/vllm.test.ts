@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAIBackend, SERVING_ENGINE_CONCURRENCY } from '../../judge/src/backends/openai';
 import { JudgeEngine } from '../../judge/src/engine/engine';
 import { renderState } from '../../judge/src/engine/render';
+import type { ChoiceAnswer } from '../../judge/src/protocol/types';
+import { hashTopLogprobs, labelsInPrompt } from '../../judge/test/fakes/openai-logprobs';
 import type { RecordedOllamaRequest } from './ollama';
 import { startOllamaFake, type OllamaFake } from './ollama';
 import { BLOCK_TOKENS, CHARS_PER_TOKEN, startVllmFake, type VllmFake } from './vllm';
@@ -86,9 +88,15 @@ describe("the judge's OpenAI-compatible backend through a serving engine", () =>
     const answered = new JudgeEngine({ backend }).judge({ model: ID, state: STATE, questions: twentyQuestions() });
     await expect.poll(() => vllm!.stats.waiting).toBe(20);
     vllm.resume();
-    const { response } = await answered;
+    const { response, upstream } = await answered;
     expect(Object.keys(response.answers)).toHaveLength(20);
     expect(vllm.stats.batches).toEqual([20]);
+    // Metered as the engine reports it: what its prefix cache served is counted apart.
+    expect(upstream).toEqual({
+      promptTokens: vllm.stats.prefilledTokens + vllm.stats.cachedTokens,
+      cachedTokens: vllm.stats.cachedTokens,
+      outputTokens: 20,
+    });
     expect(vllm.stats.maxInFlight).toBe(20);
     // State first and byte-identical: every prompt starts with the same characters, up to the state's close.
     const shared = stateChars('<|im_start|>user\n');
@@ -111,6 +119,52 @@ describe("the judge's OpenAI-compatible backend through a serving engine", () =>
     expect(vllm.stats.batches).toEqual(Array.from({ length: 20 }, () => 1));
     const shared = stateChars('<|im_start|>user\n');
     expect(vllm.stats.prefilledStateChars).toBeLessThan(shared + 19 * BLOCK_CHARS);
+  });
+});
+
+describe("the judge's OpenAI-compatible backend: exact label ids on vLLM", () => {
+  const twentyOptions = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`option ${i}`, null]));
+  const request = {
+    model: ID,
+    state: 'Which option?',
+    questions: { pick: { type: 'choice', criteria: twentyOptions } },
+  };
+
+  it("probes them first and reads every label's own probability, outside the top-k too", async () => {
+    vllm = await startVllmFake();
+    const backend = new OpenAIBackend({
+      baseUrl: vllm.baseUrl,
+      upstreamModel: 'qwen-fake',
+      id: ID,
+      groupSize: 20,
+      topLogprobs: 5,
+    });
+    expect(await backend.probe()).toBe('exact_label_ids');
+    expect(await backend.scoringOf()).toEqual({ method: 'exact_label_ids', calibrated: true });
+    const { response } = await new JudgeEngine({ backend }).judge(request);
+    const asked = vllm.requests.at(-1)!;
+    expect((asked.body.logprob_token_ids as number[]).length).toBe(20);
+    // The fake's own distribution over the 20 label tokens, renormalised: the judge's answer, exactly.
+    const seed = asked.prompt.slice('<|im_start|>user\n'.length, asked.prompt.lastIndexOf('<|im_end|>'));
+    const labels = labelsInPrompt(seed);
+    const own = hashTopLogprobs(seed, 100);
+    const mass = labels.map((label) => Math.exp(own.find((t) => t.token === label)!.logprob));
+    const total = mass.reduce((a, b) => a + b, 0);
+    const answer = response.answers.pick as ChoiceAnswer;
+    Object.keys(twentyOptions).forEach((option, i) => {
+      expect(answer.probabilities[option]).toBeCloseTo(mass[i] / total, 12);
+    });
+    expect(answer).toMatchObject({ method: 'exact_label_ids', calibrated: true });
+    expect(answer.coverage).toBeCloseTo(total, 12);
+  });
+
+  it.each(['ignored', 'refused'] as const)('a server that %s logprob_token_ids is read by its top-k', async (how) => {
+    vllm = await startVllmFake({ logprobTokenIds: how });
+    const backend = new OpenAIBackend({ baseUrl: vllm.baseUrl, upstreamModel: 'qwen-fake', id: ID, groupSize: 20 });
+    expect(await backend.probe()).toBe('top_logprobs');
+    const { response } = await new JudgeEngine({ backend }).judge(request);
+    expect(response.answers.pick).toMatchObject({ method: 'top_logprobs', calibrated: true });
+    expect(vllm.requests.at(-1)!.body).not.toHaveProperty('logprob_token_ids');
   });
 });
 

@@ -17,6 +17,14 @@
 //   full blocks (`block_size` 16 tokens) are hashed as a chain (each hash covers every token before it), a prompt
 //   reuses its longest run of cached leading blocks, at most prompt length − 1 tokens (the last is recomputed), and
 //   a request's full blocks are cached as it is scheduled, so a later request in the same step hits them.
+// - Named token ids: `logprob_token_ids` (vllm-project/vllm#43463; chat_completion/protocol.py `to_sampling_params`
+//   sets SamplingParams.logprobs to None when it is given; v1/sample/sampler.py `gather_specific_token_logprobs`):
+//   the position's logprobs are the sampled token's, then each named id's, whatever their rank; the chat reply lists
+//   them as top_logprobs (the sampled token first, once). A logprob of -inf is sent as -9999.0 (serving_chat.py).
+//   Option `logprobTokenIds`: "honoured" (default), "ignored" (an older server: top-k as usual), "refused" (a 400
+//   naming the field, as a server that forbids unknown fields would answer).
+// - POST /tokenize {model, prompt, add_special_tokens} → {count, max_model_len, tokens, token_strs: null}
+//   (entrypoints/serve/tokenize/protocol.py `TokenizeResponse`).
 // Simplifications: a token is 4 characters (the judge's own estimate), the chat template is Qwen's ChatML for one
 // user message, the model is the hash distribution of judge/test/fakes/openai-logprobs.ts over the prompt's labels,
 // and one output token is generated.
@@ -43,6 +51,8 @@ export interface VllmFakeOptions {
   paused?: boolean;
   /** --served-model-name (default "qwen-fake"). */
   model?: string;
+  /** How `logprob_token_ids` is treated (default "honoured"). */
+  logprobTokenIds?: 'honoured' | 'ignored' | 'refused';
 }
 
 export interface VllmFakeStats {
@@ -83,7 +93,33 @@ interface Pending {
   /** The text the model's distribution is seeded with (the user message, as the OpenAI fake seeds it). */
   seed: string;
   topN: number;
+  /** Named token ids, when honoured. */
+  named?: number[];
   res: ServerResponse;
+}
+
+/** The fake's vocabulary: every 4-character piece of text is one token, numbered as first seen. */
+class FakeTokenizer {
+  private readonly ids = new Map<string, number>();
+  private readonly pieces: string[] = [];
+
+  encode(text: string): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < text.length; i += CHARS_PER_TOKEN) {
+      const piece = text.slice(i, i + CHARS_PER_TOKEN);
+      let id = this.ids.get(piece);
+      if (id === undefined) {
+        id = 1000 + this.pieces.push(piece) - 1;
+        this.ids.set(piece, id);
+      }
+      out.push(id);
+    }
+    return out;
+  }
+
+  decode(id: number): string | undefined {
+    return this.pieces[id - 1000];
+  }
 }
 
 const chatTemplate = (content: string) => `<|im_start|>user\n${content}<|im_end|>\n<|im_start|>assistant\n`;
@@ -103,6 +139,17 @@ function logprobsCount(route: Pending['route'], body: Record<string, unknown>): 
     return typeof body.top_logprobs === 'number' ? body.top_logprobs : 0;
   }
   return typeof body.logprobs === 'number' ? body.logprobs : 0;
+}
+
+function namedIds(body: Record<string, unknown>, treatment: VllmFakeOptions['logprobTokenIds']): number[] | undefined {
+  const ids = body.logprob_token_ids;
+  if (ids === undefined || ids === null || treatment === 'ignored') return undefined;
+  if (treatment === 'refused')
+    throw new BadRequest('logprob_token_ids: Extra inputs are not permitted', 'logprob_token_ids');
+  if (!Array.isArray(ids) || !ids.every((id) => Number.isInteger(id))) {
+    throw new BadRequest('logprob_token_ids: Input should be a valid list of integers', 'logprob_token_ids');
+  }
+  return ids as number[];
 }
 
 function parseRequest(route: Pending['route'], body: Record<string, unknown>, maxLogprobs: number) {
@@ -171,6 +218,7 @@ export async function startVllmFake(options: VllmFakeOptions = {}): Promise<Vllm
   const requests: VllmRequestRecord[] = [];
   const waiting: Pending[] = [];
   const cache = new PrefixCache();
+  const tokenizer = new FakeTokenizer();
   let paused = options.paused ?? false;
   let stepping = false;
 
@@ -199,7 +247,10 @@ export async function startVllmFake(options: VllmFakeOptions = {}): Promise<Vllm
     stats.cachedTokens += cachedTokens;
     if (stateEnd !== -1) stats.prefilledStateChars += Math.max(0, stateEnd + STATE_CLOSE.length - cachedChars);
     requests.push({ route: pending.route, prompt: pending.prompt, cachedTokens, body: pending.body });
-    const top = hashTopLogprobs(pending.seed, Math.max(pending.topN, 1));
+    const top = pending.named
+      ? namedLogprobs(hashTopLogprobs(pending.seed, 1000), pending.named, tokenizer)
+      : hashTopLogprobs(pending.seed, Math.max(pending.topN, 1));
+    const listed = pending.named ? top.length : pending.topN;
     const usage = {
       prompt_tokens: promptTokens,
       total_tokens: promptTokens + 1,
@@ -208,14 +259,23 @@ export async function startVllmFake(options: VllmFakeOptions = {}): Promise<Vllm
     };
     const body =
       pending.route === '/v1/chat/completions'
-        ? chatCompletion(model, top, pending.topN, usage)
-        : textCompletion(model, top, pending.topN, usage);
+        ? chatCompletion(model, top, listed, usage)
+        : textCompletion(model, top, listed, usage);
     stats.inFlight--;
     sendJson(pending.res, 200, body);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'POST' && path === '/tokenize') {
+      const { prompt } = JSON.parse(await readBody(req)) as { prompt?: unknown };
+      if (typeof prompt !== 'string') {
+        const info = { message: 'prompt: Field required', type: 'BadRequestError', param: 'prompt', code: 400 };
+        return sendJson(res, 400, { error: info });
+      }
+      const tokens = tokenizer.encode(prompt);
+      return sendJson(res, 200, { count: tokens.length, max_model_len: 32768, tokens, token_strs: null });
+    }
     if (req.method === 'GET' && path === '/v1/models') {
       return sendJson(res, 200, { object: 'list', data: [{ id: model, object: 'model', max_model_len: 32768 }] });
     }
@@ -224,9 +284,9 @@ export async function startVllmFake(options: VllmFakeOptions = {}): Promise<Vllm
       return sendJson(res, 404, { error: { message: 'Not Found', type: 'NotFoundError', param: null, code: 404 } });
     }
     const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
-    let parsed: ReturnType<typeof parseRequest>;
+    let parsed: ReturnType<typeof parseRequest> & { named?: number[] };
     try {
-      parsed = parseRequest(route, body, maxLogprobs);
+      parsed = { ...parseRequest(route, body, maxLogprobs), named: namedIds(body, options.logprobTokenIds) };
     } catch (error) {
       if (!(error instanceof BadRequest)) throw error;
       const info = { message: error.message, type: 'BadRequestError', param: error.param, code: 400 };
@@ -250,6 +310,19 @@ export async function startVllmFake(options: VllmFakeOptions = {}): Promise<Vllm
     },
     close: () => server.close(),
   };
+}
+
+/** The sampled (likeliest) token, then each named id's logprob from the whole distribution, -9999.0 for none. */
+function namedLogprobs(distribution: FakeTopLogprob[], named: number[], tokenizer: FakeTokenizer): FakeTopLogprob[] {
+  const sampled = distribution[0];
+  const out: FakeTopLogprob[] = [sampled];
+  for (const id of named) {
+    const token = tokenizer.decode(id) ?? `<unk ${id}>`;
+    if (token === sampled.token) continue;
+    const entry = distribution.find((t) => t.token === token);
+    out.push({ token, logprob: entry ? entry.logprob : -9999.0 });
+  }
+  return out;
 }
 
 const bytesOf = (token: string) => [...Buffer.from(token, 'utf8')];

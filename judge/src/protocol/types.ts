@@ -38,7 +38,7 @@ export interface SystemOneRequest {
  * answers through without checking their shape, so callers that do not know them are unaffected.
  */
 export interface ScoringFields {
-  /** e.g. "top_logprobs" (the model's next-token probabilities) or "samples" (replies counted per label). */
+  /** "exact_label_ids", "top_logprobs" (the model's next-token probabilities) or "samples" (replies counted). */
   method?: string;
   /** false when the probabilities are an estimate (sampling), not the model's own distribution. */
   calibrated?: boolean;

@@ -134,7 +134,7 @@ const QUESTION_SCHEMAS: Record<string, Schema> = {
 
 /** Extra answer fields (protocol/types.ts ScoringFields), present where the backend says how it scored. */
 const SCORING_FIELDS = {
-  method: { type: 'string', description: 'How the answer was read: "top_logprobs" or "samples".' },
+  method: { type: 'string', description: 'How the answer was read: "exact_label_ids", "top_logprobs" or "samples".' },
   calibrated: { type: 'boolean', description: "false for an estimate (sampling), not the model's own probabilities." },
   coverage: { ...PROBABILITY, description: 'Label mass covered (or share of sampled replies naming a label).' },
 };

@@ -19,6 +19,7 @@ import { plannedGroups, scoreInGroups } from '../../engine/groups';
 import { renderRequest, type OptionGroup } from '../../engine/render';
 import { addUpstreamTokens, noUpstreamTokens, type UpstreamTokens } from '../../keys/types';
 import { foldTopLogprobs, type TopLogprob } from './fold';
+import { LabelTokenIds, OUTSIDE_LABEL } from './label-ids';
 import type { OpenAIBackendOptions, ScoringSetting } from './options';
 import { scoresFromSamples } from './sampling';
 import { ChatUpstream, refusesLogprobs } from './upstream';
@@ -28,6 +29,7 @@ export type { OpenAIBackendOptions } from './options';
 
 /** The methods this backend scores with. */
 export const OPENAI_SCORING = {
+  exact_label_ids: { method: 'exact_label_ids', calibrated: true },
   top_logprobs: { method: 'top_logprobs', calibrated: true },
   samples: { method: 'samples', calibrated: false },
 } as const satisfies Record<string, ScoringMethod>;
@@ -58,6 +60,9 @@ function upstreamTokensOf(completion: OpenAI.Chat.ChatCompletion): UpstreamToken
  */
 export const SERVING_ENGINE_CONCURRENCY = 32;
 
+/** A chat completion request with logprobs, and vLLM's `logprob_token_ids` where used. */
+type LogprobsRequest = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming & { logprob_token_ids?: number[] };
+
 const neverAborted = () => new AbortController().signal;
 
 /** The probe's prompt: a tiny noul question, rendered as every real one is. */
@@ -78,6 +83,7 @@ export class OpenAIBackend implements Backend {
   /** The method in use: pinned by the setting, or learned from the upstream's replies (undefined until then). */
   private method?: OpenAIScoring;
   private probing?: Promise<OpenAIScoring>;
+  private readonly labelIds: LabelTokenIds;
   /** Whether `concurrency` was set (else it follows the upstream: one at a time for an Ollama). */
   private readonly concurrencyPinned: boolean;
 
@@ -92,6 +98,12 @@ export class OpenAIBackend implements Backend {
     this.sampleMaxTokens = options.sampleMaxTokens ?? 16;
     this.minCoverage = options.minCoverage ?? 0;
     if (!(this.minCoverage >= 0 && this.minCoverage <= 1)) throw new Error('openai.minCoverage must be 0..1');
+    this.labelIds = new LabelTokenIds({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      upstreamModel: options.upstreamModel,
+      timeoutMs: options.timeoutMs ?? 60_000,
+    });
     this.concurrencyPinned = options.concurrency !== undefined;
     this.upstream = new ChatUpstream({
       baseUrl: options.baseUrl,
@@ -156,22 +168,53 @@ export class OpenAIBackend implements Backend {
   }
 
   /**
-   * Asks the upstream one tiny question with logprobs and keeps the method its reply shows (on demand: an operator
-   * whose provider changed). A pinned `scoring` setting is not probed. One probe at a time.
+   * Asks the upstream one tiny question and keeps the best method it shows, in order: exact label ids (the
+   * server's tokenizer gives the labels' ids and a label outside the top-k comes back when named), top-k logprobs,
+   * else the sampling fallback. On demand too (an operator whose provider changed). A pinned `scoring` setting is
+   * not probed. One probe at a time.
    */
   probe(signal?: AbortSignal): Promise<OpenAIScoring> {
     if (this.scoring !== 'auto') return Promise.resolve(this.scoring);
     this.probing ??= (async () => {
       try {
+        this.method = undefined;
         const group = PROBE.questions[0];
-        const asked = await this.askLogprobs(PROBE.prefix + group.suffix, group.labels, signal ?? neverAborted());
-        this.method = asked.scores ? 'top_logprobs' : 'samples';
-        return this.method;
+        const prompt = PROBE.prefix + group.suffix;
+        const asked = await this.askLogprobs(prompt, group.labels, signal ?? neverAborted());
+        if (!asked.scores) return (this.method = 'samples');
+        const exact = await this.namesLabels(prompt, group.labels, signal ?? neverAborted()).catch(() => false);
+        return (this.method = exact ? 'exact_label_ids' : 'top_logprobs');
       } finally {
         this.probing = undefined;
       }
     })();
     return this.probing;
+  }
+
+  /** Whether the upstream returns the logprobs of named token ids, a label outside its top-1 included. */
+  private async namesLabels(prompt: string, labels: string[], signal: AbortSignal): Promise<boolean> {
+    const named = [...labels, OUTSIDE_LABEL];
+    const ids = await this.labelIds.of(named, signal);
+    if (!ids) return false;
+    const body: LogprobsRequest = { ...this.logprobsBody(prompt, 1), logprob_token_ids: ids };
+    const completion = await this.upstream.complete(body, signal).catch((error: unknown) => {
+      // Refused (an engine that knows no such field answers 400): not exact. A spending cap stays an error.
+      if (error instanceof BackendError && error.status !== 402 && !signal.aborted) return undefined;
+      throw error;
+    });
+    const top = completion?.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs ?? [];
+    return named.every((label) => top.some((t) => t.token === label));
+  }
+
+  private logprobsBody(prompt: string, topLogprobs = this.topLogprobs): LogprobsRequest {
+    return {
+      model: this.options.upstreamModel,
+      messages: [{ role: 'user', content: prompt }],
+      max_tokens: 1,
+      temperature: 0,
+      logprobs: true,
+      top_logprobs: topLogprobs,
+    };
   }
 
   async score(job: ScoreJob): Promise<ScoreResult> {
@@ -207,7 +250,8 @@ export class OpenAIBackend implements Backend {
         }),
       );
       // A job that switched to the fallback midway reports the fallback: some of its numbers are not calibrated.
-      const method = used.has('samples') ? 'samples' : used.size > 0 ? 'top_logprobs' : this.method;
+      // The weakest method any prompt of the job was read with.
+      const method = (['samples', 'top_logprobs', 'exact_label_ids'] as const).find((m) => used.has(m)) ?? this.method;
       return { scores, inputTokens, upstream, ...(method ? { scoring: OPENAI_SCORING[method] } : {}) };
     } finally {
       job.signal?.removeEventListener('abort', onCallerAbort);
@@ -238,9 +282,9 @@ export class OpenAIBackend implements Backend {
     const tried = await this.askLogprobs(prompt, group.labels, signal);
     if (tried.scores) {
       this.method ??= 'top_logprobs';
-      return { ...tried, scores: tried.scores, method: 'top_logprobs' };
+      return { ...tried, scores: tried.scores, method: tried.exact ? 'exact_label_ids' : 'top_logprobs' };
     }
-    if (this.method === 'top_logprobs') throw this.noLogprobs();
+    if (this.learntLogprobs()) throw this.noLogprobs();
     this.method = 'samples';
     // The try without logprobs was processed upstream too: it is metered with the samples.
     const sampled = await this.askSamples(prompt, group.labels, signal);
@@ -252,38 +296,40 @@ export class OpenAIBackend implements Backend {
     };
   }
 
+  /** Whether the method in use reads logprobs (pinned or probed): a reply without them is then an error. */
+  private learntLogprobs(): boolean {
+    return this.method === 'top_logprobs' || this.method === 'exact_label_ids';
+  }
+
   private noLogprobs(): BackendError {
+    const why =
+      this.scoring === 'top_logprobs'
+        ? 'and backend.scoring is "top_logprobs". Set it to "auto" or "samples" to use the sampling fallback, or use'
+        : 'although it did when probed; probe again (GET /v1/models after a restart) or use';
     return new BackendError(
       `The OpenAI-compatible server at ${this.options.baseUrl} returned no logprobs for model ` +
-        `"${this.options.upstreamModel}", and backend.scoring is "top_logprobs". Set it to "auto" or "samples" to ` +
-        'use the sampling fallback, or use a server and model that support logprobs with top_logprobs.',
+        `"${this.options.upstreamModel}", ${why} a server and model that support logprobs with top_logprobs.`,
       502,
       'logprobs_unsupported',
     );
   }
 
-  /** One completion with top_logprobs; no `scores` when the reply has none or the upstream refuses them (400). */
+  /**
+   * One completion with top_logprobs (and the labels' token ids when scoring by them, `exact`); no `scores` when
+   * the reply has none or the upstream refuses them (400).
+   */
   private async askLogprobs(
     prompt: string,
     labels: string[],
     signal: AbortSignal,
-  ): Promise<Omit<Asked, 'scores'> & { scores?: QuestionScores }> {
+  ): Promise<Omit<Asked, 'scores'> & { scores?: QuestionScores; exact?: boolean }> {
+    const ids = this.method === 'exact_label_ids' ? await this.labelIds.of(labels, signal) : undefined;
+    const body = ids ? { ...this.logprobsBody(prompt), logprob_token_ids: ids } : this.logprobsBody(prompt);
     let completion: OpenAI.Chat.ChatCompletion;
     try {
-      completion = await this.upstream.complete(
-        {
-          model: this.options.upstreamModel,
-          messages: [{ role: 'user', content: prompt }],
-          max_tokens: 1,
-          temperature: 0,
-          logprobs: true,
-          top_logprobs: this.topLogprobs,
-        },
-        signal,
-      );
+      completion = await this.upstream.complete(body, signal);
     } catch (error) {
-      if (this.method !== 'top_logprobs' && refusesLogprobs(error))
-        return { promptTokens: 0, upstream: noUpstreamTokens() };
+      if (!this.learntLogprobs() && refusesLogprobs(error)) return { promptTokens: 0, upstream: noUpstreamTokens() };
       throw error;
     }
     this.notice(completion);
@@ -291,8 +337,10 @@ export class OpenAIBackend implements Backend {
       promptTokens: completion.usage?.prompt_tokens ?? Math.ceil(prompt.length / 4),
       upstream: upstreamTokensOf(completion),
     };
-    const top = completion.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs as TopLogprob[] | undefined;
-    if (!Array.isArray(top) || top.length === 0) return spent;
+    const listed = completion.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs as TopLogprob[] | undefined;
+    if (!Array.isArray(listed) || listed.length === 0) return spent;
+    // Named ids: exactly the label tokens count (the sampled token the server adds in front is not one of them).
+    const top = ids ? listed.filter((t) => labels.includes(t.token)) : listed;
     const folded = foldTopLogprobs(top, labels);
     if (folded.coveredMass === 0) {
       throw new BackendError(
@@ -302,7 +350,8 @@ export class OpenAIBackend implements Backend {
         'labels_not_covered',
       );
     }
-    return { ...spent, scores: { logprobs: folded.logprobs, coveredMass: folded.coveredMass } };
+    const exact = ids !== undefined && folded.missing.length === 0;
+    return { ...spent, exact, scores: { logprobs: folded.logprobs, coveredMass: folded.coveredMass } };
   }
 
   /** The fallback: `samples` completions at temperature 1, one request each, counted per label (sampling.ts). */
