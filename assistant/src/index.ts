@@ -30,6 +30,7 @@ export {
   getUserPreferences,
   getUserSettings,
   isTelegramOwner,
+  MAX_CAPTURE_IDLE_MINUTES,
   MAX_MODEL_TIMEOUT_SECONDS,
   MAX_REPLY_DEADLINE_SECONDS,
   MAX_RUN_LIMIT_SECONDS,
@@ -38,6 +39,18 @@ export {
   updateUserPreferences,
   updateUserSettings,
 } from './settings';
+export {
+  CAPTURE_SOURCE_CHARS,
+  CAPTURE_SYSTEM_PROMPT,
+  type CaptureBatch,
+  type CaptureOutcome,
+  EXTRACTION_TOOL,
+  extractionRequest,
+  finishCaptureBatch,
+  nextCaptureBatch,
+  readExtraction,
+  withoutUntrusted,
+} from './memory';
 export {
   confirmMemory,
   contentKey,

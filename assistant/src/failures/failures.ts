@@ -19,6 +19,7 @@ export const FAILURE_SOURCES = [
   'provider',
   'budget',
   'skipped',
+  'capture',
 ] as const;
 export type FailureSource = (typeof FAILURE_SOURCES)[number];
 
@@ -110,6 +111,7 @@ const WHERE: Partial<Record<FailureSource, string>> = {
   provider: 'the model provider',
   budget: 'a spending cap stopped a model call',
   skipped: 'a run was skipped',
+  capture: 'memory capture dropped a batch',
 };
 
 /** One line a person can read: when, what, why, and what was retried. */

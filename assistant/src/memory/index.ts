@@ -1,6 +1,7 @@
 // Memory: what the assistant knows about a user. Stored and changed by store.ts, embedded by embed.ts (through the
 // endpoint client in embeddings.ts), found again by recall.ts from the terms of search-terms.ts and the query of
-// recall-sql.ts. Writes pass the write gate of gate.ts (its text rules in gate-text.ts).
+// recall-sql.ts. Writes pass the write gate of gate.ts (its text rules in gate-text.ts). capture.ts gives the
+// batches of idle sessions that capture extracts facts and graph items from.
 export { MEMORY_KINDS, type Memory, type MemoryKind } from './model';
 export * from './store';
 export * from './embeddings';
@@ -10,3 +11,4 @@ export * from './recall-sql';
 export * from './recall';
 export * from './gate-text';
 export * from './gate';
+export * from './capture';

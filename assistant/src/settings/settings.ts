@@ -51,6 +51,11 @@ export interface InstanceSettings extends AssistantSettings {
    * passes the deadline to its tools, which stop at it (a browser task is closed, a question withdrawn).
    */
   runLimitSeconds: number;
+  /**
+   * Memory capture reads a session once its last turn is this many minutes old: 0-1440, default 5; 0 turns capture
+   * off (docs/ASSISTANT.md, Capture).
+   */
+  captureIdleMinutes: number;
   /** The approval rule per tool where the operator changed the registry's default (docs/ASSISTANT.md's tool table). */
   toolApprovals: Record<string, ToolApproval>;
   /** The engine web_search asks, or null for the environment's (ASSISTANT_SEARCH_BACKEND). */
@@ -65,6 +70,8 @@ export interface InstanceSettings extends AssistantSettings {
 export const MAX_REPLY_DEADLINE_SECONDS = 900;
 /** The longest a run of the agent may take: the agent workflow's execution timeout (runLimitSeconds may be less). */
 export const MAX_RUN_LIMIT_SECONDS = 1800;
+/** The longest idle time before memory capture reads a session, in minutes (a day). */
+export const MAX_CAPTURE_IDLE_MINUTES = 1440;
 /** The longest model call timeout, in seconds (a run that calls the model allows two such calls and a minute). */
 export const MAX_MODEL_TIMEOUT_SECONDS = 600;
 
@@ -153,6 +160,7 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     failureReportMinutes: Number(row.failure_report_minutes),
     questionTtlSeconds: Number(row.question_ttl_seconds),
     runLimitSeconds: Number(row.run_limit_seconds),
+    captureIdleMinutes: Number(row.capture_idle_minutes),
     toolApprovals: (row.tool_approvals as Record<string, ToolApproval> | null) ?? {},
     searchBackend: (row.search_backend as SearchBackendSetting | null) ?? null,
     searxngUrl: (row.searxng_url as string | null) ?? null,
@@ -209,6 +217,7 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     ['failureReportMinutes', 'failure_report_minutes', 0, 10_080],
     ['questionTtlSeconds', 'question_ttl_seconds', 5, 600],
     ['runLimitSeconds', 'run_limit_seconds', 10, MAX_RUN_LIMIT_SECONDS],
+    ['captureIdleMinutes', 'capture_idle_minutes', 0, MAX_CAPTURE_IDLE_MINUTES],
   ];
   for (const [field, column, min, max] of limits) {
     if (input[field] === undefined || input[field] === '') continue;

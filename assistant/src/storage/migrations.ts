@@ -752,4 +752,29 @@ ALTER TABLE assistant.instance_settings
     CHECK (approval_judge_threshold BETWEEN 0 AND 1);
 `,
   },
+  {
+    version: 24,
+    name: 'memory capture: a cursor per session, the idle minutes before a batch, failures of source capture',
+    sql: `
+-- The last turn of a session that capture has read (extracted, or dropped after a second invalid answer). Sessions
+-- of today start at their latest turn: capture reads the conversations from now on, not the whole history.
+CREATE TABLE assistant.capture_cursors (
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  session_id text NOT NULL,
+  last_turn_id bigint NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  PRIMARY KEY (user_id, session_id)
+);
+INSERT INTO assistant.capture_cursors (user_id, session_id, last_turn_id)
+  SELECT user_id, session_id, max(id) FROM assistant.turns GROUP BY user_id, session_id;
+-- A session is captured once its last turn is this many minutes old (0: capture off).
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN capture_idle_minutes integer NOT NULL DEFAULT 5 CHECK (capture_idle_minutes BETWEEN 0 AND 1440);
+-- capture: a batch whose extraction failed validation twice, dropped.
+ALTER TABLE assistant.failures DROP CONSTRAINT failures_source_check;
+ALTER TABLE assistant.failures
+  ADD CONSTRAINT failures_source_check CHECK (source IN
+    ('workflow', 'delivery', 'action', 'check', 'outage', 'turn', 'provider', 'budget', 'skipped', 'capture'));
+`,
+  },
 ];

@@ -50,6 +50,20 @@ describe('settings', () => {
     await assistant.updateInstanceSettings(db.pool, { locale: 'en' });
   });
 
+  it('stores the idle minutes before memory capture (default 5, 0: off, at most a day); a bad value names it', async () => {
+    expect((await assistant.getInstanceSettings(db.pool)).captureIdleMinutes).toBe(5);
+    expect((await assistant.updateInstanceSettings(db.pool, { captureIdleMinutes: '0' })).captureIdleMinutes).toBe(0);
+    for (const bad of [-1, 1441, 2.5, 'soon'])
+      await expectFieldError(
+        () => assistant.updateInstanceSettings(db.pool, { captureIdleMinutes: bad }),
+        'captureIdleMinutes',
+      );
+    expect((await assistant.updateInstanceSettings(db.pool, { captureIdleMinutes: 1440 })).captureIdleMinutes).toBe(
+      1440,
+    );
+    await assistant.updateInstanceSettings(db.pool, { captureIdleMinutes: 5 });
+  });
+
   it('stores how often urgent tasks without a due date are nudged (default 24 h, 0: never)', async () => {
     expect((await assistant.getInstanceSettings(db.pool)).urgentNudgeHours).toBe(24);
     expect((await assistant.updateInstanceSettings(db.pool, { urgentNudgeHours: '0' })).urgentNudgeHours).toBe(0);

@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
 import {
+  MAX_CAPTURE_IDLE_MINUTES,
   MAX_MODEL_TIMEOUT_SECONDS,
   MAX_REPLY_DEADLINE_SECONDS,
   MAX_RUN_LIMIT_SECONDS,
@@ -21,6 +22,15 @@ const properties: INodeProperties[] = [
     default: {},
     options: [
       ...settingsFields,
+      {
+        displayName: 'Capture Idle (Minutes)',
+        name: 'captureIdleMinutes',
+        type: 'number',
+        typeOptions: { minValue: 0, maxValue: MAX_CAPTURE_IDLE_MINUTES },
+        default: 5,
+        description:
+          'Memory capture reads a conversation once its last message is this many minutes old; 0 turns capture off',
+      },
       {
         displayName: 'Chat Model',
         name: 'chatModel',
