@@ -2,12 +2,13 @@
 // (real headless Chromium), against a loopback site with a sign-in behind a TOTP code (codes computed here). The
 // scripted model drives the tools; the test plays the user: on Telegram it answers the code question (a wrong code
 // first), on the webhook it answers `needs_input` with `reply_to`. Then: a pause that expires; the sign-in kept after
-// restarting the browser service and n8n; a screenshot as a photo and as a webhook attachment; bad input refused
-// with a clear tool message; and the site password in no turn, memory, log line or execution.
+// restarting the browser service and n8n; a screenshot as a photo and as a webhook attachment; a click that sends a
+// form waiting for a yes (a sign-in with the stored login does not); bad input refused with a clear tool message; and
+// the site password in no turn, memory, log line or execution.
 import { readFileSync } from 'node:fs';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getTurn, resolveIdentity, runMigrations, updateInstanceSettings } from 'assistant-core';
+import { getTurn, OPERATOR_API_USER_ID, resolveIdentity, runMigrations, updateInstanceSettings } from 'assistant-core';
 import { E2E_SITE_PASSWORD, E2E_SITE_TOTP_SECRET, E2E_SITE_USERNAME } from '../fakes/assistant-e2e-fakes';
 import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
@@ -292,6 +293,30 @@ describe('browser tasks with the one-time-code hand-off', () => {
     } finally {
       await updateInstanceSettings(db, { runLimitSeconds: 1800 });
     }
+  });
+
+  it('a click that sends a form asks first: a no sends nothing, a yes sends it (the operator, on the webhook)', async () => {
+    const steps = (): ScriptStep[] => [
+      call('browser_open', { url: `${site}/address` }),
+      fill('1', { value: 'Main St 1' }),
+      call('browser_click', { ref: '4' }), // Save
+      { content: 'Save: {{last_tool_result}}' },
+    ];
+    const question = new RegExp(
+      '^This request read outside text .*May I click an element of the page \\(a form it sends is named\\) ' +
+        `\\(ref: 4; sends_form: POST ${site.replace(/[.]/g, '\\.')}/address \\(fields: Street\\); sign_in: false\\)\\?`,
+    );
+    const no = await script(`[api-form-no-${run}]`, steps());
+    const asked = await post({ message: `Save my address ${no}`, user_id: OPERATOR_API_USER_ID });
+    expect(asked.body.needs_input?.question, JSON.stringify(asked.body)).toMatch(question);
+    const refused = await post({ message: 'no', user_id: OPERATOR_API_USER_ID, reply_to: asked.body.needs_input!.id });
+    expect(refused.body.reply).toContain('Not done: the user did not say yes, so browser_click did not run.');
+
+    const yes = await script(`[api-form-yes-${run}]`, steps());
+    const again = await post({ message: `Save my address ${yes}`, user_id: OPERATOR_API_USER_ID });
+    expect(again.body.needs_input?.question).toMatch(question);
+    const saved = await post({ message: 'yes', user_id: OPERATOR_API_USER_ID, reply_to: again.body.needs_input!.id });
+    expect(saved.body.reply).toContain('Your address was saved.');
   });
 
   it('bad input gets a clear tool message: an unknown ref, a refused URL, an unknown login', async () => {

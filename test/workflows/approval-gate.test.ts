@@ -22,6 +22,14 @@ const GATE_ID = 'asstApproveGate1';
 const read = (file: string): Workflow =>
   JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'workflows', file), 'utf8')) as Workflow;
 const gated = TOOL_REGISTRY.filter(runsApprovalGate);
+/** A click looks first at the form it would send: the gate is given that beside the call's inputs. */
+const TRIGGER = "$('When Called by the Agent').first().json";
+const LOOKS_FIRST: Record<string, { node: string; callInputs: string }> = {
+  browser_click: {
+    node: 'Look at the Click',
+    callInputs: `={{ { ...${TRIGGER}, sends_form: $json.sends_form, sign_in: $json.sign_in } }}`,
+  },
+};
 const targets = (workflow: Workflow, from: string, output = 0) =>
   (workflow.connections[from]?.main[output] ?? []).map((link) => link.node);
 
@@ -33,11 +41,13 @@ describe('the approval gate', () => {
     for (const tool of gated) {
       const workflow = read(tool.workflow.file);
       const trigger = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.executeWorkflowTrigger')!;
-      expect(targets(workflow, trigger.name), tool.name).toEqual(['Approval Gate']);
+      const looks = LOOKS_FIRST[tool.name];
+      expect(targets(workflow, trigger.name), tool.name).toEqual([looks?.node ?? 'Approval Gate']);
+      if (looks) expect(targets(workflow, looks.node), tool.name).toEqual(['Approval Gate']);
       const gate = workflow.nodes.find((node) => node.name === 'Approval Gate')!;
       expect(gate.parameters.workflowId.value, tool.name).toBe(GATE_ID);
       expect(gate.parameters.workflowInputs.value.tool, tool.name).toBe(tool.name);
-      expect(gate.parameters.workflowInputs.value.call_inputs, tool.name).toBe('={{ $json }}');
+      expect(gate.parameters.workflowInputs.value.call_inputs, tool.name).toBe(looks?.callInputs ?? '={{ $json }}');
       expect(targets(workflow, 'Approval Gate'), tool.name).toEqual(['Approved?']);
       const approved = workflow.nodes.find((node) => node.name === 'Approved?')!;
       expect(approved.parameters.conditions.conditions, tool.name).toEqual([
@@ -49,6 +59,15 @@ describe('the approval gate', () => {
         expect.arrayContaining(['user_id', 'turn_id', 'channel', 'chat_id', 'deadline']),
       );
     }
+  });
+
+  it('lets a click through only with the form it was approved for', () => {
+    const click = read('assistant-tool-browser-click.json').nodes.find((node) => node.name === 'Click the Element')!;
+    expect(click.parameters).toMatchObject({
+      operation: 'click',
+      checkForm: true,
+      expectForm: "={{ $('Look at the Click').first().json.form_signature }}",
+    });
   });
 
   it('is given what it needs by the agent and the experts (the turn it marks, the channel it asks on)', () => {
@@ -73,5 +92,23 @@ describe('the approval gate', () => {
     expect(targets(gate, 'Ask First?', 1)).toEqual(['No Question Needed']);
     const ask = gate.nodes.find((node) => node.name === 'Ask for Approval')!;
     expect(ask.parameters.workflowInputs.value.kind).toBe('approval');
+  });
+
+  it('puts a call under the judge rule to the Judge first, and weighs its answer in code (an error asks)', () => {
+    const gate = read('assistant-approval-gate.json');
+    expect(targets(gate, 'Decide Approval')).toEqual(['Ask the Judge First?']);
+    expect(targets(gate, 'Ask the Judge First?', 0)).toEqual(['Ask the Judge']);
+    expect(targets(gate, 'Ask the Judge First?', 1)).toEqual(['Ask First?']);
+    expect(targets(gate, 'Ask the Judge')).toEqual(["Weigh the Judge's Answer"]);
+    expect(targets(gate, "Weigh the Judge's Answer")).toEqual(['Ask First?']);
+    const node = (name: string) => gate.nodes.find((found) => found.name === name)! as Node & { onError?: string };
+    expect(node('Ask the Judge').onError).toBe('continueRegularOutput');
+    expect(node('Ask the Judge').parameters.questions.question).toEqual([
+      { name: 'ask', type: 'noul', instructions: '={{ $json.judge_question }}' },
+    ]);
+    expect(node("Weigh the Judge's Answer").parameters).toMatchObject({
+      operation: 'weighApproval',
+      probability: "={{ $json.answers?.ask?.noul ?? '' }}",
+    });
   });
 });

@@ -5,7 +5,13 @@
 // The rule per tool is the registry's default unless the instance setting `toolApprovals` names another.
 import { createHash } from 'node:crypto';
 import { AssistantInputError } from '../errors';
-import { isApproval, isOperator, operatorUserId, requireApprovalQuestion } from '../pending/approvals';
+import {
+  isApproval,
+  isOperator,
+  OPERATOR_API_USER_ID,
+  operatorUserId,
+  requireApprovalQuestion,
+} from '../pending/approvals';
 import { getInstanceSettings } from '../settings/settings';
 import type { Queryable } from '../storage/db';
 import { toolByName, type AssistantTool, type ToolApproval } from '../tools/registry';
@@ -15,7 +21,19 @@ import { requireUserId } from '../validate';
 export type ApprovalDecision =
   | { approval: 'granted'; approval_result: string }
   | ({ approval: 'ask'; question: string } & AskTarget)
-  | { approval: 'refused'; approval_result: string };
+  | { approval: 'refused'; approval_result: string }
+  | { approval: 'judge'; judge_state: string; judge_question: string };
+
+/** The Judge's answer to the gate's question (the `judge` rule): the probability of yes, or why there is none. */
+export interface JudgeVerdict {
+  probability: unknown;
+  error?: unknown;
+}
+
+/** The yes/no question the Judge answers for a call under the `judge` rule: yes means ask the user first. */
+export const APPROVAL_JUDGE_QUESTION =
+  'Should the assistant ask the user for a yes before making this call? Yes when it is hard to undo, reaches other ' +
+  'people or money, or goes beyond what the user asked for; no when it plainly does what the user asked.';
 
 /** Whom the gate asks, on which channel, tied to which turn (0: asked outside the run's turn, as another user). */
 export interface AskTarget {
@@ -72,12 +90,17 @@ export function approvalMarker(tool: AssistantTool, args: Record<string, unknown
   return `[${tool.name} ${digest}]`;
 }
 
-/** The plain summary of what will happen: the tool's summary and the arguments given, each shortened. */
-function approvalQuestion(tool: AssistantTool, args: Record<string, unknown>, userId: string): string {
-  const shown = Object.entries(args)
+/** The arguments given, each shortened: `key: value; …`. */
+function shownArguments(args: Record<string, unknown>): string {
+  return Object.entries(args)
     .filter(([, value]) => value !== '' && value !== null && value !== undefined)
     .map(([key, value]) => `${key}: ${String(typeof value === 'string' ? value : JSON.stringify(value)).slice(0, 200)}`)
     .join('; ');
+}
+
+/** The plain summary of what will happen: the tool's summary and the arguments given. */
+function approvalQuestion(tool: AssistantTool, args: Record<string, unknown>, userId: string): string {
+  const shown = shownArguments(args);
   return (
     `May I ${tool.summary}${shown ? ` (${shown})` : ''}? Reply yes to go ahead; anything else stops it. ` +
     approvalMarker(tool, args, userId)
@@ -170,9 +193,19 @@ const OUTSIDE_WARNING =
 /**
  * Whether a call may run now, must be asked about first, or is refused. Its tool's rule decides; and once the turn
  * carries outside text, every change asks whatever the rule (browser steps inside a task excepted, see the docs), and
- * so does a fetch of a URL the user never wrote. Calling a tool that brings outside text marks the turn.
+ * so does a fetch of a URL the user never wrote. Calling a tool that brings outside text marks the turn. Under the
+ * `judge` rule the answer is `judge` (the state and question to put to the Judge), then weighToolApproval.
  */
 export async function decideToolApproval(db: Queryable, call: ToolCall): Promise<ApprovalDecision> {
+  return await decide(db, call, undefined);
+}
+
+/** A call under the `judge` rule, with the Judge's answer: asked when it says yes at or above the threshold. */
+export async function weighToolApproval(db: Queryable, call: ToolCall & JudgeVerdict): Promise<ApprovalDecision> {
+  return await decide(db, call, { probability: call.probability, error: call.error });
+}
+
+async function decide(db: Queryable, call: ToolCall, verdict: JudgeVerdict | undefined): Promise<ApprovalDecision> {
   const tool = requireTool(call.tool);
   const args = callArguments(call.arguments);
   const noUser = call.userId === '' || call.userId === undefined || call.userId === null;
@@ -180,8 +213,22 @@ export async function decideToolApproval(db: Queryable, call: ToolCall): Promise
   const turnId = turnOf(call.arguments);
   const outside = userId !== undefined && (await carriesOutsideText(db, userId, turnId));
   const reason = await askReason(db, tool, args, { userId, turnId, outside });
-  if (tool.bringsOutsideText && userId !== undefined) await markOutsideText(db, userId, turnId);
+  if (tool.bringsOutsideText && userId !== undefined && verdict === undefined)
+    await markOutsideText(db, userId, turnId);
   if (reason === undefined) return { approval: 'granted', approval_result: `${tool.name} needs no approval` };
+  let prefix = reason === 'rule' || reason === 'judge' ? '' : OUTSIDE_WARNING;
+  if (reason === 'judge') {
+    if (verdict === undefined) {
+      return {
+        approval: 'judge',
+        judge_state: await judgeState(db, tool, args, userId, turnId),
+        judge_question: APPROVAL_JUDGE_QUESTION,
+      };
+    }
+    const weighed = await weigh(db, tool, verdict);
+    if (weighed.granted) return { approval: 'granted', approval_result: weighed.why };
+    prefix = weighed.why;
+  }
   // A call from outside a conversation (the MCP server's exposed tools) has no one to ask.
   if (userId === undefined) {
     return {
@@ -189,7 +236,7 @@ export async function decideToolApproval(db: Queryable, call: ToolCall): Promise
       approval_result: `Not done: ${tool.name} needs a yes, and this call has no user to ask.`,
     };
   }
-  const question = (reason === 'rule' ? '' : OUTSIDE_WARNING) + approvalQuestion(tool, args, userId);
+  const question = prefix + approvalQuestion(tool, args, userId);
   if (await isOperator(db, userId)) return { approval: 'ask', question, ...ownChannel(call.arguments, userId, turnId) };
   if (reason === 'rule' && (await approvalRule(db, tool)) === 'ask-operator') {
     return {
@@ -197,16 +244,62 @@ export async function decideToolApproval(db: Queryable, call: ToolCall): Promise
       approval_result: `Not done: ${tool.name} needs the operator's approval, and only the operator can give it.`,
     };
   }
-  if (reason === 'rule') return { approval: 'ask', question, ...ownChannel(call.arguments, userId, turnId) };
-  // Another user's careful turn: the operator approves, on their Telegram chat (no other channel can reach them).
-  const operator = await operatorOnTelegram(db);
+  if (reason !== 'outside') return { approval: 'ask', question, ...ownChannel(call.arguments, userId, turnId) };
+  // Another user's careful turn: the operator approves, on their Telegram chat, else through their outbox.
+  const operator = await operatorToAsk(db);
   if (!operator) {
     return {
       approval: 'refused',
-      approval_result: `Not done: ${tool.name} after outside text needs the operator's yes, and the operator has no Telegram chat to be asked on.`,
+      approval_result: `Not done: ${tool.name} after outside text needs the operator's yes, and the operator cannot be asked yet (no Telegram chat, and no call on the webhook as user_id "${OPERATOR_API_USER_ID}").`,
     };
   }
   return { approval: 'ask', question: `For another user of the assistant: ${question}`, ...operator };
+}
+
+/** The Judge's answer against the stored threshold: run (and why), or ask (with what to say first). */
+async function weigh(
+  db: Queryable,
+  tool: AssistantTool,
+  verdict: JudgeVerdict,
+): Promise<{ granted: boolean; why: string }> {
+  const probability = verdict.probability === '' || verdict.probability === null ? NaN : Number(verdict.probability);
+  const error = typeof verdict.error === 'string' ? verdict.error.trim() : '';
+  if (error !== '' || !(probability >= 0 && probability <= 1)) {
+    return {
+      granted: false,
+      why: `The Judge could not weigh this (${error || 'no probability came back'}), so I ask. `,
+    };
+  }
+  const threshold = (await getInstanceSettings(db)).approvalJudgeThreshold;
+  const weighed = `p(ask) ${probability.toFixed(2)}, threshold ${threshold.toFixed(2)}`;
+  return probability >= threshold
+    ? { granted: false, why: '' }
+    : { granted: true, why: `${tool.name} runs: the Judge saw no need to ask (${weighed})` };
+}
+
+/** What the Judge reads: the user's message of the turn, the tool and its inputs. */
+async function judgeState(
+  db: Queryable,
+  tool: AssistantTool,
+  args: Record<string, unknown>,
+  userId: string | undefined,
+  turnId: number | undefined,
+): Promise<string> {
+  const found =
+    userId === undefined || turnId === undefined
+      ? undefined
+      : await db.query<{ content: string }>(
+          `SELECT content FROM assistant.turns WHERE id = $1 AND user_id = $2 AND role = 'user'`,
+          [turnId, userId],
+        );
+  const message = found?.rows[0]?.content;
+  return [
+    message === undefined
+      ? 'No message from the user goes with this call.'
+      : `The user wrote: ${JSON.stringify(message.slice(0, 2000))}`,
+    `To answer, the assistant wants to ${tool.summary} (the tool ${tool.name}, whose effect is ${tool.effect}).`,
+    `Its inputs: ${shownArguments(args) || 'none'}.`,
+  ].join('\n');
 }
 
 /** The caller's own channel and turn, from the tool's run inputs. */
@@ -220,22 +313,30 @@ function ownChannel(raw: unknown, userId: string, turnId: number | undefined): A
   };
 }
 
-/** The operator as the gate asks them about another user's call: their user and the owner's Telegram chat. */
-async function operatorOnTelegram(db: Queryable): Promise<AskTarget | undefined> {
+/**
+ * The operator as the gate asks them about another user's call: on the owner's Telegram chat; else through the
+ * outbox (their callback URL, or `GET /webhook/agent/outbox` to pull), answered with `reply_to` on the webhook.
+ */
+async function operatorToAsk(db: Queryable): Promise<AskTarget | undefined> {
   const chat = (await getInstanceSettings(db)).ownerTelegramChatId;
-  const operator = chat ? await operatorUserId(db) : undefined;
-  return operator && chat
+  const operator = await operatorUserId(db);
+  if (!operator) return undefined;
+  return chat
     ? { ask_user_id: operator, ask_channel: 'telegram', ask_chat_id: chat, ask_turn_id: 0 }
-    : undefined;
+    : { ask_user_id: operator, ask_channel: 'outbox', ask_chat_id: '', ask_turn_id: 0 };
 }
 
-/** Why a call must be asked about: its rule, or the outside text its turn carries; undefined when it may run. */
+/** Why a call must be asked about: its rule (or the Judge it names), or the outside text its turn carries. */
+type AskReason = 'rule' | 'judge' | 'outside';
+
+/** Why a call must be asked about; undefined when it may run. */
 async function askReason(
   db: Queryable,
   tool: AssistantTool,
   args: Record<string, unknown>,
   context: { userId: string | undefined; turnId: number | undefined; outside: boolean },
-): Promise<'rule' | 'outside' | undefined> {
+): Promise<AskReason | undefined> {
+  if (tool.asksOnlyWhen === 'sends-form') return await formReason(db, tool, args, context.outside);
   if (context.outside && context.userId !== undefined) {
     if (tool.fetchesUrl && !(await knownUrl(db, context.userId, context.turnId, args.url))) return 'outside';
     const browserStep = tool.group === 'browser';
@@ -243,8 +344,27 @@ async function askReason(
   }
   const rule = await approvalRule(db, tool);
   if (rule === 'never') return undefined;
-  if (tool.name === 'run_tool' && (await builtToolMethod(db, args.name)) === 'GET') return undefined;
-  return 'rule';
+  if (tool.asksOnlyWhen === 'method-not-get' && (await builtToolMethod(db, args.name)) === 'GET') return undefined;
+  return rule === 'judge' ? 'judge' : 'rule';
+}
+
+/**
+ * A click (browser_click): the form it sends, as the workflow looked at it before (`sends_form`: "POST https://…",
+ * `sign_in`). No form, or a sign-in with a secret the assistant typed: no question. After outside text every form
+ * asks (a GET carries the fields in its URL too); otherwise the rule, for any form but a GET.
+ */
+async function formReason(
+  db: Queryable,
+  tool: AssistantTool,
+  args: Record<string, unknown>,
+  outside: boolean,
+): Promise<AskReason | undefined> {
+  const form = typeof args.sends_form === 'string' ? args.sends_form.trim() : '';
+  if (form === '' || args.sign_in === true) return undefined;
+  if (outside) return 'outside';
+  const rule = await approvalRule(db, tool);
+  if (rule === 'never' || form.startsWith('GET ')) return undefined;
+  return rule === 'judge' ? 'judge' : 'rule';
 }
 
 /** Who approves a call: the user, or the operator for another user's careful turn (as Decide Approval asked). */

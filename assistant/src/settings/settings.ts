@@ -58,6 +58,11 @@ export interface InstanceSettings extends AssistantSettings {
   captureIdleMinutes: number;
   /** The approval rule per tool where the operator changed the registry's default (docs/ASSISTANT.md's tool table). */
   toolApprovals: Record<string, ToolApproval>;
+  /**
+   * Under a tool's `judge` rule, the user is asked when the Judge's probability that they would want to be asked is
+   * at or above this: 0 to 1, default 0.5.
+   */
+  approvalJudgeThreshold: number;
   /** The engine web_search asks, or null for the environment's (ASSISTANT_SEARCH_BACKEND). */
   searchBackend: SearchBackendSetting | null;
   /** SearXNG's base URL, or null for the environment's (ASSISTANT_SEARXNG_URL). */
@@ -86,6 +91,13 @@ function requireIntSetting(value: unknown, field: string, min: number, max: numb
     throw new AssistantInputError(field, `must be an integer from ${min} to ${max}`);
   }
   return n;
+}
+
+function requireProbability(value: unknown, field: string): number {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !(n >= 0 && n <= 1))
+    throw new AssistantInputError(field, 'must be a number from 0 to 1');
+  return Math.round(n * 1000) / 1000;
 }
 
 /** A provider's model name: 1–200 characters, no spaces or control characters (e.g. "openai/gpt-4o-mini"). */
@@ -162,6 +174,7 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     runLimitSeconds: Number(row.run_limit_seconds),
     captureIdleMinutes: Number(row.capture_idle_minutes),
     toolApprovals: (row.tool_approvals as Record<string, ToolApproval> | null) ?? {},
+    approvalJudgeThreshold: Number(row.approval_judge_threshold),
     searchBackend: (row.search_backend as SearchBackendSetting | null) ?? null,
     searxngUrl: (row.searxng_url as string | null) ?? null,
     quietHours: quietHoursFromColumns(row),
@@ -232,6 +245,10 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
       `tool_approvals = (tool_approvals || ${given}) - ARRAY(SELECT key FROM jsonb_each_text(${given}) WHERE value = 'default')`,
     );
   }
+  if (input.approvalJudgeThreshold !== undefined && input.approvalJudgeThreshold !== '') {
+    values.push(requireProbability(input.approvalJudgeThreshold, 'approvalJudgeThreshold'));
+    sets.push(`approval_judge_threshold = $${values.length}`);
+  }
   if (input.quietHours !== undefined && input.quietHours !== '') {
     const quiet = requireQuietHours(input.quietHours, 'quietHours');
     values.push(quiet?.start ?? null, quiet?.end ?? null);
@@ -245,7 +262,7 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
   return rowToInstance(result.rows[0]);
 }
 
-/** `{"<tool>": "never" | "ask-user" | "ask-operator" | "default"}`, each tool one of the agent's. */
+/** `{"<tool>": "never" | "ask-user" | "ask-operator" | "judge" | "default"}`, each tool one of the agent's. */
 function requireToolApprovals(value: unknown): Record<string, ToolApproval | 'default'> {
   const given = typeof value === 'string' ? parseToolApprovals(value) : value;
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {

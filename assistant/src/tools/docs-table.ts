@@ -1,11 +1,12 @@
 // The docs' table of the main agent's tools (docs/ASSISTANT.md, between the generated:tools markers), rendered from
 // the registry; scripts/docs/tools-table.ts writes it there and assistant/test/tools/registry.test.ts checks it.
-import { TOOL_GROUPS, TOOL_REGISTRY, type ToolApproval } from './registry';
+import { ASK_CONDITION_WORDS, TOOL_GROUPS, TOOL_REGISTRY, type AssistantTool, type ToolApproval } from './registry';
 
 export const APPROVAL_WORDS: Readonly<Record<ToolApproval, string>> = {
   never: 'never',
   'ask-user': 'ask the user first',
   'ask-operator': 'ask the operator first',
+  judge: 'the Judge decides whether to ask the user',
 };
 
 /** The markers the table stands between in docs/ASSISTANT.md. */
@@ -19,6 +20,12 @@ function markdownTable(header: string[], rows: string[][]): string {
   return [line(header), `| ${widths.map((width) => '-'.repeat(width)).join(' | ')} |`, ...rows.map(line)].join('\n');
 }
 
+/** The tool's default rule in words, with the calls it applies to where it is not every call. */
+function approvalWords(tool: AssistantTool): string {
+  const words = APPROVAL_WORDS[tool.approval];
+  return tool.asksOnlyWhen && tool.approval !== 'never' ? `${words}, ${ASK_CONDITION_WORDS[tool.asksOnlyWhen]}` : words;
+}
+
 /** One row per tool, grouped in TOOL_GROUPS order and in the registry's order within a group. */
 export function toolsTable(): string {
   const rows = TOOL_GROUPS.flatMap((group) =>
@@ -26,7 +33,7 @@ export function toolsTable(): string {
       `\`${tool.name}\``,
       group,
       tool.effect,
-      APPROVAL_WORDS[tool.approval],
+      approvalWords(tool),
       `\`${tool.workflow.file}\``,
       tool.summary,
     ]),

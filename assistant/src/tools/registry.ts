@@ -24,8 +24,8 @@ export type ToolGroup = (typeof TOOL_GROUPS)[number];
 export const TOOL_EFFECTS = ['read', 'write', 'external', 'destructive'] as const;
 export type ToolEffect = (typeof TOOL_EFFECTS)[number];
 
-/** Whom a tool call waits for before it runs. */
-export const TOOL_APPROVALS = ['never', 'ask-user', 'ask-operator'] as const;
+/** Whom a tool call waits for before it runs; `judge`: the Judge decides whether the user is asked. */
+export const TOOL_APPROVALS = ['never', 'ask-user', 'ask-operator', 'judge'] as const;
 export type ToolApproval = (typeof TOOL_APPROVALS)[number];
 
 /** The approval each effect asks for unless its tool says otherwise. */
@@ -53,7 +53,16 @@ export interface AssistantTool {
   bringsOutsideText?: boolean;
   /** It fetches the URL it is given (data can leave through a GET): held when the turn carries outside text. */
   fetchesUrl?: boolean;
+  /** Its rule applies only to some calls (the approval gate reads which from the call); the rest run at once. */
+  asksOnlyWhen?: AskCondition;
 }
+
+/** The calls a rule applies to, for the tools whose rule is not for every call. */
+export type AskCondition = 'method-not-get' | 'sends-form';
+export const ASK_CONDITION_WORDS: Readonly<Record<AskCondition, string>> = {
+  'method-not-get': "when the built tool's method is not GET",
+  'sends-form': 'when the click sends a form (a GET only after outside text; never a sign-in)',
+};
 
 type ToolEntry = Omit<AssistantTool, 'approval'> & { approval?: ToolApproval };
 
@@ -118,7 +127,7 @@ const ENTRIES: readonly ToolEntry[] = [
   tool('browser_open', 'asstToolBrwOpen1', 'assistant-tool-browser-open.json', B, 'read', "open a page in the user's own browser (docs/BROWSER.md)"),
   tool('browser_snapshot', 'asstToolBrwSnap1', 'assistant-tool-browser-snapshot.json', B, 'read', "the page's text and numbered elements"),
   tool('browser_fill', 'asstToolBrwFill1', 'assistant-tool-browser-fill.json', B, 'external', 'type a value or a stored login into a field', 'never'),
-  tool('browser_click', 'asstToolBrwClik1', 'assistant-tool-browser-click.json', B, 'external', 'click an element of the page', 'never'),
+  tool('browser_click', 'asstToolBrwClik1', 'assistant-tool-browser-click.json', B, 'external', 'click an element of the page (a form it sends is named)'),
   tool('browser_select', 'asstToolBrwSel01', 'assistant-tool-browser-select.json', B, 'external', 'choose an option of a select element', 'never'),
   tool('browser_screenshot', 'asstToolBrwShot1', 'assistant-tool-browser-screenshot.json', B, 'read', 'send the user a screenshot of the page'),
   tool('browser_close', 'asstToolBrwClos1', 'assistant-tool-browser-close.json', B, 'write', 'close the browser task (sign-ins are kept)'),
@@ -131,7 +140,7 @@ const ENTRIES: readonly ToolEntry[] = [
   tool('remove_expert', 'asstToolExpRemv1', 'assistant-tool-remove-expert.json', E, 'destructive', 'remove an installed expert and its workflow'),
   tool('ask_expert', 'asstToolAskExpt1', 'assistant-tool-ask-expert.json', E, 'external', 'delegate a task to an installed expert', 'never'),
   tool('build_tool', 'asstToolBuildTl1', 'assistant-tool-build-tool.json', E, 'write', 'build an HTTP API tool, on the operator\'s yes (docs/TOOL-BUILDING.md)', { asksItself: 'ask-operator' }),
-  tool('run_tool', 'asstToolRunTool1', 'assistant-tool-run-tool.json', E, 'external', 'run a built tool (asks when its method is not GET)'),
+  tool('run_tool', 'asstToolRunTool1', 'assistant-tool-run-tool.json', E, 'external', 'run a built tool'),
   tool('list_tools', 'asstToolListTls1', 'assistant-tool-list-tools.json', E, 'read', 'list the built tools'),
   tool('disable_tool', 'asstToolDisblTl1', 'assistant-tool-disable-tool.json', E, 'destructive', 'switch a built tool off'),
   tool('delete_tool', 'asstToolDeleteT1', 'assistant-tool-delete-tool.json', E, 'destructive', 'delete a built tool and its workflow'),
@@ -153,6 +162,11 @@ const OUTSIDE_TEXT = new Set([
 ]);
 /** The tools that fetch a URL the model gives them. */
 const FETCHES_URL = new Set(['read_page', 'browser_open']);
+/** The tools whose rule applies only to some calls. */
+const ASKS_ONLY_WHEN: Readonly<Record<string, AskCondition>> = {
+  run_tool: 'method-not-get',
+  browser_click: 'sends-form',
+};
 
 /** Every tool of the main agent, in the order of its tool nodes. */
 export const TOOL_REGISTRY: readonly AssistantTool[] = ENTRIES.map((entry) => ({
@@ -160,6 +174,7 @@ export const TOOL_REGISTRY: readonly AssistantTool[] = ENTRIES.map((entry) => ({
   approval: entry.approval ?? DEFAULT_APPROVAL[entry.effect],
   ...(OUTSIDE_TEXT.has(entry.name) ? { bringsOutsideText: true } : {}),
   ...(FETCHES_URL.has(entry.name) ? { fetchesUrl: true } : {}),
+  ...(ASKS_ONLY_WHEN[entry.name] ? { asksOnlyWhen: ASKS_ONLY_WHEN[entry.name] } : {}),
 }));
 
 /** Whether a tool's workflow runs the approval gate: it changes something, brings outside text or fetches a URL. */

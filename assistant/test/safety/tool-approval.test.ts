@@ -190,17 +190,20 @@ describe('a turn that read outside text', () => {
     );
   });
 
-  it('asks the operator on their Telegram chat about another user’s such write, and only their yes lets it run', async () => {
+  it('asks the operator (on Telegram, else through the outbox) about another user’s such write; only their yes counts', async () => {
     const owner = await operator();
     const userId = await createUser(db.pool, 'gate-outside-user');
     const turnId = await turn(userId, 'read this page for me');
     await decide('read_page', userId, { turn_id: turnId, url: 'https://news.example.com/' });
     const write = { turn_id: turnId, content: 'x' };
-    // No Telegram owner: no way to reach the operator, so it is refused with the reason.
-    expect(await decide('remember_memory', userId, write)).toEqual({
-      approval: 'refused',
-      approval_result:
-        "Not done: remember_memory after outside text needs the operator's yes, and the operator has no Telegram chat to be asked on.",
+    // No Telegram owner: the operator is asked through their outbox (a callback, or pulled), answered by reply_to.
+    expect(await decide('remember_memory', userId, write)).toMatchObject({
+      approval: 'ask',
+      question: expect.stringMatching(/^For another user of the assistant: This request read outside text/),
+      ask_user_id: owner,
+      ask_channel: 'outbox',
+      ask_chat_id: '',
+      ask_turn_id: 0,
     });
     await assistant.updateInstanceSettings(db.pool, { ownerTelegramChatId: '4242' });
     await assistant.linkIdentity(db.pool, owner, 'telegram', '4242');
@@ -276,6 +279,156 @@ describe('a turn that read outside text', () => {
     const owner = await operator();
     const turnId = await turn(owner, 'sign in to https://bank.example/');
     await decide('browser_open', owner, { turn_id: turnId, url: 'https://bank.example/' });
-    expect((await decide('browser_click', owner, { turn_id: turnId, ref: '3' })).approval).toBe('granted');
+    expect((await decide('browser_click', owner, { turn_id: turnId, ref: '3', sends_form: '' })).approval).toBe(
+      'granted',
+    );
+    const signIn = { turn_id: turnId, ref: '3', sends_form: 'POST https://bank.example/login', sign_in: true };
+    expect((await decide('browser_click', owner, signIn)).approval).toBe('granted');
+  });
+
+  it('asks before any form after outside text, a GET too', async () => {
+    const owner = await operator();
+    const turnId = await turn(owner, 'look at https://shop.example/');
+    await decide('browser_open', owner, { turn_id: turnId, url: 'https://shop.example/' });
+    const search = { turn_id: turnId, ref: '2', sends_form: 'GET https://attacker.example/collect', sign_in: false };
+    const decision = await decide('browser_click', owner, search);
+    expect(decision).toMatchObject({
+      approval: 'ask',
+      question: expect.stringContaining('(ref: 2; sends_form: GET https://attacker.example/collect; sign_in: false)'),
+    });
+  });
+});
+
+describe('a click that sends a form', () => {
+  const click = (userId: string, sendsForm: string, signIn = false) =>
+    assistant.decideToolApproval(db.pool, {
+      tool: 'browser_click',
+      userId,
+      arguments: { user_id: userId, ref: '5', sends_form: sendsForm, sign_in: signIn },
+    });
+
+  it('asks before a POST, naming where it goes; not before a GET, a plain click or a sign-in', async () => {
+    const userId = await createUser(db.pool, 'gate-form');
+    expect(await click(userId, 'POST https://shop.example/checkout')).toMatchObject({
+      approval: 'ask',
+      question: expect.stringMatching(
+        /^May I click an element of the page \(a form it sends is named\) \(ref: 5; sends_form: POST https:\/\/shop\.example\/checkout; sign_in: false\)\?/,
+      ),
+    });
+    expect((await click(userId, 'GET https://shop.example/search')).approval).toBe('granted');
+    expect((await click(userId, '')).approval).toBe('granted');
+    expect((await click(userId, 'POST https://shop.example/login', true)).approval).toBe('granted');
+  });
+
+  it('follows the rule the operator sets for clicks', async () => {
+    const userId = await createUser(db.pool, 'gate-form-rule');
+    await assistant.updateInstanceSettings(db.pool, { toolApprovals: { browser_click: 'never' } });
+    try {
+      expect((await click(userId, 'POST https://shop.example/checkout')).approval).toBe('granted');
+    } finally {
+      await assistant.updateInstanceSettings(db.pool, { toolApprovals: { browser_click: 'default' } });
+    }
+    expect((await click(userId, 'POST https://shop.example/checkout')).approval).toBe('ask');
+  });
+});
+
+describe('the judge rule: the Judge decides whether the user is asked', () => {
+  async function judged(userId: string, message: string) {
+    const received = await assistant.receiveMessage(db.pool, userId, { message, sessionId: `j-${Math.random()}` });
+    if (received.kind !== 'turn') throw new Error('expected a turn');
+    return { tool: 'forget_memory', userId, arguments: { user_id: userId, turn_id: received.turnId, memory_id: 12 } };
+  }
+
+  it('puts the call and the user’s message to the Judge, then asks at or above the threshold', async () => {
+    const userId = await createUser(db.pool, 'gate-judge');
+    await assistant.updateInstanceSettings(db.pool, {
+      toolApprovals: { forget_memory: 'judge' },
+      approvalJudgeThreshold: '0.6',
+    });
+    try {
+      const call = await judged(userId, 'Forget the note about my old car');
+      expect(await assistant.decideToolApproval(db.pool, call)).toEqual({
+        approval: 'judge',
+        judge_question: assistant.APPROVAL_JUDGE_QUESTION,
+        judge_state: [
+          'The user wrote: "Forget the note about my old car"',
+          'To answer, the assistant wants to delete one remembered fact (and the executions holding it) (the tool forget_memory, whose effect is write).',
+          'Its inputs: memory_id: 12.',
+        ].join('\n'),
+      });
+      expect(await assistant.weighToolApproval(db.pool, { ...call, probability: 0.2 })).toEqual({
+        approval: 'granted',
+        approval_result: 'forget_memory runs: the Judge saw no need to ask (p(ask) 0.20, threshold 0.60)',
+      });
+      expect(await assistant.weighToolApproval(db.pool, { ...call, probability: '0.6' })).toMatchObject({
+        approval: 'ask',
+        question: expect.stringMatching(/^May I delete one remembered fact .*\(memory_id: 12\)\?/),
+        ask_user_id: userId,
+      });
+    } finally {
+      await assistant.updateInstanceSettings(db.pool, {
+        toolApprovals: { forget_memory: 'default' },
+        approvalJudgeThreshold: 0.5,
+      });
+    }
+  });
+
+  it('asks when the Judge gave no answer, saying why; the user’s yes then settles it', async () => {
+    const userId = await createUser(db.pool, 'gate-judge-down');
+    await assistant.updateInstanceSettings(db.pool, { toolApprovals: { forget_memory: 'judge' } });
+    try {
+      const call = await judged(userId, 'Forget my old address');
+      const down = await assistant.weighToolApproval(db.pool, {
+        ...call,
+        probability: '',
+        error: 'the judge server answered 503',
+      });
+      expect(down).toMatchObject({
+        approval: 'ask',
+        question: expect.stringMatching(
+          /^The Judge could not weigh this \(the judge server answered 503\), so I ask\. May I/,
+        ),
+      });
+      if (down.approval !== 'ask') throw new Error('expected a question');
+      const questionId = await answered(userId, down.question, 'yes');
+      expect(
+        await assistant.settleToolApproval(db.pool, { ...call, questionId, status: 'answered', answer: 'yes' }),
+      ).toMatchObject({ approval: 'granted' });
+      expect((await assistant.weighToolApproval(db.pool, { ...call, probability: 'x' })).approval).toBe('ask');
+    } finally {
+      await assistant.updateInstanceSettings(db.pool, { toolApprovals: { forget_memory: 'default' } });
+    }
+  });
+
+  it('is not asked in a turn that carried outside text: the outside rule applies', async () => {
+    const userId = await createUser(db.pool, 'gate-judge-outside');
+    await assistant.updateInstanceSettings(db.pool, { toolApprovals: { forget_memory: 'judge' } });
+    try {
+      const call = await judged(userId, 'What is the news?');
+      await assistant.decideToolApproval(db.pool, {
+        tool: 'web_search',
+        userId,
+        arguments: { turn_id: call.arguments.turn_id, query: 'news' },
+      });
+      // Another user's careful turn goes to the operator (here through their outbox), not to the Judge.
+      expect(await assistant.decideToolApproval(db.pool, call)).toMatchObject({
+        approval: 'ask',
+        question: expect.stringMatching(/^For another user of the assistant: This request read outside text/),
+        ask_channel: 'outbox',
+      });
+    } finally {
+      await assistant.updateInstanceSettings(db.pool, { toolApprovals: { forget_memory: 'default' } });
+    }
+  });
+
+  it('refuses a threshold outside 0 to 1, naming the field', async () => {
+    await expectFieldError(
+      () => assistant.updateInstanceSettings(db.pool, { approvalJudgeThreshold: 1.5 }),
+      'approvalJudgeThreshold',
+    );
+    await expectFieldError(
+      () => assistant.updateInstanceSettings(db.pool, { approvalJudgeThreshold: 'half' }),
+      'approvalJudgeThreshold',
+    );
   });
 });

@@ -122,14 +122,18 @@ describe('the tool registry', () => {
     const ownRules = TOOL_REGISTRY.filter((tool) => tool.approval !== DEFAULT_APPROVAL[tool.effect] || tool.asksItself);
     expect(ownRules.map((tool) => `${tool.name}: ${tool.approval}${tool.asksItself ? ' (asks itself)' : ''}`)).toEqual([
       'forget_everything: ask-user (asks itself)',
-      // Typing, choosing and clicking on a page do not ask by default (approval fatigue); the gate runs for them.
+      // Typing and choosing on a page do not ask by default (approval fatigue); a click asks when it sends a form.
       'browser_fill: never',
-      'browser_click: never',
       'browser_select: never',
       'install_expert: ask-operator (asks itself)',
       // An expert's own tools run the gate themselves.
       'ask_expert: never',
       'build_tool: ask-operator (asks itself)',
+    ]);
+    const partial = TOOL_REGISTRY.filter((tool) => tool.asksOnlyWhen);
+    expect(partial.map((tool) => `${tool.name}: ${tool.approval} ${tool.asksOnlyWhen}`)).toEqual([
+      'browser_click: ask-user sends-form',
+      'run_tool: ask-user method-not-get',
     ]);
     expect(DEFAULT_APPROVAL.read).toBe('never');
     expect(DEFAULT_APPROVAL.destructive).toBe('ask-operator');

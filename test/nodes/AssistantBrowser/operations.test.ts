@@ -181,10 +181,28 @@ describe('Assistant Browser: signing in with a stored login and a one-time code'
     expect(now.result).toContain(`[${ref}] textbox "User name" = "${site.username}"`);
   });
 
+  it('Click Target names the sign-in form a click would send, without clicking', async () => {
+    useEnv();
+    const ref = refOf(page, 'button', 'Sign in');
+    const [target] = await run([{ operation: 'clickTarget', userId, ref }]);
+    expect(target).toEqual({
+      ref,
+      sends_form: `POST ${site.url}/login (fields: User name, Password)`,
+      form_signature: `POST ${site.url}/login`,
+      sign_in: true,
+    });
+    const refused = await failure([{ operation: 'click', userId, ref, checkForm: true, expectForm: '' }]);
+    expect(refused.message).toBe(
+      `expectForm: element ${ref} now sends a form (POST ${site.url}/login), not none as looked at; nothing was clicked: take a new snapshot`,
+    );
+    const [now] = await run([{ operation: 'snapshot', userId }]);
+    expect(now.url).toBe(`${site.url}/login`);
+  });
+
   it('clicks Sign in and lands on the code page, with its code field', async () => {
     useEnv();
     const ref = refOf(page, 'button', 'Sign in');
-    [page] = await run([{ operation: 'click', userId, ref }]);
+    [page] = await run([{ operation: 'click', userId, ref, checkForm: true, expectForm: `POST ${site.url}/login` }]);
     expect(page.result).toMatch(new RegExp(`^Clicked \\[${ref}\\]\\.\\n\\n${MARK}Page: Two-step verification`));
     expect(page).toMatchObject({ url: `${site.url}/2fa`, title: 'Two-step verification · Example Bank' });
     expect(page.codeField).toEqual({ ref: refOf(page, 'textbox', 'Authentication code'), name: 'Authentication code' });

@@ -4,7 +4,7 @@
 // question said so. Bad input names its field.
 import { NodeOperationError } from 'n8n-workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { askUser, receiveMessage, resolveIdentity } from 'assistant-core';
+import { askUser, receiveMessage, resolveIdentity, updateInstanceSettings } from 'assistant-core';
 
 import { AssistantQuestions } from '../../../nodes/AssistantQuestions/AssistantQuestions.node';
 import { operations } from '../../../nodes/AssistantQuestions/v1/actions/router';
@@ -243,6 +243,40 @@ describe('Assistant Questions approval gate operations', () => {
       approval: 'granted',
       approval_result: 'delete_tool was approved by the user',
     });
+  });
+
+  it('weighs the Judge’s answer under the judge rule: below the threshold it runs, else it asks', async () => {
+    await updateInstanceSettings(db.pool, { toolApprovals: { delete_task: 'judge' }, approvalJudgeThreshold: 0.5 });
+    try {
+      const inputs = JSON.stringify({ task_id: 9 });
+      const [decided] = await run([{ operation: 'decideApproval', userId, tool: 'delete_task', toolInputs: inputs }]);
+      expect(decided).toMatchObject({
+        task_id: 9,
+        approval: 'judge',
+        judge_state: expect.stringContaining('task_id: 9'),
+      });
+      const weigh = (probability: string, judgeError = '') => ({
+        operation: 'weighApproval',
+        userId,
+        tool: 'delete_task',
+        toolInputs: inputs,
+        probability,
+        judgeError,
+      });
+      const [low, high, failed] = await run([weigh('0.1'), weigh('0.9'), weigh('', 'timed out')]);
+      expect(low).toEqual({
+        task_id: 9,
+        approval: 'granted',
+        approval_result: 'delete_task runs: the Judge saw no need to ask (p(ask) 0.10, threshold 0.50)',
+      });
+      expect(high).toMatchObject({ approval: 'ask', question: expect.stringMatching(/^May I /) });
+      expect(failed).toMatchObject({
+        approval: 'ask',
+        question: expect.stringMatching(/^The Judge could not weigh this \(timed out\), so I ask\. May I /),
+      });
+    } finally {
+      await updateInstanceSettings(db.pool, { toolApprovals: { delete_task: 'default' } });
+    }
   });
 
   it('names bad tool inputs and an unknown tool, and honours Continue On Fail', async () => {

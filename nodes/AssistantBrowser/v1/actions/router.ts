@@ -7,6 +7,7 @@ import { failAllItems } from '../../../shared/helpers/errors';
 import { runItems } from '../../../shared/helpers/runItems';
 import { browserClient } from '../../../shared/transport/browserClient';
 import * as click from './click.operation';
+import * as clickTarget from './clickTarget.operation';
 import * as close from './close.operation';
 import * as codeRequest from './codeRequest.operation';
 import * as fill from './fill.operation';
@@ -20,6 +21,7 @@ import type { BrowserOperation } from './operation';
 
 export const operations: Record<string, BrowserOperation> = {
   click,
+  clickTarget,
   close,
   codeRequest,
   fill,

@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { POSTGRES_CREDENTIAL } from '../../../shared/transport/postgres';
 import * as click from './click.operation';
+import * as clickTarget from './clickTarget.operation';
 import * as close from './close.operation';
 import * as codeRequest from './codeRequest.operation';
 import * as fill from './fill.operation';
@@ -31,6 +32,12 @@ export const versionDescription: VersionDescription = {
       noDataExpression: true,
       options: [
         { name: 'Click', value: 'click', action: 'Click an element', description: 'Click an element by its ref' },
+        {
+          name: 'Click Target',
+          value: 'clickTarget',
+          action: 'Look at what a click would send',
+          description: 'The form a click on the element would send, without clicking',
+        },
         { name: 'Close', value: 'close', action: 'Close the browser task', description: "End the user's task" },
         {
           name: 'Code Request',
@@ -77,6 +84,7 @@ export const versionDescription: VersionDescription = {
     ...snapshot.description,
     ...fill.description,
     ...click.description,
+    ...clickTarget.description,
     ...select.description,
     ...screenshot.description,
     ...close.description,

@@ -23,6 +23,15 @@ const properties: INodeProperties[] = [
     options: [
       ...settingsFields,
       {
+        displayName: 'Approval Judge Threshold',
+        name: 'approvalJudgeThreshold',
+        type: 'number',
+        typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
+        default: 0.5,
+        description:
+          "Under a tool's judge rule, the user is asked when the Judge's probability that they would want to be asked is at or above this",
+      },
+      {
         displayName: 'Capture Idle (Minutes)',
         name: 'captureIdleMinutes',
         type: 'number',
@@ -99,7 +108,7 @@ const properties: INodeProperties[] = [
         type: 'json',
         default: '{}',
         description:
-          'The approval rule per tool over its default: {"delete_task": "ask-user"}; rules never, ask-user, ask-operator, or default to go back (docs/ASSISTANT.md)',
+          'The approval rule per tool over its default: {"delete_task": "ask-user"}; rules never, ask-user, ask-operator, judge, or default to go back (docs/ASSISTANT.md)',
       },
     ],
   },

@@ -8,6 +8,7 @@ import * as decideApproval from './decideApproval.operation';
 import * as setMessageId from './setMessageId.operation';
 import * as settleApproval from './settleApproval.operation';
 import * as waitForAnswer from './waitForAnswer.operation';
+import * as weighApproval from './weighApproval.operation';
 
 export const operations: Record<string, ItemOperation> = {
   ask,
@@ -15,6 +16,7 @@ export const operations: Record<string, ItemOperation> = {
   setMessageId,
   settleApproval,
   waitForAnswer,
+  weighApproval,
 };
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

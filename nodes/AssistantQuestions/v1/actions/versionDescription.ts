@@ -8,6 +8,7 @@ import * as decideApproval from './decideApproval.operation';
 import * as setMessageId from './setMessageId.operation';
 import * as settleApproval from './settleApproval.operation';
 import * as waitForAnswer from './waitForAnswer.operation';
+import * as weighApproval from './weighApproval.operation';
 
 export const versionDescription: VersionDescription = {
   version: 1,
@@ -47,6 +48,12 @@ export const versionDescription: VersionDescription = {
           action: 'Wait for the answer',
           description: 'Until the user answers or the question expires',
         },
+        {
+          name: 'Weigh Approval',
+          value: 'weighApproval',
+          action: 'Weigh the judge s answer about a tool call',
+          description: "Under a tool's judge rule: ask the user when the Judge's probability reaches the threshold",
+        },
       ],
       default: 'ask',
     },
@@ -55,5 +62,6 @@ export const versionDescription: VersionDescription = {
     ...settleApproval.description,
     ...setMessageId.description,
     ...waitForAnswer.description,
+    ...weighApproval.description,
   ],
 };
