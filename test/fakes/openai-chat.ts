@@ -25,9 +25,16 @@
 // {obey: true} plays a gullible model: it follows an instruction found in the latest tool message, "CALL <tool>
 // <JSON arguments>" (as an injected page would give it), calling that tool if the request offers it; without one
 // it answers `otherwise` (default: the tool message).
+//
+// Memory capture (assistant/src/memory/capture.ts): a request whose `tool_choice` names `record_extraction` is
+// answered by a deterministic extractor instead of a script or the echo (extraction.ts: capitalised names, "X is my
+// Y", "X replaces Z as my Y"; `[bad-extraction]` and `[bad-extraction-once]` answer an invalid extraction), with that
+// one tool call, as a model forced to call a function does (OpenAI's `tool_choice: {type: "function", function:
+// {name}}`). The conversation is the first user message; a later user message (the validation error) is the retry.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import { isOggOpus } from './speech';
+import { EXTRACTION_TOOL, fakeExtractionArguments } from './extraction';
 import { listenOnLoopback, readBody, sendJson, withoutContextBlock } from './http-util';
 
 export interface ScriptedToolCall {
@@ -70,7 +77,12 @@ interface ChatRequestBody {
   tools?: Array<{ type: string; function: { name: string } }>;
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
+  tool_choice?: string | { type?: string; function?: { name?: string } };
 }
+
+/** The function a request forces the model to call (`tool_choice: {type: "function", function: {name}}`). */
+const forcedTool = (body: ChatRequestBody): string | undefined =>
+  typeof body.tool_choice === 'object' ? body.tool_choice?.function?.name : undefined;
 
 export interface OpenAiChatFakeOptions {
   /** When set, requests must carry `Authorization: Bearer <apiKey>` or get OpenAI's 401. */
@@ -188,19 +200,31 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     const lastTool = [...after].reverse().find((m) => m.role === 'tool');
     const fill = (text: string): string => text.split('{{last_tool_result}}').join(messageText(lastTool));
 
-    const script = [...scripts].reverse().find((candidate) => userText.includes(candidate.match));
+    // A capture's extraction call: never a script's (its conversation holds the words scripts match on).
+    const extracting = forcedTool(body) === EXTRACTION_TOOL;
+    const script = extracting ? undefined : [...scripts].reverse().find((c) => userText.includes(c.match));
+    const userMessages = messages.filter((m) => m.role === 'user');
     recorded.push({
       at: new Date().toISOString(),
       scriptId: script?.id ?? null,
-      step,
+      step: extracting ? userMessages.length - 1 : step,
       authorization: req.headers.authorization,
       body,
     });
     if (recorded.length > MAX_RECORDED) recorded.splice(0, recorded.length - MAX_RECORDED);
 
-    const planned: ScriptStep = script
-      ? script.steps[step]
-      : { content: `echo: ${withoutContextBlock(userText).slice(0, 200)}` };
+    const planned: ScriptStep = extracting
+      ? {
+          tool_calls: [
+            {
+              name: EXTRACTION_TOOL,
+              arguments: fakeExtractionArguments(messageText(userMessages[0]), userMessages.length > 1),
+            },
+          ],
+        }
+      : script
+        ? script.steps[step]
+        : { content: `echo: ${withoutContextBlock(userText).slice(0, 200)}` };
     if (!planned) return openAiError(res, 500, `fake script ${script?.id} has no step ${step}`, 'server_error');
     if (planned.delay_ms) await new Promise((resolve) => setTimeout(resolve, planned.delay_ms));
     if ('hang' in planned) return; // the connection stays open until the client gives up or the fake closes

@@ -9,6 +9,7 @@ import { failAllItems } from '../../../shared/helpers/errors';
 import { runItems } from '../../../shared/helpers/runItems';
 import { assistantDatabase } from '../../../shared/transport/postgres';
 import { embedderFor } from '../transport/embeddings';
+import * as captureMemories from './captureMemories.operation';
 import * as forget from './forget.operation';
 import * as get from './get.operation';
 import * as recall from './recall.operation';
@@ -20,7 +21,15 @@ interface MemoryOperation {
   execute(this: IExecuteFunctions, pool: Pool, itemIndex: number, embedder: Embedder | undefined): Promise<IDataObject>;
 }
 
-export const operations: Record<string, MemoryOperation> = { forget, get, recall, recent, remember, update };
+export const operations: Record<string, MemoryOperation> = {
+  captureMemories,
+  forget,
+  get,
+  recall,
+  recent,
+  remember,
+  update,
+};
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
   const operation = this.getNodeParameter('operation', 0) as string;

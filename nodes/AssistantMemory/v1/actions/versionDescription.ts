@@ -3,7 +3,9 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { POSTGRES_CREDENTIAL } from '../../../shared/transport/postgres';
+import { CHAT_MODEL_CREDENTIAL } from '../transport/chatModel';
 import { EMBEDDINGS_CREDENTIAL } from '../transport/embeddings';
+import * as captureMemories from './captureMemories.operation';
 import * as forget from './forget.operation';
 import * as get from './get.operation';
 import * as recall from './recall.operation';
@@ -20,6 +22,8 @@ export const versionDescription: VersionDescription = {
   credentials: [
     { name: POSTGRES_CREDENTIAL, required: true },
     { name: EMBEDDINGS_CREDENTIAL, required: false },
+    // The agent's Assistant Chat Model (through the model gateway), for capture's extraction calls.
+    { name: CHAT_MODEL_CREDENTIAL, required: true, displayOptions: { show: { operation: ['captureMemories'] } } },
   ],
   properties: [
     {
@@ -28,6 +32,13 @@ export const versionDescription: VersionDescription = {
       type: 'options',
       noDataExpression: true,
       options: [
+        {
+          name: 'Capture Memories',
+          value: 'captureMemories',
+          action: 'Capture memories from an idle conversation',
+          description:
+            "Extract the people, companies, relations and facts of the next idle conversation into the graph and memories (the chat model's tool call, validated; retried once, then dropped)",
+        },
         { name: 'Forget', value: 'forget', action: 'Forget a memory', description: 'Delete a memory' },
         { name: 'Get', value: 'get', action: 'Get a memory', description: 'One memory by ID' },
         {
@@ -48,6 +59,7 @@ export const versionDescription: VersionDescription = {
       ],
       default: 'recall',
     },
+    ...captureMemories.description,
     ...forget.description,
     ...get.description,
     ...recall.description,
