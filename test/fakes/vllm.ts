@@ -98,8 +98,8 @@ interface Pending {
   res: ServerResponse;
 }
 
-/** The fake's vocabulary: every 4-character piece of text is one token, numbered as first seen. */
-class FakeTokenizer {
+/** The fake's vocabulary: every 4-character piece of text is one token, numbered as first seen (SGLang's and llama.cpp's fakes share it). */
+export class FakeTokenizer {
   private readonly ids = new Map<string, number>();
   private readonly pieces: string[] = [];
 

@@ -2,7 +2,8 @@
 // Every question (or option group) is its own chat completion. While the upstream returns logprobs, each is asked
 // with logprobs, top_logprobs ≤ 20, one output token and temperature 0, and the first token's top_logprobs are
 // folded onto the labels (fold.ts). The first reply without them (or a 400 refusing them) switches the backend to
-// the sampling fallback (sampling.ts); the switch is kept, and `probe()` asks again on demand.
+// the sampling fallback (sampling.ts); the switch is kept, and `probe()` asks again on demand. The explicit probe may
+// instead pick an engine-native route (native.ts): SGLang's /generate with the labels' ids, llama.cpp's /completion.
 import { setMaxListeners } from 'node:events';
 import type OpenAI from 'openai';
 import {
@@ -20,6 +21,18 @@ import { renderRequest, type OptionGroup } from '../../engine/render';
 import { addUpstreamTokens, noUpstreamTokens, type UpstreamTokens } from '../../keys/types';
 import { foldTopLogprobs, type TopLogprob } from './fold';
 import { LabelTokenIds, OUTSIDE_LABEL } from './label-ids';
+import {
+  identifyEngine,
+  llamacppRequest,
+  llamacppScores,
+  llamacppTokens,
+  sglangRequest,
+  sglangScores,
+  sglangTokens,
+  type FoldedReply,
+  type LlamacppCompletionReply,
+  type SglangGenerateReply,
+} from './native';
 import type { OpenAIBackendOptions, ScoringSetting } from './options';
 import { scoresFromSamples } from './sampling';
 import { ChatUpstream, refusesLogprobs } from './upstream';
@@ -34,6 +47,12 @@ export const OPENAI_SCORING = {
   samples: { method: 'samples', calibrated: false },
 } as const satisfies Record<string, ScoringMethod>;
 export type OpenAIScoring = keyof typeof OPENAI_SCORING;
+
+/**
+ * Where prompts are scored: the OpenAI-compatible chat route, SGLang's native /generate (label ids named), or
+ * llama.cpp's native /completion (top `n_probs`). Only the explicit probe picks a native route.
+ */
+export type ScoringRoute = 'chat' | 'sglang' | 'llamacpp';
 
 /** What one prompt cost upstream and what it gave. */
 interface Asked {
@@ -83,6 +102,7 @@ export class OpenAIBackend implements Backend {
   /** The method in use: pinned by the setting, or learned from the upstream's replies (undefined until then). */
   private method?: OpenAIScoring;
   private probing?: Promise<OpenAIScoring>;
+  private route: ScoringRoute = 'chat';
   private readonly labelIds: LabelTokenIds;
   /** Whether `concurrency` was set (else it follows the upstream: one at a time for an Ollama). */
   private readonly concurrencyPinned: boolean;
@@ -113,6 +133,11 @@ export class OpenAIBackend implements Backend {
       maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
       timeoutMs: options.timeoutMs ?? 60_000,
     });
+  }
+
+  /** The route prompts are scored on (the probe's choice). */
+  get scoringRoute(): ScoringRoute {
+    return this.route;
   }
 
   /** Upstream requests allowed in flight at once, across all requests. */
@@ -178,8 +203,11 @@ export class OpenAIBackend implements Backend {
     this.probing ??= (async () => {
       try {
         this.method = undefined;
+        this.route = 'chat';
         const group = PROBE.questions[0];
         const prompt = PROBE.prefix + group.suffix;
+        const native = await this.probeNative(prompt, group.labels, signal ?? neverAborted());
+        if (native) return (this.method = native);
         const asked = await this.askLogprobs(prompt, group.labels, signal ?? neverAborted());
         if (!asked.scores) return (this.method = 'samples');
         const exact = await this.namesLabels(prompt, group.labels, signal ?? neverAborted()).catch(() => false);
@@ -189,6 +217,39 @@ export class OpenAIBackend implements Backend {
       }
     })();
     return this.probing;
+  }
+
+  /**
+   * The engine-native route, when the upstream is SGLang whose /generate returns named label ids (a label outside
+   * the top-k included: exact), or llama.cpp whose /completion returns its top `n_probs` (top-k, never exact).
+   */
+  private async probeNative(prompt: string, labels: string[], signal: AbortSignal): Promise<OpenAIScoring | undefined> {
+    const timeoutMs = this.options.timeoutMs ?? 60_000;
+    const found = await identifyEngine(this.upstream.root, this.upstream.authorization(), timeoutMs, signal);
+    const refused = (error: unknown) => {
+      if (error instanceof BackendError && error.status !== 402 && !signal.aborted) return undefined;
+      throw error;
+    };
+    if (found.engine === 'sglang') {
+      const named = [...labels, OUTSIDE_LABEL];
+      const ids = await this.labelIds.of(named, signal).catch(() => undefined);
+      if (!ids) return undefined;
+      const reply = await this.upstream
+        .post<SglangGenerateReply>('/generate', sglangRequest(prompt, 1, ids), signal)
+        .catch(refused);
+      if (!reply || !sglangScores(reply, named, ids)?.exact) return undefined;
+      this.route = 'sglang';
+      return 'exact_label_ids';
+    }
+    if (found.engine === 'llamacpp') {
+      if (!this.concurrencyPinned && found.slots) this.upstream.concurrency = found.slots;
+      const request = llamacppRequest(prompt, labels.length);
+      const reply = await this.upstream.post<LlamacppCompletionReply>('/completion', request, signal).catch(refused);
+      if (!reply || !llamacppScores(reply, labels)) return undefined;
+      this.route = 'llamacpp';
+      return 'top_logprobs';
+    }
+    return undefined;
   }
 
   /** Whether the upstream returns the logprobs of named token ids, a label outside its top-1 included. */
@@ -323,6 +384,7 @@ export class OpenAIBackend implements Backend {
     labels: string[],
     signal: AbortSignal,
   ): Promise<Omit<Asked, 'scores'> & { scores?: QuestionScores; exact?: boolean }> {
+    if (this.route !== 'chat') return this.askNative(prompt, labels, signal);
     const ids = this.method === 'exact_label_ids' ? await this.labelIds.of(labels, signal) : undefined;
     const body = ids ? { ...this.logprobsBody(prompt), logprob_token_ids: ids } : this.logprobsBody(prompt);
     let completion: OpenAI.Chat.ChatCompletion;
@@ -342,16 +404,41 @@ export class OpenAIBackend implements Backend {
     // Named ids: exactly the label tokens count (the sampled token the server adds in front is not one of them).
     const top = ids ? listed.filter((t) => labels.includes(t.token)) : listed;
     const folded = foldTopLogprobs(top, labels);
-    if (folded.coveredMass === 0) {
-      throw new BackendError(
-        `Model "${this.options.upstreamModel}" put none of its top ${top.length} first tokens on the answer labels ` +
-          `(${labels.join(', ')}); it does not follow the answer format.`,
-        502,
-        'labels_not_covered',
-      );
-    }
+    if (folded.coveredMass === 0) throw this.notCovered(top.length, labels);
     const exact = ids !== undefined && folded.missing.length === 0;
     return { ...spent, exact, scores: { logprobs: folded.logprobs, coveredMass: folded.coveredMass } };
+  }
+
+  /** One prompt on the engine-native route the probe chose (SGLang's /generate, llama.cpp's /completion). */
+  private async askNative(prompt: string, labels: string[], signal: AbortSignal): Promise<Asked & { exact: boolean }> {
+    let read: FoldedReply | undefined;
+    let upstream: UpstreamTokens;
+    if (this.route === 'sglang') {
+      const ids = await this.labelIds.of(labels, signal);
+      const request = sglangRequest(prompt, this.topLogprobs, ids);
+      const reply = await this.upstream.post<SglangGenerateReply>('/generate', request, signal);
+      read = sglangScores(reply, labels, ids);
+      upstream = sglangTokens(reply);
+    } else {
+      const request = llamacppRequest(prompt, labels.length);
+      const reply = await this.upstream.post<LlamacppCompletionReply>('/completion', request, signal);
+      read = llamacppScores(reply, labels);
+      upstream = llamacppTokens(reply);
+    }
+    if (!read) throw this.noLogprobs();
+    if (read.scores.coveredMass === 0) throw this.notCovered(undefined, labels);
+    const promptTokens = upstream.promptTokens || Math.ceil(prompt.length / 4);
+    return { scores: read.scores, exact: read.exact, promptTokens, upstream };
+  }
+
+  private notCovered(listed: number | undefined, labels: string[]): BackendError {
+    const which = listed === undefined ? 'first tokens it listed' : `top ${listed} first tokens`;
+    return new BackendError(
+      `Model "${this.options.upstreamModel}" put none of its ${which} on the answer labels ` +
+        `(${labels.join(', ')}); it does not follow the answer format.`,
+      502,
+      'labels_not_covered',
+    );
   }
 
   /** The fallback: `samples` completions at temperature 1, one request each, counted per label (sampling.ts). */

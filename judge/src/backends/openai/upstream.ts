@@ -36,10 +36,13 @@ export class ChatUpstream {
   readonly client: OpenAI;
   private limiter: ConcurrencyLimiter;
   private readonly where: string;
+  /** The server root (the base URL without its `/v1`), where engine-native routes live. */
+  readonly root: string;
 
   constructor(private readonly settings: UpstreamSettings) {
     this.limiter = new ConcurrencyLimiter(settings.concurrency);
     this.where = `The OpenAI-compatible server at ${settings.baseUrl}`;
+    this.root = serverRoot(settings.baseUrl);
     this.client = new OpenAI({
       baseURL: settings.baseUrl,
       apiKey: settings.apiKey || 'not-needed',
@@ -105,6 +108,65 @@ export class ChatUpstream {
       }
     }
   }
+
+  /**
+   * One engine-native call (SGLang's /generate, llama.cpp's /completion) at the server root: the same limiter and
+   * retries as a completion (429/408/5xx/connection errors), its JSON reply, or a BackendError naming the route.
+   */
+  async post<T>(path: string, body: unknown, signal: AbortSignal): Promise<T> {
+    const { maxRetries, timeoutMs } = this.settings;
+    const where = `The server at ${this.root}${path}`;
+    const headers = { 'content-type': 'application/json', ...this.authorization() };
+    for (let attempt = 0; ; attempt++) {
+      let response: Response | undefined;
+      let failure: unknown;
+      try {
+        response = await this.limiter.run(
+          () =>
+            fetch(`${this.root}${path}`, {
+              method: 'POST',
+              headers,
+              body: JSON.stringify(body),
+              signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+            }),
+          signal,
+        );
+      } catch (error) {
+        if (signal.aborted) throw signal.reason ?? error;
+        failure = error;
+      }
+      if (response?.ok) return (await response.json()) as T;
+      const status = response?.status;
+      const text = response ? await response.text().catch(() => '') : String(failure);
+      const retryable = !response || status === 429 || status === 408 || (status ?? 0) >= 500;
+      if (!retryable) {
+        const auth = status === 401 || status === 403;
+        throw new BackendError(
+          `${where} refused the request (${status}): ${text.slice(0, 500)}`,
+          502,
+          auth ? 'upstream_auth_failed' : 'upstream_rejected',
+        );
+      }
+      if (attempt >= maxRetries) {
+        throw new BackendError(
+          `${where} failed after ${maxRetries} retries: ${text.slice(0, 500)}`,
+          502,
+          'upstream_error',
+        );
+      }
+      await sleep(Math.min(500 * 2 ** attempt, 8000) * (1 - Math.random() * 0.25), signal);
+    }
+  }
+
+  /** The upstream key as a bearer header, when there is one. */
+  authorization(): Record<string, string> {
+    return this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {};
+  }
+}
+
+/** The server root of an OpenAI-compatible base URL: "http://h:8000/v1/" → "http://h:8000". */
+export function serverRoot(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
 
 /** The error after the last retry. */
