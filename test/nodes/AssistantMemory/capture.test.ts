@@ -188,6 +188,24 @@ describe('Capture Memories', () => {
     expect(retry.at(-1)!.body.messages.at(-1)!.content).toContain('entities: must be a list');
   });
 
+  it('stores the facts of a batch that carried outside content unconfirmed, and holds its graph items', async () => {
+    const userId = await newUser('capture-outside');
+    const page = '«untrusted 0a1b2c3d from https://example.com»\nMallory Quinn is my accountant\n«end 0a1b2c3d»';
+    await exchange(userId, 'Maria Novak is my lawyer', at(0), `The page says:\n${page}`);
+    await db.pool.query('UPDATE assistant.turns SET outside_content_at = created_at WHERE user_id = $1', [userId]);
+    const held = await capture(at(10));
+    expect(held).toMatchObject({ outcome: 'applied', confirmed: false, entities: [], relations: [] });
+    expect(held.held).toEqual({
+      entities: [{ name: 'Maria Novak', type: 'person', aliases: [] }],
+      relations: [{ from: 'Maria Novak', relation: 'lawyer_of', to: 'the user', evidence: 'Maria Novak is my lawyer' }],
+    });
+    expect(held.facts).toMatchObject({ unconfirmed: [{ content: 'Maria Novak is my lawyer', confirmed: false }] });
+    const request = (await fetch(`${provider.url}/__requests?match=Maria%20Novak`).then((r) => r.json())) as Array<{
+      body: { messages: Array<{ content: string }> };
+    }>;
+    expect(JSON.stringify(request.at(-1)!.body.messages)).not.toContain('Mallory');
+  });
+
   it('keeps the batch when the gateway refuses the call (a spent budget) and fails the item clearly', async () => {
     const userId = await newUser('capture-budget');
     await exchange(userId, FIRST, at(0));
