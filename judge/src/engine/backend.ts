@@ -44,6 +44,8 @@ export interface ScoreJob {
   state: SystemOneRequest['state'];
   rendered: RenderedRequest;
   signal?: AbortSignal;
+  /** The judge's request id (X-Request-Id), for a backend to pass upstream. */
+  requestId?: string;
 }
 
 /**

@@ -279,6 +279,7 @@ class Exchange {
       model,
       state,
       rendered,
+      requestId: this.requestId,
       get signal() {
         return ticket.signal;
       },

@@ -106,6 +106,8 @@ export interface FakeOpenAI {
   requests: ChatCompletionRequestBody[];
   /** The Authorization headers received. */
   authorizations: (string | undefined)[];
+  /** Each request's X-Request-Id header, in arrival order. */
+  requestIds: (string | undefined)[];
   /** Indexes (into `requests`) of requests whose client hung up before the reply (e.g. an aborted call). */
   abandoned: number[];
   /** The `usage` of every successful reply, in reply order. */
@@ -217,6 +219,7 @@ function readJson(req: IncomingMessage): Promise<unknown> {
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const requests: ChatCompletionRequestBody[] = [];
   const authorizations: (string | undefined)[] = [];
+  const requestIds: (string | undefined)[] = [];
   const abandoned: number[] = [];
   const usages: FakeUsage[] = [];
   const cache = new PromptCache();
@@ -236,6 +239,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       return send(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });
     }
     authorizations.push(req.headers.authorization);
+    requestIds.push(req.headers['x-request-id'] as string | undefined);
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       return send(res, 401, {
         error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' },
@@ -306,6 +310,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     baseUrl: `http://${options.host ?? '127.0.0.1'}:${port}/v1`,
     requests,
     authorizations,
+    requestIds,
     abandoned,
     usages,
     close: () =>

@@ -35,7 +35,7 @@ import {
 } from './native';
 import type { OpenAIBackendOptions, ScoringSetting } from './options';
 import { scoresFromSamples } from './sampling';
-import { ChatUpstream, refusesLogprobs } from './upstream';
+import { ChatUpstream, parseBaseUrls, refusesLogprobs } from './upstream';
 
 export { retryAfterMs } from '../../util/retry-after';
 export type { OpenAIBackendOptions } from './options';
@@ -118,19 +118,23 @@ export class OpenAIBackend implements Backend {
     this.sampleMaxTokens = options.sampleMaxTokens ?? 16;
     this.minCoverage = options.minCoverage ?? 0;
     if (!(this.minCoverage >= 0 && this.minCoverage <= 1)) throw new Error('openai.minCoverage must be 0..1');
-    this.labelIds = new LabelTokenIds({
-      baseUrl: options.baseUrl,
-      apiKey: options.apiKey,
-      upstreamModel: options.upstreamModel,
-      timeoutMs: options.timeoutMs ?? 60_000,
-    });
+    const baseUrls = parseBaseUrls(options.baseUrl);
+    if (!Array.isArray(baseUrls)) throw new Error(`openai.baseUrl ${baseUrls.error}`);
     this.concurrencyPinned = options.concurrency !== undefined;
     this.upstream = new ChatUpstream({
-      baseUrl: options.baseUrl,
+      baseUrls,
       apiKey: options.apiKey,
       concurrency: options.concurrency ?? SERVING_ENGINE_CONCURRENCY,
       maxRetries: options.maxRetries ?? 3,
       maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
+      timeoutMs: options.timeoutMs ?? 60_000,
+      cooldownMs: options.failoverCooldownMs ?? 30_000,
+      now: options.now ?? Date.now,
+    });
+    this.labelIds = new LabelTokenIds({
+      root: () => this.upstream.root,
+      apiKey: options.apiKey,
+      upstreamModel: options.upstreamModel,
       timeoutMs: options.timeoutMs ?? 60_000,
     });
   }
@@ -138,6 +142,11 @@ export class OpenAIBackend implements Backend {
   /** The route prompts are scored on (the probe's choice). */
   get scoringRoute(): ScoringRoute {
     return this.route;
+  }
+
+  /** Each upstream server in order, and whether it is asked now (failover). */
+  upstreamHealth(): { baseUrl: string; healthy: boolean }[] {
+    return this.upstream.health();
   }
 
   /** Upstream requests allowed in flight at once, across all requests. */
@@ -295,7 +304,7 @@ export class OpenAIBackend implements Backend {
           try {
             const scored = await scoreInGroups(question, this.groupSize, async (group) => {
               const prompt = job.rendered.prefix + group.suffix;
-              const asked = await this.askGroup(prompt, group, siblings.signal);
+              const asked = await this.askGroup(prompt, group, siblings.signal, job.requestId);
               const { scores, promptTokens, method } = asked;
               inputTokens += promptTokens;
               addUpstreamTokens(upstream, asked.upstream);
@@ -337,10 +346,11 @@ export class OpenAIBackend implements Backend {
     prompt: string,
     group: OptionGroup,
     signal: AbortSignal,
+    requestId?: string,
   ): Promise<Asked & { method: OpenAIScoring }> {
     if (this.method === 'samples')
-      return { ...(await this.askSamples(prompt, group.labels, signal)), method: 'samples' };
-    const tried = await this.askLogprobs(prompt, group.labels, signal);
+      return { ...(await this.askSamples(prompt, group.labels, signal, requestId)), method: 'samples' };
+    const tried = await this.askLogprobs(prompt, group.labels, signal, requestId);
     if (tried.scores) {
       this.method ??= 'top_logprobs';
       return { ...tried, scores: tried.scores, method: tried.exact ? 'exact_label_ids' : 'top_logprobs' };
@@ -348,7 +358,7 @@ export class OpenAIBackend implements Backend {
     if (this.learntLogprobs()) throw this.noLogprobs();
     this.method = 'samples';
     // The try without logprobs was processed upstream too: it is metered with the samples.
-    const sampled = await this.askSamples(prompt, group.labels, signal);
+    const sampled = await this.askSamples(prompt, group.labels, signal, requestId);
     return {
       scores: sampled.scores,
       promptTokens: sampled.promptTokens + tried.promptTokens,
@@ -383,13 +393,14 @@ export class OpenAIBackend implements Backend {
     prompt: string,
     labels: string[],
     signal: AbortSignal,
+    requestId?: string,
   ): Promise<Omit<Asked, 'scores'> & { scores?: QuestionScores; exact?: boolean }> {
-    if (this.route !== 'chat') return this.askNative(prompt, labels, signal);
+    if (this.route !== 'chat') return this.askNative(prompt, labels, signal, requestId);
     const ids = this.method === 'exact_label_ids' ? await this.labelIds.of(labels, signal) : undefined;
     const body = ids ? { ...this.logprobsBody(prompt), logprob_token_ids: ids } : this.logprobsBody(prompt);
     let completion: OpenAI.Chat.ChatCompletion;
     try {
-      completion = await this.upstream.complete(body, signal);
+      completion = await this.upstream.complete(body, signal, requestId);
     } catch (error) {
       if (!this.learntLogprobs() && refusesLogprobs(error)) return { promptTokens: 0, upstream: noUpstreamTokens() };
       throw error;
@@ -410,18 +421,23 @@ export class OpenAIBackend implements Backend {
   }
 
   /** One prompt on the engine-native route the probe chose (SGLang's /generate, llama.cpp's /completion). */
-  private async askNative(prompt: string, labels: string[], signal: AbortSignal): Promise<Asked & { exact: boolean }> {
+  private async askNative(
+    prompt: string,
+    labels: string[],
+    signal: AbortSignal,
+    requestId?: string,
+  ): Promise<Asked & { exact: boolean }> {
     let read: FoldedReply | undefined;
     let upstream: UpstreamTokens;
     if (this.route === 'sglang') {
       const ids = await this.labelIds.of(labels, signal);
       const request = sglangRequest(prompt, this.topLogprobs, ids);
-      const reply = await this.upstream.post<SglangGenerateReply>('/generate', request, signal);
+      const reply = await this.upstream.post<SglangGenerateReply>('/generate', request, signal, requestId);
       read = sglangScores(reply, labels, ids);
       upstream = sglangTokens(reply);
     } else {
       const request = llamacppRequest(prompt, labels.length);
-      const reply = await this.upstream.post<LlamacppCompletionReply>('/completion', request, signal);
+      const reply = await this.upstream.post<LlamacppCompletionReply>('/completion', request, signal, requestId);
       read = llamacppScores(reply, labels);
       upstream = llamacppTokens(reply);
     }
@@ -442,7 +458,7 @@ export class OpenAIBackend implements Backend {
   }
 
   /** The fallback: `samples` completions at temperature 1, one request each, counted per label (sampling.ts). */
-  private async askSamples(prompt: string, labels: string[], signal: AbortSignal): Promise<Asked> {
+  private async askSamples(prompt: string, labels: string[], signal: AbortSignal, requestId?: string): Promise<Asked> {
     const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
       model: this.options.upstreamModel,
       messages: [{ role: 'user', content: prompt }],
@@ -450,7 +466,7 @@ export class OpenAIBackend implements Backend {
       temperature: 1,
     };
     const completions = await Promise.all(
-      Array.from({ length: this.samples }, () => this.upstream.complete(body, signal)),
+      Array.from({ length: this.samples }, () => this.upstream.complete(body, signal, requestId)),
     );
     for (const completion of completions) this.notice(completion);
     const replies = completions.map((c) => c.choices?.[0]?.message?.content ?? '');

@@ -3,7 +3,8 @@
 // server's own tokenizer (POST /tokenize, beside /v1). Older servers ignore the field and newer ones may refuse it:
 // the probe uses it only when asking for a label the prompt never offers brings that label back.
 export interface TokenizeSettings {
-  baseUrl: string;
+  /** The server root in use (the upstream's, which may fail over). */
+  root: () => string;
   apiKey?: string;
   upstreamModel: string;
   timeoutMs: number;
@@ -15,11 +16,7 @@ export const OUTSIDE_LABEL = 'Z';
 export class LabelTokenIds {
   /** Label → its single token id, or null when it is not one token (or the server has no tokenizer). */
   private readonly ids = new Map<string, number | null>();
-  private readonly root: string;
-
-  constructor(private readonly settings: TokenizeSettings) {
-    this.root = settings.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-  }
+  constructor(private readonly settings: TokenizeSettings) {}
 
   /** The token id of every label, or undefined when one of them is not a single token of the server's tokenizer. */
   async of(labels: string[], signal: AbortSignal): Promise<number[] | undefined> {
@@ -45,7 +42,7 @@ export class LabelTokenIds {
     const { apiKey, upstreamModel, timeoutMs } = this.settings;
     let response: Response;
     try {
-      response = await fetch(`${this.root}/tokenize`, {
+      response = await fetch(`${this.settings.root()}/tokenize`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
         body: JSON.stringify({ model: upstreamModel, prompt: text, add_special_tokens: false }),

@@ -1,16 +1,21 @@
 // The OpenAI-compatible backend's options and how the config file and environment give them, naming the exact
 // field on every error.
 //   JUDGE_OPENAI_BASE_URL, JUDGE_OPENAI_API_KEY, JUDGE_OPENAI_MODEL, JUDGE_OPENAI_MODEL_ID, JUDGE_OPENAI_CONCURRENCY,
-//   JUDGE_OPENAI_SCORING, JUDGE_OPENAI_SAMPLES, JUDGE_OPENAI_SAMPLE_MAX_TOKENS, JUDGE_OPENAI_MIN_COVERAGE
+//   JUDGE_OPENAI_SCORING, JUDGE_OPENAI_SAMPLES, JUDGE_OPENAI_SAMPLE_MAX_TOKENS, JUDGE_OPENAI_MIN_COVERAGE,
+//   JUDGE_OPENAI_FAILOVER_COOLDOWN_MS
 //   replace the file's values.
 import { integerSetting, stringSetting, type Env, type Fail, type Raw } from '../../shared/settings';
+import { parseBaseUrls } from './upstream';
 
 /** How answers are read: probed (auto), or pinned by the operator. */
 export const SCORING_SETTINGS = ['auto', 'top_logprobs', 'samples'] as const;
 export type ScoringSetting = (typeof SCORING_SETTINGS)[number];
 
 export interface OpenAIBackendOptions {
-  /** e.g. "https://api.openai.com/v1", "http://127.0.0.1:11434/v1" (Ollama), "http://host:8000/v1" (vLLM). */
+  /**
+   * e.g. "https://api.openai.com/v1", "http://127.0.0.1:11434/v1" (Ollama), "http://host:8000/v1" (vLLM); several
+   * servers of the same model separated by commas are used in order by health (failover).
+   */
   baseUrl: string;
   /** The upstream key, from env or the config file; never logged. Local servers may need none. */
   apiKey?: string;
@@ -46,6 +51,10 @@ export interface OpenAIBackendOptions {
   sampleMaxTokens?: number;
   /** Least coverage (label mass, or labelled share of samples) an answer may have; below it → 502 (default 0). */
   minCoverage?: number;
+  /** How long a server that failed (connection, timeout, 5xx) is skipped while another is healthy (default 30 000). */
+  failoverCooldownMs?: number;
+  /** The clock for the cool-down (default Date.now; tests move it). */
+  now?: () => number;
 }
 
 /** `file` is the config's backend block (`{kind: "openai", ...}`), each value replaced by its environment variable. */
@@ -57,7 +66,7 @@ export function parseOpenAIBackendOptions(file: Raw, env: Env, fail: Fail): Open
   const integer = (key: string, fallback: number, min = 1) =>
     integerSetting(file[key], `backend.${key}`, fallback, min, fail);
   return {
-    baseUrl: text(env.JUDGE_OPENAI_BASE_URL ?? file.baseUrl, 'backend.baseUrl', true)!,
+    baseUrl: baseUrlSetting(...setting('JUDGE_OPENAI_BASE_URL', 'baseUrl'), fail),
     apiKey: text(env.JUDGE_OPENAI_API_KEY ?? file.apiKey, 'backend.apiKey', false),
     upstreamModel: text(env.JUDGE_OPENAI_MODEL ?? file.upstreamModel, 'backend.upstreamModel', true)!,
     id:
@@ -76,7 +85,22 @@ export function parseOpenAIBackendOptions(file: Raw, env: Env, fail: Fail): Open
     samples: integerSetting(...setting('JUDGE_OPENAI_SAMPLES', 'samples'), 8, 1, fail),
     sampleMaxTokens: integerSetting(...setting('JUDGE_OPENAI_SAMPLE_MAX_TOKENS', 'sampleMaxTokens'), 16, 1, fail),
     minCoverage: fractionSetting(...setting('JUDGE_OPENAI_MIN_COVERAGE', 'minCoverage'), fail),
+    failoverCooldownMs: integerSetting(
+      ...setting('JUDGE_OPENAI_FAILOVER_COOLDOWN_MS', 'failoverCooldownMs'),
+      30_000,
+      0,
+      fail,
+    ),
   };
+}
+
+/** One base URL, or several separated by commas (a list of strings in the file): each an http(s) URL. */
+function baseUrlSetting(value: unknown, field: string, fail: Fail): string {
+  const joined = Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.join(',') : value;
+  const text = stringSetting(joined, field, true, fail)!;
+  const urls = parseBaseUrls(text);
+  if (!Array.isArray(urls)) throw fail(field, urls.error);
+  return urls.join(',');
 }
 
 /** A whole number ≥ 1, or undefined when absent (the backend then decides). */

@@ -1,4 +1,5 @@
-// One OpenAI-compatible upstream: its client, its concurrency limit, and the retry loop every completion goes through.
+// The OpenAI-compatible upstream: one or more servers of the same model used in order by health (failover), their
+// clients, one concurrency limit, and the retry loop every completion goes through.
 //
 // Why the `openai` client and not @langchain/openai: we need the raw `choices[0].logprobs.content[0].top_logprobs`
 // and `usage` of a short completion, nothing of LangChain's message/tool layer; and we run our own retry loop so
@@ -9,12 +10,25 @@ import { ConcurrencyLimiter } from '../../util/limiter';
 import { retryAfterMs } from '../../util/retry-after';
 
 export interface UpstreamSettings {
-  baseUrl: string;
+  /** The servers in order of preference (failover); each serves the same model. */
+  baseUrls: string[];
   apiKey?: string;
   concurrency: number;
   maxRetries: number;
   maxRetryAfterMs: number;
   timeoutMs: number;
+  /** How long a server that failed (connection, timeout, 5xx) is skipped while another is healthy. */
+  cooldownMs: number;
+  /** The clock, in ms (injected: tests move it). */
+  now: () => number;
+}
+
+/** One server: its client, and until when it is skipped after a failure. */
+interface Endpoint {
+  baseUrl: string;
+  root: string;
+  client: OpenAI;
+  downUntil: number;
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
@@ -33,22 +47,53 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   });
 
 export class ChatUpstream {
-  readonly client: OpenAI;
   private limiter: ConcurrencyLimiter;
-  private readonly where: string;
-  /** The server root (the base URL without its `/v1`), where engine-native routes live. */
-  readonly root: string;
+  private readonly endpoints: Endpoint[];
 
   constructor(private readonly settings: UpstreamSettings) {
+    if (settings.baseUrls.length === 0) throw new Error('ChatUpstream: no base URL');
     this.limiter = new ConcurrencyLimiter(settings.concurrency);
-    this.where = `The OpenAI-compatible server at ${settings.baseUrl}`;
-    this.root = serverRoot(settings.baseUrl);
-    this.client = new OpenAI({
-      baseURL: settings.baseUrl,
-      apiKey: settings.apiKey || 'not-needed',
-      maxRetries: 0,
-      timeout: settings.timeoutMs,
-    });
+    this.endpoints = settings.baseUrls.map((baseUrl) => ({
+      baseUrl,
+      root: serverRoot(baseUrl),
+      downUntil: -Infinity,
+      client: new OpenAI({
+        baseURL: baseUrl,
+        apiKey: settings.apiKey || 'not-needed',
+        maxRetries: 0,
+        timeout: settings.timeoutMs,
+      }),
+    }));
+  }
+
+  /** The server to ask now: the first not cooling down, else the one whose cool-down ends first. */
+  private pick(): Endpoint {
+    const now = this.settings.now();
+    const healthy = this.endpoints.find((e) => e.downUntil <= now);
+    return healthy ?? this.endpoints.reduce((a, b) => (b.downUntil < a.downUntil ? b : a));
+  }
+
+  /**
+   * After `endpoint` failed with a server-side error: skip it for the cool-down (when there is another) and say
+   * whether another server is healthy to ask at once, without waiting or counting a retry.
+   */
+  private failOver(endpoint: Endpoint): boolean {
+    if (this.endpoints.length === 1) return false;
+    const now = this.settings.now();
+    endpoint.downUntil = now + this.settings.cooldownMs;
+    const next = this.pick();
+    return next !== endpoint && next.downUntil <= now;
+  }
+
+  /** The server root in use (its base URL without `/v1`), where engine-native routes live. */
+  get root(): string {
+    return this.pick().root;
+  }
+
+  /** Each server in order, and whether it is asked now (not cooling down after a failure). */
+  health(): { baseUrl: string; healthy: boolean }[] {
+    const now = this.settings.now();
+    return this.endpoints.map((e) => ({ baseUrl: e.baseUrl, healthy: e.downUntil <= now }));
   }
 
   /** Upstream requests allowed in flight at once. */
@@ -68,13 +113,16 @@ export class ChatUpstream {
   async complete(
     body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
     signal: AbortSignal,
+    requestId?: string,
   ): Promise<OpenAI.Chat.ChatCompletion> {
-    const { where } = this;
     const { maxRetries, maxRetryAfterMs } = this.settings;
-    for (let attempt = 0; ; attempt++) {
+    const headers = requestId ? { 'x-request-id': requestId } : undefined;
+    for (let attempt = 0; ;) {
+      const endpoint = this.pick();
+      const where = `The OpenAI-compatible server at ${endpoint.baseUrl}`;
       try {
         const limiter = this.limiter;
-        return await limiter.run(() => this.client.chat.completions.create(body, { signal }), signal);
+        return await limiter.run(() => endpoint.client.chat.completions.create(body, { signal, headers }), signal);
       } catch (error) {
         if (signal.aborted) throw signal.reason ?? error;
         const status = error instanceof OpenAI.APIError ? error.status : undefined;
@@ -92,8 +140,10 @@ export class ChatUpstream {
             { cause: error },
           );
         }
+        const serverFailed = error instanceof OpenAI.APIConnectionError || (status ?? 0) >= 500;
+        if (serverFailed && this.failOver(endpoint)) continue;
         const asked = error instanceof OpenAI.APIError ? retryAfterMs(error.headers as Headers | undefined) : undefined;
-        if (attempt >= maxRetries) throw gaveUp(error, where, maxRetries, asked);
+        if (attempt++ >= maxRetries) throw gaveUp(error, where, maxRetries, asked);
         if (asked !== undefined && asked > maxRetryAfterMs) {
           throw new BackendError(
             `${where} asked to retry after ${Math.round(asked / 1000)} s, longer than the ` +
@@ -103,7 +153,7 @@ export class ChatUpstream {
             { retryAfterMs: asked, cause: error },
           );
         }
-        const backoff = Math.min(500 * 2 ** attempt, 8000) * (1 - Math.random() * 0.25);
+        const backoff = Math.min(500 * 2 ** (attempt - 1), 8000) * (1 - Math.random() * 0.25);
         await sleep(asked ?? backoff, signal);
       }
     }
@@ -113,17 +163,22 @@ export class ChatUpstream {
    * One engine-native call (SGLang's /generate, llama.cpp's /completion) at the server root: the same limiter and
    * retries as a completion (429/408/5xx/connection errors), its JSON reply, or a BackendError naming the route.
    */
-  async post<T>(path: string, body: unknown, signal: AbortSignal): Promise<T> {
+  async post<T>(path: string, body: unknown, signal: AbortSignal, requestId?: string): Promise<T> {
     const { maxRetries, timeoutMs } = this.settings;
-    const where = `The server at ${this.root}${path}`;
-    const headers = { 'content-type': 'application/json', ...this.authorization() };
-    for (let attempt = 0; ; attempt++) {
+    const headers = {
+      'content-type': 'application/json',
+      ...this.authorization(),
+      ...(requestId ? { 'x-request-id': requestId } : {}),
+    };
+    for (let attempt = 0; ;) {
+      const endpoint = this.pick();
+      const where = `The server at ${endpoint.root}${path}`;
       let response: Response | undefined;
       let failure: unknown;
       try {
         response = await this.limiter.run(
           () =>
-            fetch(`${this.root}${path}`, {
+            fetch(`${endpoint.root}${path}`, {
               method: 'POST',
               headers,
               body: JSON.stringify(body),
@@ -147,14 +202,15 @@ export class ChatUpstream {
           auth ? 'upstream_auth_failed' : 'upstream_rejected',
         );
       }
-      if (attempt >= maxRetries) {
+      if ((!response || (status ?? 0) >= 500) && this.failOver(endpoint)) continue;
+      if (attempt++ >= maxRetries) {
         throw new BackendError(
           `${where} failed after ${maxRetries} retries: ${text.slice(0, 500)}`,
           502,
           'upstream_error',
         );
       }
-      await sleep(Math.min(500 * 2 ** attempt, 8000) * (1 - Math.random() * 0.25), signal);
+      await sleep(Math.min(500 * 2 ** (attempt - 1), 8000) * (1 - Math.random() * 0.25), signal);
     }
   }
 
@@ -162,6 +218,29 @@ export class ChatUpstream {
   authorization(): Record<string, string> {
     return this.settings.apiKey ? { authorization: `Bearer ${this.settings.apiKey}` } : {};
   }
+}
+
+/**
+ * The servers of a base URL setting: one URL or several separated by commas, in order of preference. Each must be an
+ * http(s) URL; the error says which entry is not.
+ */
+export function parseBaseUrls(value: string): string[] | { error: string } {
+  const entries = value.split(',').map((entry) => entry.trim());
+  const urls: string[] = [];
+  for (const [i, entry] of entries.entries()) {
+    const which = entries.length > 1 ? `entry ${i + 1} ${JSON.stringify(entry)}` : JSON.stringify(entry);
+    if (entry === '') return { error: `has an empty entry (${i + 1}); separate URLs with single commas` };
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      return { error: `${which} is not a URL` };
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `${which} is not an http(s) URL` };
+    if (urls.includes(entry)) return { error: `lists ${JSON.stringify(entry)} twice` };
+    urls.push(entry);
+  }
+  return urls;
 }
 
 /** The server root of an OpenAI-compatible base URL: "http://h:8000/v1/" → "http://h:8000". */
