@@ -168,6 +168,52 @@ describe("the judge's OpenAI-compatible backend: exact label ids on vLLM", () =>
   });
 });
 
+describe("the judge's OpenAI-compatible backend: more than 26 options by label ids", () => {
+  const fortyOptions = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`option ${i}`, null]));
+  const request = {
+    model: ID,
+    state: 'Which option?',
+    questions: { pick: { type: 'choice', criteria: fortyOptions } },
+  };
+
+  it("asks all 40 at once under labels that are distinct single tokens of the server's tokenizer", async () => {
+    vllm = await startVllmFake();
+    const backend = new OpenAIBackend({ baseUrl: vllm.baseUrl, upstreamModel: 'qwen-fake', id: ID, topLogprobs: 5 });
+    expect(await backend.probe()).toBe('exact_label_ids');
+    const before = vllm.requests.length;
+    const { response } = await new JudgeEngine({ backend }).judge(request);
+    expect(vllm.requests.length - before).toBe(1);
+    const asked = vllm.requests.at(-1)!;
+    const seed = asked.prompt.slice('<|im_start|>user\n'.length, asked.prompt.lastIndexOf('<|im_end|>'));
+    const labels = labelsInPrompt(seed);
+    expect(labels.slice(24, 28)).toEqual(['Y', 'Z', 'AA', 'AB']);
+    const ids = asked.body.logprob_token_ids as number[];
+    expect(new Set(ids).size).toBe(40);
+    const own = hashTopLogprobs(seed, 100);
+    const mass = labels.map((label) => Math.exp(own.find((t) => t.token === label)!.logprob));
+    const total = mass.reduce((a, b) => a + b, 0);
+    const answer = response.answers.pick as ChoiceAnswer;
+    Object.keys(fortyOptions).forEach((option, i) => {
+      expect(answer.probabilities[option]).toBeCloseTo(mass[i] / total, 12);
+    });
+    expect(answer).toMatchObject({ method: 'exact_label_ids', calibrated: true });
+  });
+
+  it('keeps grouping when the tokenizer has too few single-token labels', async () => {
+    vllm = await startVllmFake({ splitCapitals: true });
+    const backend = new OpenAIBackend({ baseUrl: vllm.baseUrl, upstreamModel: 'qwen-fake', id: ID });
+    expect(await backend.probe()).toBe('exact_label_ids');
+    const before = vllm.requests.length;
+    const { response } = await new JudgeEngine({ backend }).judge(request);
+    // 40 options in groups of at most 15: three groups and a runoff among their leaders.
+    expect(vllm.requests.length - before).toBe(4);
+    expect(Object.values((response.answers.pick as ChoiceAnswer).probabilities).reduce((a, b) => a + b, 0)).toBeCloseTo(
+      1,
+      12,
+    );
+  });
+});
+
 describe("the judge's OpenAI-compatible backend through a one-slot Ollama", () => {
   it('learns from the probe that it is an Ollama and sends one question at a time, state first', async () => {
     ollama = await startOllamaFake();

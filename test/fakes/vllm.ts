@@ -53,6 +53,8 @@ export interface VllmFakeOptions {
   model?: string;
   /** How `logprob_token_ids` is treated (default "honoured"). */
   logprobTokenIds?: 'honoured' | 'ignored' | 'refused';
+  /** The tokenizer splits "AB" into "A", "B" (default false: 4-character pieces throughout). */
+  splitCapitals?: boolean;
 }
 
 export interface VllmFakeStats {
@@ -103,7 +105,11 @@ export class FakeTokenizer {
   private readonly ids = new Map<string, number>();
   private readonly pieces: string[] = [];
 
+  /** `splitCapitals`: a run of capital letters alone ("AB") is one token per letter, as some vocabularies have it. */
+  constructor(private readonly splitCapitals = false) {}
+
   encode(text: string): number[] {
+    if (this.splitCapitals && /^[A-Z]{2,}$/.test(text)) return [...text].flatMap((letter) => this.encode(letter));
     const out: number[] = [];
     for (let i = 0; i < text.length; i += CHARS_PER_TOKEN) {
       const piece = text.slice(i, i + CHARS_PER_TOKEN);
@@ -218,7 +224,7 @@ export async function startVllmFake(options: VllmFakeOptions = {}): Promise<Vllm
   const requests: VllmRequestRecord[] = [];
   const waiting: Pending[] = [];
   const cache = new PrefixCache();
-  const tokenizer = new FakeTokenizer();
+  const tokenizer = new FakeTokenizer(options.splitCapitals);
   let paused = options.paused ?? false;
   let stepping = false;
 

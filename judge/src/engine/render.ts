@@ -233,6 +233,14 @@ export function renderOptionGroup(rendered: RenderedQuestion, optionIndexes: num
   return { optionIndexes, labels, suffix: renderSuffix(rendered.question, optionIndexes, labels, choiceKeys) };
 }
 
+/** Every option of a question in one prompt under labels the backend chose (e.g. single tokens of its tokenizer). */
+export function renderWithLabels(rendered: RenderedQuestion, labels: string[]): OptionGroup {
+  if (labels.length !== rendered.options.length) throw new Error('renderWithLabels: one label per option');
+  const optionIndexes = rendered.options.map((_, i) => i);
+  const choiceKeys = rendered.question.type === 'choice' ? Object.keys(rendered.question.criteria) : undefined;
+  return { optionIndexes, labels, suffix: renderSuffix(rendered.question, optionIndexes, labels, choiceKeys) };
+}
+
 /** Render a validated request: the state prefix once, then the questions in the caller's order. */
 export function renderRequest(request: Pick<SystemOneRequest, 'state' | 'questions'>): RenderedRequest {
   const questions: RenderedQuestion[] = [];

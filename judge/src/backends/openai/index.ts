@@ -11,13 +11,14 @@ import {
   type Backend,
   type ModelDescriptor,
   type QuestionScores,
+  type RenderedQuestion,
   type ScoreJob,
   type ScoreResult,
   type ScoringMethod,
   type TokenPlan,
 } from '../../engine/backend';
-import { plannedGroups, scoreInGroups } from '../../engine/groups';
-import { renderRequest, type OptionGroup } from '../../engine/render';
+import { logNormalise, plannedGroups, scoreInGroups } from '../../engine/groups';
+import { MAX_SINGLE_TOKEN_OPTIONS, renderRequest, renderWithLabels, type OptionGroup } from '../../engine/render';
 import { addUpstreamTokens, noUpstreamTokens, type UpstreamTokens } from '../../keys/types';
 import { foldTopLogprobs, type TopLogprob } from './fold';
 import { LabelTokenIds, OUTSIDE_LABEL } from './label-ids';
@@ -83,6 +84,9 @@ export const SERVING_ENGINE_CONCURRENCY = 32;
 type LogprobsRequest = OpenAI.Chat.ChatCompletionCreateParamsNonStreaming & { logprob_token_ids?: number[] };
 
 const neverAborted = () => new AbortController().signal;
+
+/** One prompt's scores over all the options, normalised as grouping would. */
+const normalised = (scores: QuestionScores): QuestionScores => ({ ...scores, logprobs: logNormalise(scores.logprobs) });
 
 /** The probe's prompt: a tiny noul question, rendered as every real one is. */
 const PROBE = renderRequest({
@@ -302,7 +306,7 @@ export class OpenAIBackend implements Backend {
       const scores = await Promise.all(
         job.rendered.questions.map(async (question) => {
           try {
-            const scored = await scoreInGroups(question, this.groupSize, async (group) => {
+            const ask = async (group: OptionGroup) => {
               const prompt = job.rendered.prefix + group.suffix;
               const asked = await this.askGroup(prompt, group, siblings.signal, job.requestId);
               const { scores, promptTokens, method } = asked;
@@ -310,7 +314,11 @@ export class OpenAIBackend implements Backend {
               addUpstreamTokens(upstream, asked.upstream);
               used.add(method);
               return scores;
-            });
+            };
+            const labels = await this.tokenLabels(question, siblings.signal);
+            const scored = labels
+              ? normalised(await ask(renderWithLabels(question, labels)))
+              : await scoreInGroups(question, this.groupSize, ask);
             this.holdToFloor(question.name, scored);
             return scored;
           } catch (error) {
@@ -326,6 +334,15 @@ export class OpenAIBackend implements Backend {
     } finally {
       job.signal?.removeEventListener('abort', onCallerAbort);
     }
+  }
+
+  /**
+   * For more than 26 options read by their label ids: one label per option, each a distinct single token of the
+   * server's tokenizer, so the whole list is asked in one prompt; undefined (grouping stays) otherwise.
+   */
+  private async tokenLabels(question: RenderedQuestion, signal: AbortSignal): Promise<string[] | undefined> {
+    if (this.method !== 'exact_label_ids' || question.options.length <= MAX_SINGLE_TOKEN_OPTIONS) return undefined;
+    return this.labelIds.singleTokenLabels(question.options.length, signal);
   }
 
   /** Refuses (502) an answer whose coverage is below the configured floor. */

@@ -10,12 +10,18 @@ export interface TokenizeSettings {
   timeoutMs: number;
 }
 
+const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('');
+/** Labels tried for more than 26 options, in order. */
+const LABEL_CANDIDATES = [...LETTERS, ...LETTERS.flatMap((a) => LETTERS.map((b) => a + b))];
+
 /** The label a probe asks for that its prompt never offers: outside any top-k, so back only if honoured. */
 export const OUTSIDE_LABEL = 'Z';
 
 export class LabelTokenIds {
   /** Label → its single token id, or null when it is not one token (or the server has no tokenizer). */
   private readonly ids = new Map<string, number | null>();
+  /** The server answered 404/405 for /tokenize: it has no tokenizer route. */
+  private noRoute = false;
   constructor(private readonly settings: TokenizeSettings) {}
 
   /** The token id of every label, or undefined when one of them is not a single token of the server's tokenizer. */
@@ -32,6 +38,30 @@ export class LabelTokenIds {
       ids.push(id);
     }
     return ids;
+  }
+
+  /**
+   * `count` labels that are single tokens of the server's tokenizer with distinct ids, in order from A…Z then
+   * AA…ZZ (two-letter labels many tokenizers hold as one token); undefined when there are not enough or the server
+   * cannot tell. Each candidate is tokenized once per process.
+   */
+  async singleTokenLabels(count: number, signal: AbortSignal): Promise<string[] | undefined> {
+    const labels: string[] = [];
+    const used = new Set<number>();
+    for (const candidate of LABEL_CANDIDATES) {
+      if (labels.length === count) break;
+      const ids = await this.of([candidate], signal);
+      if (this.unknown(candidate)) return undefined;
+      if (!ids || used.has(ids[0])) continue;
+      used.add(ids[0]);
+      labels.push(candidate);
+    }
+    return labels.length === count ? labels : undefined;
+  }
+
+  /** Whether the server could not be asked about `label` (it failed, or has no tokenizer route). */
+  private unknown(label: string): boolean {
+    return !this.ids.has(label) || this.noRoute;
   }
 
   /**
@@ -53,6 +83,7 @@ export class LabelTokenIds {
       return 'unknown';
     }
     if (response.status >= 500) return 'unknown';
+    if (response.status === 404 || response.status === 405) this.noRoute = true;
     if (!response.ok) return null;
     const tokens = ((await response.json().catch(() => ({}))) as { tokens?: unknown }).tokens;
     return Array.isArray(tokens) && tokens.length === 1 && typeof tokens[0] === 'number' ? tokens[0] : null;
