@@ -79,6 +79,10 @@ function defaultSettings(): Record<string, string> {
     ASSISTANT_MODEL_TIMEOUT_SECONDS: '',
     ASSISTANT_REPLY_DEADLINE_SECONDS: '',
     ASSISTANT_RUN_LIMIT_SECONDS: '',
+    // Capture (docs/ASSISTANT.md, "Memory and the knowledge graph"): a conversation idle this many minutes has its
+    // people, relations and facts captured into the graph and memory (0-1440, default 5; 0: off). Empty: the stored
+    // setting stays.
+    ASSISTANT_CAPTURE_IDLE_MINUTES: '',
     // Spending caps on the instance's model calls (docs/MODELS.md), written at every start: US dollars a day and a
     // month (setup.sh asks; empty: 1 and 20; off: no money limit; 0: nothing that costs money), and optionally tokens
     // (for local models, which cost 0; empty or off: no token limit).

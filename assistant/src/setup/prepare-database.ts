@@ -25,6 +25,7 @@ export const SETTINGS_FROM_ENV: ReadonlyArray<readonly [string, string]> = [
   ['ASSISTANT_MODEL_TIMEOUT_SECONDS', 'modelTimeoutSeconds'],
   ['ASSISTANT_REPLY_DEADLINE_SECONDS', 'replyDeadlineSeconds'],
   ['ASSISTANT_RUN_LIMIT_SECONDS', 'runLimitSeconds'],
+  ['ASSISTANT_CAPTURE_IDLE_MINUTES', 'captureIdleMinutes'],
 ];
 
 export interface PreparedAssistant {

@@ -61,7 +61,8 @@ describe('prepareAssistantDatabase', () => {
       const pool = new Pool({ ...connection, max: 1 });
       try {
         const found = await pool.query(
-          'SELECT model_timeout_seconds, reply_deadline_seconds, run_limit_seconds FROM assistant.instance_settings',
+          `SELECT model_timeout_seconds, reply_deadline_seconds, run_limit_seconds, capture_idle_minutes
+             FROM assistant.instance_settings`,
         );
         return found.rows[0];
       } finally {
@@ -72,26 +73,31 @@ describe('prepareAssistantDatabase', () => {
       ASSISTANT_MODEL_TIMEOUT_SECONDS: '',
       ASSISTANT_REPLY_DEADLINE_SECONDS: '',
       ASSISTANT_RUN_LIMIT_SECONDS: '',
+      ASSISTANT_CAPTURE_IDLE_MINUTES: '',
     });
     expect(await readTimes()).toEqual({
       model_timeout_seconds: 300,
       reply_deadline_seconds: 600,
       run_limit_seconds: 1800,
+      capture_idle_minutes: 5,
     });
     await prepareAssistantDatabase(connection, {
       ASSISTANT_MODEL_TIMEOUT_SECONDS: '480',
       ASSISTANT_REPLY_DEADLINE_SECONDS: '900',
       ASSISTANT_RUN_LIMIT_SECONDS: '600',
+      ASSISTANT_CAPTURE_IDLE_MINUTES: '0',
     });
     expect(await readTimes()).toEqual({
       model_timeout_seconds: 480,
       reply_deadline_seconds: 900,
       run_limit_seconds: 600,
+      capture_idle_minutes: 0,
     });
     await prepareAssistantDatabase(connection, {
       ASSISTANT_MODEL_TIMEOUT_SECONDS: '300',
       ASSISTANT_REPLY_DEADLINE_SECONDS: '600',
       ASSISTANT_RUN_LIMIT_SECONDS: '1800',
+      ASSISTANT_CAPTURE_IDLE_MINUTES: '5',
     });
   });
 

@@ -13,6 +13,17 @@ import { E2E_SECRETS_AT_REST } from './secrets';
 import type { E2EStackInfo } from './context';
 import { fakeEnvName, fakes, type RunningFake } from './fakes';
 import { listenOnLoopback, sendJson } from '../../fakes/http-util';
+import { Pool } from 'pg';
+import { runMigrations, updateInstanceSettings } from 'assistant-core';
+
+async function withAssistantDatabase(url: string, work: (db: Pool) => Promise<void>): Promise<void> {
+  const db = new Pool({ connectionString: url, max: 1 });
+  try {
+    await work(db);
+  } finally {
+    await db.end();
+  }
+}
 
 export const E2E_WORKFLOWS_DIR = path.join(REPO_ROOT, 'test', 'e2e', 'workflows');
 
@@ -53,6 +64,13 @@ export default async function setup(project: TestProject) {
     await teardown().catch(() => undefined);
     throw error;
   }
+
+  // Capture (the memory capture workflow, every minute) reads idle conversations in the background; it is off for the
+  // run, so that no test's model calls, ledger or spending are disturbed by it. The capture e2e switches it on.
+  await withAssistantDatabase(stack.postgres.url, async (db) => {
+    await runMigrations(db);
+    await updateInstanceSettings(db, { captureIdleMinutes: 0 });
+  });
 
   // What tests (in workers) may ask of the stack the main process owns: its PIDs now, and a restart of n8n or of the
   // browser service.

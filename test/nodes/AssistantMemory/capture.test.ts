@@ -73,15 +73,21 @@ async function exchange(userId: string, message: string, when: Date, reply = 'No
     );
 }
 
-async function capture(now: Date, options: { continueOnFail?: boolean } = {}) {
+async function captureAll(now: Date, options: { continueOnFail?: boolean; maxBatches?: number } = {}) {
+  const { maxBatches, ...run } = options;
   const [output] = await runNode(new AssistantMemory(), {
-    parameters: [{ operation: 'captureMemories', now: now.toISOString() }],
+    parameters: [
+      { operation: 'captureMemories', now: now.toISOString(), ...(maxBatches === undefined ? {} : { maxBatches }) },
+    ],
     credentials: { postgres: db.credential, openAiApi: { url: `${gateway.url}/llm/v1`, apiKey: GATEWAY_KEY } },
     nodeCredentials: { openAiApi: { id: 'chat', name: 'Assistant Chat Model' } },
-    ...options,
+    ...run,
   });
-  return output[0].json;
+  return output.map((item) => item.json);
 }
+
+/** One run's first item (a run with one idle conversation has one). */
+const capture = async (now: Date, options: { continueOnFail?: boolean } = {}) => (await captureAll(now, options))[0];
 
 const captureCalls = async (userId: string) => {
   await gateway.flushed();
@@ -140,6 +146,21 @@ describe('Capture Memories', () => {
       ['gpt-4o-mini', 'ok'],
       ['gpt-4o-mini', 'ok'],
     ]);
+  });
+
+  it('reads up to Most Batches idle conversations in one run, one item each', async () => {
+    const [ada, bob, cyd] = await Promise.all(['batch-ada', 'batch-bob', 'batch-cyd'].map(newUser));
+    for (const userId of [ada, bob, cyd]) await exchange(userId, 'Lena Vogel is my dentist', at(200));
+    const first = await captureAll(at(210), { maxBatches: 2 });
+    expect(first.map((item) => [item.userId, item.outcome])).toEqual([
+      [ada, 'applied'],
+      [bob, 'applied'],
+    ]);
+    expect((await captureAll(at(210))).map((item) => item.userId)).toEqual([cyd]);
+    expect(await captureAll(at(210))).toEqual([{ captured: false }]);
+    const bad = await captureAll(at(210), { maxBatches: 0 }).catch((caught: unknown) => caught);
+    expect(bad).toBeInstanceOf(NodeOperationError);
+    expect((bad as Error).message).toBe('maxBatches: must be an integer from 1 to 50');
   });
 
   it('drops a batch answered invalidly twice: two model calls, one capture failure, the cursor moved on', async () => {

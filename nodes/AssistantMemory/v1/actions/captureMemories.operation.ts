@@ -23,7 +23,17 @@ import {
 import { asData, nowParameter, nowProperty } from '../../../shared/helpers/parameters';
 import { chatModelEndpoint, ChatModelError, postChatCompletion, type ChatModelEndpoint } from '../transport/chatModel';
 
-const properties: INodeProperties[] = [nowProperty];
+const properties: INodeProperties[] = [
+  nowProperty,
+  {
+    displayName: 'Most Batches',
+    name: 'maxBatches',
+    type: 'number',
+    typeOptions: { minValue: 1, maxValue: 50 },
+    default: 5,
+    description: 'How many idle conversations one run reads at most, one after the other (each its own item)',
+  },
+];
 
 const displayOptions = { show: { operation: ['captureMemories'] } };
 
@@ -53,13 +63,34 @@ async function extract(
   return { error, modelCalls: 2 };
 }
 
+/** Up to Most Batches idle conversations, one item each; stops at the first run with none left. */
 export async function execute(
   this: IExecuteFunctions,
   pool: Pool,
   itemIndex: number,
   embedder: Embedder | undefined,
+): Promise<IDataObject[]> {
+  const most = this.getNodeParameter('maxBatches', itemIndex, 5) as number;
+  if (!Number.isSafeInteger(most) || most < 1 || most > 50) {
+    throw new AssistantInputError('maxBatches', 'must be an integer from 1 to 50');
+  }
+  const items: IDataObject[] = [];
+  for (let read = 0; read < most; read++) {
+    const item = await captureOne(this, pool, itemIndex, embedder);
+    if (item.captured === false) return items.length > 0 ? items : [item];
+    items.push(item);
+  }
+  return items;
+}
+
+/** The next idle conversation: read, extracted, applied or dropped; `{captured: false}` when there is none. */
+async function captureOne(
+  context: IExecuteFunctions,
+  pool: Pool,
+  itemIndex: number,
+  embedder: Embedder | undefined,
 ): Promise<IDataObject> {
-  const now = nowParameter(this, itemIndex);
+  const now = nowParameter(context, itemIndex);
   const batch = await nextCaptureBatch(pool, { now });
   if (!batch) return { captured: false };
   const { userId, sessionId, fromTurnId, toTurnId, confirmed } = batch;
@@ -68,10 +99,10 @@ export async function execute(
     await finishCaptureBatch(pool, batch, { status: 'applied' }, { now });
     return { ...read, outcome: 'empty', modelCalls: 0 };
   }
-  const endpoint = await chatModelEndpoint(this, itemIndex);
+  const endpoint = await chatModelEndpoint(context, itemIndex);
   let result: Awaited<ReturnType<typeof extract>>;
   try {
-    result = await extract(this, pool, endpoint, batch);
+    result = await extract(context, pool, endpoint, batch);
   } catch (error) {
     if (!(error instanceof ChatModelError)) throw error;
     const kept = `turns ${fromTurnId}-${toTurnId} of session ${sessionId} are captured on a later run`;

@@ -18,7 +18,12 @@ import * as remember from './remember.operation';
 import * as update from './update.operation';
 
 interface MemoryOperation {
-  execute(this: IExecuteFunctions, pool: Pool, itemIndex: number, embedder: Embedder | undefined): Promise<IDataObject>;
+  execute(
+    this: IExecuteFunctions,
+    pool: Pool,
+    itemIndex: number,
+    embedder: Embedder | undefined,
+  ): Promise<IDataObject | IDataObject[]>;
 }
 
 export const operations: Record<string, MemoryOperation> = {
