@@ -64,6 +64,18 @@ async function mergeUsers(client: PoolClient, into: string, from: string): Promi
        ${MERGED_SETTINGS.map((column) => `${column} = coalesce(user_settings.${column}, EXCLUDED.${column})`).join(', ')}`,
     [into, from],
   );
+  // A session both users have keeps the cursor further back: capture may read some turns again (the write gate drops
+  // what it already has), and skips none.
+  await client.query(
+    `UPDATE assistant.capture_cursors t SET last_turn_id = least(t.last_turn_id, f.last_turn_id)
+       FROM assistant.capture_cursors f WHERE t.user_id = $1 AND f.user_id = $2 AND f.session_id = t.session_id`,
+    [into, from],
+  );
+  await client.query(
+    `DELETE FROM assistant.capture_cursors f WHERE f.user_id = $2
+        AND EXISTS (SELECT 1 FROM assistant.capture_cursors t WHERE t.user_id = $1 AND t.session_id = f.session_id)`,
+    [into, from],
+  );
   for (const table of USER_DATA_TABLES) {
     if (table === 'entities' || table === 'relations' || table === 'user_settings') continue;
     // Table names come from the constant list, never from input. Tasks move in one statement, parents included.

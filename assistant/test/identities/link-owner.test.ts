@@ -27,6 +27,11 @@ describe('link the owner', () => {
     const parent = await assistant.createTask(db.pool, api, { title: 'Taxes' });
     await assistant.createTask(db.pool, api, { title: 'Receipts', parentId: parent.id });
     await assistant.updateUserSettings(db.pool, api, { timeZone: 'Europe/Vienna' });
+    // Capture's cursors: a session both have keeps the one further back; the API user's other session moves.
+    const cursor = `INSERT INTO assistant.capture_cursors (user_id, session_id, last_turn_id) VALUES ($1, $2, $3)`;
+    await db.pool.query(cursor, [telegram, 'default', 500]);
+    await db.pool.query(cursor, [api, 'default', 300]);
+    await db.pool.query(cursor, [api, 'work', 400]);
 
     const linked = await assistant.linkOwnerIdentities(db.pool, { apiUserId: 'owner-b', telegramChatId: '2002' });
     expect(linked).toMatchObject({ userId: telegram, merged: api, identities: ['api:owner-b', 'telegram:2002'] });
@@ -42,6 +47,14 @@ describe('link the owner', () => {
     expect(tasks.map((t) => t.title).sort()).toEqual(['Receipts', 'Taxes']);
     expect((await assistant.getUserSettings(db.pool, telegram)).timeZone).toBe('Europe/Vienna');
     expect((await db.pool.query('SELECT 1 FROM assistant.users WHERE id = $1', [api])).rowCount).toBe(0);
+    const cursors = await db.pool.query(
+      'SELECT session_id, last_turn_id::int AS last FROM assistant.capture_cursors WHERE user_id = $1 ORDER BY 1',
+      [telegram],
+    );
+    expect(cursors.rows).toEqual([
+      { session_id: 'default', last: 300 },
+      { session_id: 'work', last: 400 },
+    ]);
   });
 
   it('uses the stored owner chat id by default, and says so when there is none', async () => {

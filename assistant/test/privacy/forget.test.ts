@@ -44,6 +44,10 @@ async function fill(userId: string): Promise<void> {
   );
   if (!check.ok) throw new Error(check.message);
   await assistant.claimDueChecks(db.pool, new Date());
+  await db.pool.query(
+    `INSERT INTO assistant.capture_cursors (user_id, session_id, last_turn_id) VALUES ($1, 'default', $2)`,
+    [userId, shown.turnId],
+  );
 }
 
 const rowsOf = async (userId: string) => {
