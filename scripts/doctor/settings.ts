@@ -1,0 +1,109 @@
+// What doctor checks, read from the settings the product uses: .runtime/local/local.env (read only, never written
+// here) with the shell's environment winning, as scripts/runtime/local-settings.ts does.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface DoctorSettings {
+  /** The model gateway, e.g. http://127.0.0.1:5681 (ASSISTANT_GATEWAY_URL, else ASSISTANT_GATEWAY_PORT on loopback). */
+  gatewayUrl: string;
+  gatewayKey: string;
+  /** The agent's chat model (ASSISTANT_LLM_MODEL), without a caller suffix. */
+  chatModel: string;
+  /** ASSISTANT_MAX_OUTPUT_TOKENS and ASSISTANT_PROMPT_BUDGET_TOKENS, as the gateway reads them. */
+  maxOutputTokens: number;
+  promptBudgetTokens: number;
+  /** ASSISTANT_MODEL_WINDOWS, as the gateway reads it. */
+  windowOverrides: string | undefined;
+  /** ASSISTANT_OLLAMA_KEEP_ALIVE: the speed probe keeps the model loaded as the gateway does. */
+  ollamaKeepAlive: string;
+  judge: { url: string; key: string };
+  /** Set when ASSISTANT_EMBEDDINGS_BASE_URL is. */
+  embeddingsModel: string | null;
+  /** Set when ASSISTANT_TRANSCRIPTION_BASE_URL is. */
+  transcriptionModel: string | null;
+}
+
+/** A setting doctor cannot run without, or a bad value; the message names the variable. */
+export class DoctorSettingError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'DoctorSettingError';
+  }
+}
+
+export function localEnvFile(env: NodeJS.ProcessEnv): string {
+  const dir = env.LOCAL_STATE_DIR ?? path.join(__dirname, '..', '..', '.runtime', 'local');
+  return path.join(dir, 'local.env');
+}
+
+/** NAME=value lines of local.env (comments and blank lines skipped); an absent file is empty. */
+export function readLocalEnv(file: string): Record<string, string> {
+  if (!existsSync(file)) return {};
+  const values: Record<string, string> = {};
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const match = /^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
+    if (match) values[match[1]] = match[2].trim();
+  }
+  return values;
+}
+
+/** local.env, with the environment's non-empty values winning. */
+export function mergedSettings(env: NodeJS.ProcessEnv): Record<string, string> {
+  const merged = readLocalEnv(localEnvFile(env));
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && value.trim() !== '') merged[name] = value;
+  return merged;
+}
+
+const value = (s: Record<string, string>, name: string): string | undefined => s[name]?.trim() || undefined;
+
+function required(s: Record<string, string>, name: string): string {
+  const found = value(s, name);
+  if (found === undefined) throw new DoctorSettingError(name, 'is not set (in local.env or the environment)');
+  return found;
+}
+
+function wholeNumber(s: Record<string, string>, name: string, fallback: number): number {
+  const raw = value(s, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new DoctorSettingError(name, `"${raw}" is not a whole number`);
+  return Number(raw);
+}
+
+function url(s: Record<string, string>, name: string, fallback: string): string {
+  const raw = value(s, name) ?? fallback;
+  if (!/^https?:\/\/[^\s/]+/.test(raw)) throw new DoctorSettingError(name, `"${raw}" is not an http(s) URL`);
+  return raw.replace(/\/+$/, '');
+}
+
+export function readDoctorSettings(env: NodeJS.ProcessEnv = process.env): DoctorSettings {
+  const s = mergedSettings(env);
+  const gatewayPort = wholeNumber(s, 'ASSISTANT_GATEWAY_PORT', 5681);
+  const judgePort = wholeNumber(s, 'JUDGE_PORT', 8787);
+  return {
+    gatewayUrl: url(s, 'ASSISTANT_GATEWAY_URL', `http://127.0.0.1:${gatewayPort}`),
+    gatewayKey: required(s, 'ASSISTANT_GATEWAY_KEY'),
+    chatModel: required(s, 'ASSISTANT_LLM_MODEL'),
+    maxOutputTokens: wholeNumber(s, 'ASSISTANT_MAX_OUTPUT_TOKENS', 2048),
+    promptBudgetTokens: wholeNumber(s, 'ASSISTANT_PROMPT_BUDGET_TOKENS', 14_336),
+    windowOverrides: value(s, 'ASSISTANT_MODEL_WINDOWS'),
+    ollamaKeepAlive: value(s, 'ASSISTANT_OLLAMA_KEEP_ALIVE') ?? '30m',
+    judge: {
+      url: url(s, 'SYSTEMONE_JUDGE_URL', `http://127.0.0.1:${judgePort}`),
+      key: value(s, 'SYSTEMONE_JUDGE_KEY') ?? '',
+    },
+    embeddingsModel: value(s, 'ASSISTANT_EMBEDDINGS_BASE_URL')
+      ? (value(s, 'ASSISTANT_EMBEDDINGS_MODEL') ?? 'text-embedding-3-small')
+      : null,
+    transcriptionModel: value(s, 'ASSISTANT_TRANSCRIPTION_BASE_URL')
+      ? (value(s, 'ASSISTANT_TRANSCRIPTION_MODEL') ?? 'whisper-1')
+      : null,
+  };
+}
+
+/** Every secret in the settings, so that no report line can carry one. */
+export function secretsOf(settings: DoctorSettings): string[] {
+  return [settings.gatewayKey, settings.judge.key].filter((secret) => secret.length > 0);
+}
