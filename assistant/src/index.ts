@@ -52,6 +52,27 @@ export {
   withoutUntrusted,
 } from './memory';
 export {
+  consolidateMemories,
+  type ConsolidationEntry,
+  consolidationReport,
+  type ConsolidationReport,
+  type ConsolidationResult,
+  CONSOLIDATION_INTERVAL_HOURS,
+  DEFAULT_CONSOLIDATION_HOURS,
+  type DueConsolidation,
+  dueConsolidations,
+  FOLD_GROUP_SIZE,
+  FOLD_MIN_AGE_DAYS,
+  FOLD_RESTORE_DAYS,
+  type KeptList,
+  type KeptMemory,
+  listKept,
+  MEMORY_BUDGET,
+  pinMemory,
+  restoreMemory,
+  type Summarise,
+} from './memory';
+export {
   confirmMemory,
   contentKey,
   DUPLICATE_COSINE,

@@ -143,7 +143,7 @@ async function wordDuplicate(
   const { tsquery } = await searchTerms(db, language, content);
   const result = await db.query(
     `SELECT ${MEMORY_COLUMNS} FROM assistant.memories
-      WHERE user_id = $1 AND superseded_at IS NULL AND (content_key = $2 OR ($3::tsquery IS NOT NULL AND search_vector @@ $3::tsquery))
+      WHERE user_id = $1 AND superseded_at IS NULL AND folded_at IS NULL AND (content_key = $2 OR ($3::tsquery IS NOT NULL AND search_vector @@ $3::tsquery))
       ORDER BY content_key = $2 DESC, CASE WHEN $3::tsquery IS NULL THEN 0 ELSE ts_rank_cd(search_vector, $3::tsquery) END DESC, id
       LIMIT $4`,
     [userId, words.join(' '), tsquery, GATE_WORD_CANDIDATES],
@@ -175,7 +175,7 @@ async function nearestByEmbedding(
     `SELECT ${MEMORY_COLUMNS}, similarity FROM (
        SELECT m.*, (SELECT sum(a::float8 * b::float8) FROM unnest(m.embedding, $3::real[]) AS v(a, b)) AS similarity
          FROM (SELECT * FROM assistant.memories
-                WHERE user_id = $1 AND superseded_at IS NULL AND embedding_model = $2
+                WHERE user_id = $1 AND superseded_at IS NULL AND folded_at IS NULL AND embedding_model = $2
                   AND cardinality(embedding) = cardinality($3::real[]) AND ($4::text IS NULL OR subject_key IS DISTINCT FROM $4)
                 ORDER BY created_at DESC LIMIT $5) m
      ) scored ORDER BY similarity DESC, id LIMIT 5`,
@@ -194,7 +194,7 @@ async function nearestByEmbedding(
 async function currentOfSubject(db: Queryable, userId: string, subject: string): Promise<Memory[]> {
   const result = await db.query(
     `SELECT ${MEMORY_COLUMNS} FROM assistant.memories
-      WHERE user_id = $1 AND subject_key = $2 AND superseded_at IS NULL ORDER BY created_at, id`,
+      WHERE user_id = $1 AND subject_key = $2 AND superseded_at IS NULL AND folded_at IS NULL ORDER BY created_at, id`,
     [userId, subject],
   );
   return result.rows.map(toMemory);

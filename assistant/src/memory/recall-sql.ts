@@ -37,8 +37,8 @@ export interface RecallPlan {
  */
 export function recallSql(plan: RecallPlan): string {
   const { withText, withKind, terms, semantic } = plan;
-  // Superseded memories are history, never recalled; unconfirmed ones only when asked for.
-  const current = `AND m.superseded_at IS NULL${plan.withUnconfirmed ? '' : ' AND m.confirmed'}`;
+  // Superseded and folded memories are history, never recalled; unconfirmed ones only when asked for.
+  const current = `AND m.superseded_at IS NULL AND m.folded_at IS NULL${plan.withUnconfirmed ? '' : ' AND m.confirmed'}`;
   let next = 5;
   const param = () => `$${next++}`;
   const tsq = withText ? `${param()}::tsquery` : '';

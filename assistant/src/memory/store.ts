@@ -199,12 +199,12 @@ export async function forgetMemory(db: Queryable, userIdInput: unknown, idInput:
   return toMemory(result.rows[0]);
 }
 
-/** The newest memories, for "what do you know about me" without a query (superseded ones are history: left out). */
+/** The newest memories, for "what do you know about me" without a query (superseded and folded ones: left out). */
 export async function recentMemories(db: Queryable, userIdInput: unknown, limitInput?: unknown): Promise<Memory[]> {
   const userId = requireUserId(userIdInput);
   const limit = optionalInt(limitInput, 'limit', 1, 100) ?? 10;
   const result = await db.query(
-    `SELECT ${MEMORY_COLUMNS} FROM assistant.memories WHERE user_id = $1 AND superseded_at IS NULL
+    `SELECT ${MEMORY_COLUMNS} FROM assistant.memories WHERE user_id = $1 AND superseded_at IS NULL AND folded_at IS NULL
       ORDER BY created_at DESC, id DESC LIMIT $2`,
     [userId, limit],
   );

@@ -777,4 +777,36 @@ ALTER TABLE assistant.failures
     ('workflow', 'delivery', 'action', 'check', 'outage', 'turn', 'provider', 'budget', 'skipped', 'capture'));
 `,
   },
+  {
+    version: 25,
+    name: 'memory consolidation: pinned memories, folds kept as history, and the ledger of each nightly pass',
+    sql: `
+-- pinned: never folded by consolidation. folded_into/folded_at: the memory (a merge's survivor or a summary) this one
+-- was merged or folded into, and when; kept as history, never recalled, restorable by id for 30 days.
+ALTER TABLE assistant.memories
+  ADD COLUMN pinned boolean NOT NULL DEFAULT false,
+  ADD COLUMN folded_into bigint REFERENCES assistant.memories(id) ON DELETE SET NULL,
+  ADD COLUMN folded_at timestamptz;
+CREATE INDEX memories_folded_into_idx ON assistant.memories(folded_into) WHERE folded_into IS NOT NULL;
+-- One row per consolidation of a user: when, the budget and the live memories before and after.
+CREATE TABLE assistant.consolidation_runs (
+  id bigserial PRIMARY KEY,
+  user_id uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  ran_at timestamptz NOT NULL,
+  budget integer NOT NULL CHECK (budget >= 1),
+  live_before integer NOT NULL,
+  live_after integer NOT NULL
+);
+CREATE INDEX consolidation_runs_user_idx ON assistant.consolidation_runs(user_id, ran_at DESC);
+-- What a run did: memory_ids merged (repeats) or folded (old, low-value) into into_id.
+CREATE TABLE assistant.consolidation_entries (
+  id bigserial PRIMARY KEY,
+  run_id bigint NOT NULL REFERENCES assistant.consolidation_runs(id) ON DELETE CASCADE,
+  action text NOT NULL CHECK (action IN ('merged', 'folded')),
+  into_id bigint REFERENCES assistant.memories(id) ON DELETE SET NULL,
+  memory_ids bigint[] NOT NULL
+);
+CREATE INDEX consolidation_entries_run_idx ON assistant.consolidation_entries(run_id);
+`,
+  },
 ];

@@ -18,6 +18,7 @@ export const USER_DATA_TABLES = [
   'pending_questions',
   'user_settings',
   'capture_cursors',
+  'consolidation_runs',
 ] as const;
 
 /** Tables with a user_id that are about who the user is rather than what they said: kept by forget-everything. */

@@ -48,6 +48,7 @@ async function fill(userId: string): Promise<void> {
     `INSERT INTO assistant.capture_cursors (user_id, session_id, last_turn_id) VALUES ($1, 'default', $2)`,
     [userId, shown.turnId],
   );
+  await assistant.consolidateMemories(db.pool, userId, { now: new Date(), summarise: async () => 'unused' });
 }
 
 const rowsOf = async (userId: string) => {
