@@ -15,6 +15,8 @@
 #                   [--prefix /opt/judge-assistant] [--user judge-assistant] [--state /var/lib/judge-assistant]
 #   sudo ./setup.sh --uninstall [--purge] [--native]   removes the services and the code; data stays unless --purge
 #   --compose-override FILE: an extra compose file over docker-compose.yml (the Docker test's stand-in images)
+#   ./setup.sh --check [--quick] [--json] [--state DIR]   runs doctor (scripts/doctor.ts, no root): each configured
+#                   model tried for real through the gateway; exit 1 when the chat model fails (docs/MODELS.md)
 #
 # It asks (scripts/installer): the AI provider and its key (checked with one call to its model list), the Telegram bot
 # token (checked with getMe) and your chat (found from a message you send the bot), your API user_id, the domain, the
@@ -34,6 +36,8 @@ purge=0
 native=0
 queue=0
 compose_override=
+check=0
+doctor_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) dry_run=1 ;;
@@ -42,12 +46,14 @@ while [ $# -gt 0 ]; do
     --compose-override) compose_override=${2:?--compose-override needs a file}; shift ;;
     --non-interactive) interactive=0 ;;
     --uninstall) uninstall=1 ;;
+    --check) check=1 ;;
+    --quick|--json) doctor_args+=("$1") ;;
     --purge) purge=1 ;;
     --answers) answers=${2:?--answers needs a file}; shift ;;
     --prefix) prefix=${2:?--prefix needs a folder}; shift ;;
     --user) service_user=${2:?--user needs a name}; shift ;;
     --state) state_dir=${2:?--state needs a folder}; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option \"$1\" (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -55,6 +61,7 @@ done
 case "$prefix$state_dir" in *[!A-Za-z0-9/._-]*) echo "setup.sh: --prefix/--state: use plain paths" >&2; exit 2 ;; esac
 case "$service_user" in *[!a-z0-9_-]*|'') echo "setup.sh: --user: lower-case letters, digits, - and _ only" >&2; exit 2 ;; esac
 if [ "$purge" = 1 ] && [ "$uninstall" = 0 ]; then echo "setup.sh: --purge goes with --uninstall" >&2; exit 2; fi
+if [ "${#doctor_args[@]}" -gt 0 ] && [ "$check" = 0 ]; then echo "setup.sh: --quick and --json go with --check" >&2; exit 2; fi
 if [ -n "$answers" ] && [ ! -r "$answers" ]; then echo "setup.sh: --answers: cannot read $answers" >&2; exit 2; fi
 if [ -n "$compose_override" ] && [ ! -r "$compose_override" ]; then
   echo "setup.sh: --compose-override: cannot read $compose_override" >&2
@@ -67,6 +74,17 @@ if [ "$queue" = 1 ] && [ "$native" = 1 ]; then
 fi
 
 source_dir=$(cd "$(dirname "$0")" && pwd)
+
+# --check: doctor, with the settings the product uses (a native install's local.env in --state).
+if [ "$check" = 1 ]; then
+  tsx_bin="$source_dir/node_modules/.bin/tsx"
+  if [ ! -x "$tsx_bin" ]; then
+    echo "setup.sh: --check needs the project's node_modules (npm install in $source_dir)" >&2
+    exit 2
+  fi
+  if [ -z "${LOCAL_STATE_DIR:-}" ] && [ -r "$state_dir/local.env" ]; then export LOCAL_STATE_DIR="$state_dir"; fi
+  exec "$tsx_bin" "$source_dir/scripts/doctor.ts" "${doctor_args[@]}"
+fi
 unit=/etc/systemd/system/judge-assistant.service
 
 run() {
