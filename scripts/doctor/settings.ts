@@ -21,6 +21,8 @@ export interface DoctorSettings {
   embeddingsModel: string | null;
   /** Set when ASSISTANT_TRANSCRIPTION_BASE_URL is. */
   transcriptionModel: string | null;
+  /** The providers' keys: never used by doctor (the gateway holds them), only kept out of its report. */
+  providerKeys: string[];
 }
 
 /** A setting doctor cannot run without, or a bad value; the message names the variable. */
@@ -100,10 +102,22 @@ export function readDoctorSettings(env: NodeJS.ProcessEnv = process.env): Doctor
     transcriptionModel: value(s, 'ASSISTANT_TRANSCRIPTION_BASE_URL')
       ? (value(s, 'ASSISTANT_TRANSCRIPTION_MODEL') ?? 'whisper-1')
       : null,
+    providerKeys: PROVIDER_KEYS.map((name) => value(s, name) ?? ''),
   };
 }
 
+const PROVIDER_KEYS = [
+  'ASSISTANT_LLM_API_KEY',
+  'JUDGE_OPENAI_API_KEY',
+  'ASSISTANT_EMBEDDINGS_API_KEY',
+  'ASSISTANT_TRANSCRIPTION_API_KEY',
+];
+/** Shorter values are placeholders ("ollama"), not secrets: masking them would mask ordinary words. */
+const MIN_SECRET_LENGTH = 12;
+
 /** Every secret in the settings, so that no report line can carry one. */
 export function secretsOf(settings: DoctorSettings): string[] {
-  return [settings.gatewayKey, settings.judge.key].filter((secret) => secret.length > 0);
+  return [settings.gatewayKey, settings.judge.key, ...settings.providerKeys].filter(
+    (secret) => secret.length >= MIN_SECRET_LENGTH,
+  );
 }

@@ -12,6 +12,9 @@ import { startJudgeServer, type JudgeServer } from 'systemone-judge';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { doctorCli } from '../../scripts/doctor/cli';
 import { TOOL_PROBE_MESSAGE } from '../../scripts/doctor/chat';
+import { plainReport, withoutSecrets } from '../../scripts/doctor/report';
+import { runDoctor } from '../../scripts/doctor/run';
+import { readDoctorSettings, secretsOf } from '../../scripts/doctor/settings';
 import type { DoctorVerdict } from '../../scripts/doctor/verdict';
 import { OllamaFakeControl, startOllamaFake, type OllamaFake } from '../fakes/ollama';
 import { OpenAiChatFakeControl, startOpenAiChatFake, type OpenAiChatFake } from '../fakes/openai-chat';
@@ -250,6 +253,29 @@ describe('doctor when things are not reachable', () => {
     );
   });
 
+  it('a model that never answers cannot hang doctor: the time limit is named', async () => {
+    await new OpenAiChatFakeControl(openai.url).addScript(TOOL_PROBE_MESSAGE, [{ hang: true }]);
+    const settings = readDoctorSettings({
+      LOCAL_STATE_DIR: stateDir,
+      ASSISTANT_GATEWAY_URL: openaiGateway,
+      ASSISTANT_GATEWAY_KEY: GATEWAY_KEY,
+      ASSISTANT_LLM_MODEL: 'gpt-4o-mini',
+      SYSTEMONE_JUDGE_URL: judge.url,
+    });
+    const started = Date.now();
+    const verdict = await runDoctor(settings, { quick: true, modelTimeoutMs: 1500 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(verdict.chat).toMatchObject({
+      reachable: false,
+      problemKind: 'timeout',
+      problem: 'the model gateway did not answer within 1.5 s',
+    });
+    expect(verdict.chatModelFails).toBe(true);
+    expect(plainReport(verdict)).toContain(
+      'FAIL chat model gpt-4o-mini: the model gateway did not answer within 1.5 s',
+    );
+  });
+
   it('a wrong gateway key is named', async () => {
     const run = await doctor(['--quick', '--json'], {
       ASSISTANT_GATEWAY_URL: ollamaGateway,
@@ -262,6 +288,20 @@ describe('doctor when things are not reachable', () => {
 });
 
 describe('doctor command line', () => {
+  it('keeps every key out of the report, placeholders such as "ollama" aside', () => {
+    const settings = readDoctorSettings({
+      LOCAL_STATE_DIR: stateDir,
+      ASSISTANT_GATEWAY_KEY: GATEWAY_KEY,
+      ASSISTANT_LLM_MODEL: 'qwen3:8b',
+      ASSISTANT_LLM_API_KEY: 'ollama',
+      ASSISTANT_EMBEDDINGS_BASE_URL: 'https://api.openai.com/v1',
+      ASSISTANT_EMBEDDINGS_API_KEY: 'sk-provider-secret-0123456789',
+      SYSTEMONE_JUDGE_KEY: JUDGE_KEY,
+    });
+    const text = `ollama said ${GATEWAY_KEY}, ${JUDGE_KEY} and sk-provider-secret-0123456789`;
+    expect(withoutSecrets(text, secretsOf(settings))).toBe('ollama said ***, *** and ***');
+  });
+
   it('a bad flag is a usage error, exit 2', async () => {
     const run = await doctor(['--fast'], {});
     expect(run.status).toBe(2);
