@@ -69,8 +69,11 @@ export {
   listKept,
   MEMORY_BUDGET,
   pinMemory,
+  readSummary,
   restoreMemory,
   type Summarise,
+  SUMMARY_SYSTEM_PROMPT,
+  summaryRequest,
 } from './memory';
 export {
   confirmMemory,

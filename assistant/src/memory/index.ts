@@ -15,3 +15,4 @@ export * from './gate';
 export * from './capture';
 export * from './consolidate';
 export * from './kept';
+export * from './summary-request';

@@ -28,13 +28,17 @@ async function run(parameters: Parameters[], options: { continueOnFail?: boolean
 }
 
 describe('Assistant Memory description', () => {
-  it('is a tool on the postgres credential, with an optional embeddings endpoint and the chat model for capture', () => {
+  it('is a tool on the postgres credential, with an optional embeddings endpoint and the chat model for capture and consolidation', () => {
     const { description } = nodeVersion(new AssistantMemory());
     expect(description.usableAsTool).toBe(true);
     expect(description.credentials).toEqual([
       { name: 'postgres', required: true },
       { name: 'assistantEmbeddingsApi', required: false },
-      { name: 'openAiApi', required: true, displayOptions: { show: { operation: ['captureMemories'] } } },
+      {
+        name: 'openAiApi',
+        required: true,
+        displayOptions: { show: { operation: ['captureMemories', 'consolidateMemories'] } },
+      },
     ]);
     expect(description.icon).toBe('file:assistantMemory.svg');
     const operation = description.properties.find((p) => p.name === 'operation')!;

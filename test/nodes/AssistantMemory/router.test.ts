@@ -22,7 +22,16 @@ describe('Assistant Memory v1 router', () => {
   it('has a module for every operation of the selector, and nothing else', () => {
     const selector = memory.description.properties.find((property) => property.name === 'operation')!;
     const values = (selector.options as { value: string }[]).map((option) => option.value);
-    expect(values).toEqual(['captureMemories', 'forget', 'get', 'recall', 'recent', 'remember', 'update']);
+    expect(values).toEqual([
+      'captureMemories',
+      'consolidateMemories',
+      'forget',
+      'get',
+      'recall',
+      'recent',
+      'remember',
+      'update',
+    ]);
     expect(Object.keys(operations).sort()).toEqual([...values].sort());
   });
 });

@@ -10,6 +10,7 @@ import { runItems } from '../../../shared/helpers/runItems';
 import { assistantDatabase } from '../../../shared/transport/postgres';
 import { embedderFor } from '../transport/embeddings';
 import * as captureMemories from './captureMemories.operation';
+import * as consolidateMemories from './consolidateMemories.operation';
 import * as forget from './forget.operation';
 import * as get from './get.operation';
 import * as recall from './recall.operation';
@@ -28,6 +29,7 @@ interface MemoryOperation {
 
 export const operations: Record<string, MemoryOperation> = {
   captureMemories,
+  consolidateMemories,
   forget,
   get,
   recall,

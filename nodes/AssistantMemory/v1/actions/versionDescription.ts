@@ -6,6 +6,7 @@ import { POSTGRES_CREDENTIAL } from '../../../shared/transport/postgres';
 import { CHAT_MODEL_CREDENTIAL } from '../transport/chatModel';
 import { EMBEDDINGS_CREDENTIAL } from '../transport/embeddings';
 import * as captureMemories from './captureMemories.operation';
+import * as consolidateMemories from './consolidateMemories.operation';
 import * as forget from './forget.operation';
 import * as get from './get.operation';
 import * as recall from './recall.operation';
@@ -22,8 +23,12 @@ export const versionDescription: VersionDescription = {
   credentials: [
     { name: POSTGRES_CREDENTIAL, required: true },
     { name: EMBEDDINGS_CREDENTIAL, required: false },
-    // The agent's Assistant Chat Model (through the model gateway), for capture's extraction calls.
-    { name: CHAT_MODEL_CREDENTIAL, required: true, displayOptions: { show: { operation: ['captureMemories'] } } },
+    // The agent's Assistant Chat Model (through the model gateway), for capture's extraction calls and the summaries.
+    {
+      name: CHAT_MODEL_CREDENTIAL,
+      required: true,
+      displayOptions: { show: { operation: ['captureMemories', 'consolidateMemories'] } },
+    },
   ],
   properties: [
     {
@@ -38,6 +43,13 @@ export const versionDescription: VersionDescription = {
           action: 'Capture memories from an idle conversation',
           description:
             "Extract the people, companies, relations and facts of the next idle conversation into the graph and memories (the chat model's tool call, validated; retried once, then dropped)",
+        },
+        {
+          name: 'Consolidate Memories',
+          value: 'consolidateMemories',
+          action: 'Consolidate the memories of the users due',
+          description:
+            'In their quiet hours: merge repeated memories and fold old, low-value ones into summaries within the budget (restorable by ID for 30 days)',
         },
         { name: 'Forget', value: 'forget', action: 'Forget a memory', description: 'Delete a memory' },
         { name: 'Get', value: 'get', action: 'Get a memory', description: 'One memory by ID' },
@@ -60,6 +72,7 @@ export const versionDescription: VersionDescription = {
       default: 'recall',
     },
     ...captureMemories.description,
+    ...consolidateMemories.description,
     ...forget.description,
     ...get.description,
     ...recall.description,

@@ -1,0 +1,133 @@
+// Consolidate Memories and the memory panel's operations on a real Postgres 17, through the real model gateway in
+// front of the loopback OpenAI fake (whose echo is the summary): the users due in their quiet hours are consolidated,
+// an item each, the summaries' calls counted under job "consolidation"; a spent budget fails the user's item and
+// leaves their memories as they were.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  listModelCalls,
+  readGatewaySettings,
+  remember,
+  removeCap,
+  resolveIdentity,
+  setCap,
+  startGateway,
+  updateUserPreferences,
+  type RunningGateway,
+} from 'assistant-core';
+
+import { AssistantMemory } from '../../../nodes/AssistantMemory/AssistantMemory.node';
+import { startOpenAiChatFake, type OpenAiChatFake } from '../../fakes/openai-chat';
+import { runNode, type Parameters } from '../helpers/executeFunctions';
+import { startNodeDatabase, type NodeDatabase } from '../helpers/postgres';
+
+const GATEWAY_KEY = 'consolidate-gateway-key-0123456789';
+
+let db: NodeDatabase;
+let provider: OpenAiChatFake;
+let gateway: RunningGateway;
+const started = new Date();
+
+beforeAll(async () => {
+  [db, provider] = await Promise.all([startNodeDatabase({ migrated: true }), startOpenAiChatFake()]);
+  const settings = readGatewaySettings({
+    ASSISTANT_GATEWAY_KEY: GATEWAY_KEY,
+    ASSISTANT_GATEWAY_PORT: '0',
+    ASSISTANT_GATEWAY_DATABASE_URL: 'postgres://unused',
+    ASSISTANT_LLM_BASE_URL: `${provider.url}/v1`,
+  });
+  gateway = await startGateway({ settings, ledger: db.pool });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await Promise.all([db?.stop(), provider?.close()]);
+});
+
+// 03:00 UTC: inside the default consolidation hours (02:00-05:00) of a user on UTC without quiet hours.
+const night = new Date('2027-06-01T03:00:00Z');
+const daysBefore = (at: Date, days: number) => new Date(at.getTime() - days * 86_400_000);
+
+async function newUser(name: string): Promise<string> {
+  return (await resolveIdentity(db.pool, 'api', `${name}-${Math.random().toString(36).slice(2)}`)).userId;
+}
+
+async function stored(userId: string, content: string, createdAt: Date) {
+  const memory = await remember(db.pool, userId, { content });
+  await db.pool.query('UPDATE assistant.memories SET created_at = $2 WHERE id = $1', [memory.id, createdAt]);
+  return memory;
+}
+
+async function run(parameters: Parameters[], options: { continueOnFail?: boolean } = {}) {
+  const [output] = await runNode(new AssistantMemory(), {
+    parameters,
+    credentials: { postgres: db.credential, openAiApi: { url: `${gateway.url}/llm/v1`, apiKey: GATEWAY_KEY } },
+    nodeCredentials: { openAiApi: { id: 'chat', name: 'Assistant Chat Model' } },
+    ...options,
+  });
+  return output.map((item) => item.json);
+}
+
+const consolidate = (now: Date, extra: Parameters = {}) =>
+  run([{ operation: 'consolidateMemories', now: now.toISOString(), budget: 3, ...extra }]);
+
+const liveCount = async (userId: string) =>
+  Number(
+    (
+      await db.pool.query(
+        'SELECT count(*) FROM assistant.memories WHERE user_id = $1 AND superseded_at IS NULL AND folded_at IS NULL',
+        [userId],
+      )
+    ).rows[0].count,
+  );
+
+describe('Consolidate Memories', () => {
+  it('consolidates the users due in their quiet hours, the summaries written by the model through the gateway', async () => {
+    const userId = await newUser('consolidate-due');
+    const awake = await newUser('consolidate-awake');
+    await updateUserPreferences(db.pool, awake, { timeZone: 'Asia/Tokyo' });
+    await stored(awake, 'Tokyo note', daysBefore(night, 90));
+    await stored(userId, 'I like green tea in the morning', daysBefore(night, 95));
+    await stored(userId, 'In the morning I like green tea', daysBefore(night, 94));
+    for (let i = 0; i < 5; i++) await stored(userId, `Old parking spot ${i} on level ${i}`, daysBefore(night, 90 - i));
+
+    const items = await consolidate(night);
+    expect(items).toHaveLength(1);
+    const [item] = items;
+    expect(item).toMatchObject({ consolidated: true, userId, liveBefore: 7, liveAfter: 3, budget: 3, modelCalls: 1 });
+    expect((item.merged as unknown[]).length).toBe(1);
+    const folded = item.folded as Array<{ ids: number[]; content: string; into: number }>;
+    expect(folded.map((entry) => entry.ids.length)).toEqual([4]);
+    expect(folded[0].content).toMatch(/^echo: The notes, oldest first:/);
+    expect(await liveCount(userId)).toBe(3);
+
+    await gateway.flushed();
+    const calls = (await listModelCalls(db.pool, started)).filter(
+      (row) => row.job === 'consolidation' && row.user_id === userId,
+    );
+    expect(calls).toHaveLength(1);
+    // Consolidated within 20 hours: not due again; the Tokyo user is not in their quiet hours.
+    expect(await consolidate(night)).toEqual([{ consolidated: false }]);
+  });
+
+  it('fails the item of a user when the gateway refuses the call (a spent budget), their memories as they were', async () => {
+    const later = new Date(night.getTime() + 3 * 86_400_000);
+    const userId = await newUser('consolidate-budget');
+    for (let i = 0; i < 5; i++) await stored(userId, `Old receipt ${i} from shop ${i}`, daysBefore(later, 90 - i));
+    await setCap(db.pool, { scope: 'instance', period: 'day', limitTokens: 0 });
+    try {
+      const [item] = await consolidate(later, { maxUsers: 1 });
+      expect(item).toMatchObject({ consolidated: false, userId, modelCalls: 1, status: 402 });
+      expect(item.error).toMatch(
+        new RegExp(
+          `^Consolidation: the model call failed \\(402\\): .*; the memories of user ${userId} are as they were$`,
+        ),
+      );
+      expect(await liveCount(userId)).toBe(5);
+      const runs = await db.pool.query('SELECT 1 FROM assistant.consolidation_runs WHERE user_id = $1', [userId]);
+      expect(runs.rowCount).toBe(0);
+    } finally {
+      await removeCap(db.pool, { scope: 'instance', period: 'day' });
+    }
+    expect(await consolidate(later, { maxUsers: 1 })).toMatchObject([{ consolidated: true, userId, liveAfter: 3 }]);
+  });
+});
+
