@@ -1,9 +1,10 @@
 // Consolidate Memories and the memory panel's operations on a real Postgres 17, through the real model gateway in
 // front of the loopback OpenAI fake (whose echo is the summary): the users due in their quiet hours are consolidated,
 // an item each, the summaries' calls counted under job "consolidation"; a spent budget fails the user's item and
-// leaves their memories as they were.
+// leaves their memories as they were; Pin Memory, Restore Memory, Consolidation Report and List Kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  consolidateMemories,
   listModelCalls,
   readGatewaySettings,
   remember,
@@ -131,3 +132,46 @@ describe('Consolidate Memories', () => {
   });
 });
 
+describe('the memory panel operations', () => {
+  it('pins, restores by id (refused after 30 days), reports and lists what is kept', async () => {
+    const userId = await newUser('panel');
+    const pinned = await stored(userId, 'My first bike was a red Puch', daysBefore(night, 300));
+    const old = [];
+    for (let i = 0; i < 4; i++)
+      old.push(await stored(userId, `Old lunch ${i} was soup ${i}`, daysBefore(night, 200 - i)));
+    const [pin] = await run([{ operation: 'pinMemory', userId, memoryId: pinned.id, pinned: true }]);
+    expect(pin).toMatchObject({ memory: { id: pinned.id, pinned: true } });
+
+    const result = await consolidateMemories(db.pool, userId, {
+      now: night,
+      budget: 2,
+      summarise: async (texts) => `Lunches: ${texts.length}`,
+    });
+    const [foldedId] = result.folded[0].ids;
+    expect(result.folded[0].ids).not.toContain(pinned.id);
+
+    const [report] = await run([
+      { operation: 'consolidationReport', userId, since: daysBefore(night, 1).toISOString() },
+    ]);
+    expect(report.text).toContain(`- 4 old memories folded into the summary memory ${result.folded[0].into}: `);
+
+    const late = new Date(night.getTime() + 31 * 86_400_000).toISOString();
+    const [refused] = await run([{ operation: 'restoreMemory', userId, memoryId: foldedId, now: late }], {
+      continueOnFail: true,
+    });
+    expect(refused.error).toContain(`memory ${foldedId} was folded on 2027-06-01`);
+    const [restored] = await run([
+      { operation: 'restoreMemory', userId, memoryId: foldedId, now: night.toISOString() },
+    ]);
+    expect(restored).toMatchObject({ restored: { id: foldedId, foldedInto: null } });
+
+    const [kept] = await run([{ operation: 'listKept', userId, about: '', limit: 50 }]);
+    const lines = kept.lines as string[];
+    expect(lines).toContain(`memory ${pinned.id} (2026-08-05, pinned): My first bike was a red Puch`);
+    expect(lines.find((line) => line.startsWith(`memory ${result.folded[0].into} `))).toMatch(
+      /^memory \d+ \(\d{4}-\d{2}-\d{2}\): Lunches: 4$/,
+    );
+    expect(lines.find((line) => line.startsWith(`memory ${foldedId} `))).toMatch(/: Old lunch \d was soup \d$/);
+    expect(lines).toHaveLength(3);
+  });
+});

@@ -25,11 +25,15 @@ describe('Assistant Memory v1 router', () => {
     expect(values).toEqual([
       'captureMemories',
       'consolidateMemories',
+      'consolidationReport',
       'forget',
       'get',
+      'listKept',
+      'pinMemory',
       'recall',
       'recent',
       'remember',
+      'restoreMemory',
       'update',
     ]);
     expect(Object.keys(operations).sort()).toEqual([...values].sort());

@@ -11,11 +11,15 @@ import { assistantDatabase } from '../../../shared/transport/postgres';
 import { embedderFor } from '../transport/embeddings';
 import * as captureMemories from './captureMemories.operation';
 import * as consolidateMemories from './consolidateMemories.operation';
+import * as consolidationReport from './consolidationReport.operation';
 import * as forget from './forget.operation';
 import * as get from './get.operation';
+import * as listKept from './listKept.operation';
+import * as pinMemory from './pinMemory.operation';
 import * as recall from './recall.operation';
 import * as recent from './recent.operation';
 import * as remember from './remember.operation';
+import * as restoreMemory from './restoreMemory.operation';
 import * as update from './update.operation';
 
 interface MemoryOperation {
@@ -30,11 +34,15 @@ interface MemoryOperation {
 export const operations: Record<string, MemoryOperation> = {
   captureMemories,
   consolidateMemories,
+  consolidationReport,
   forget,
   get,
+  listKept,
+  pinMemory,
   recall,
   recent,
   remember,
+  restoreMemory,
   update,
 };
 

@@ -7,11 +7,15 @@ import { CHAT_MODEL_CREDENTIAL } from '../transport/chatModel';
 import { EMBEDDINGS_CREDENTIAL } from '../transport/embeddings';
 import * as captureMemories from './captureMemories.operation';
 import * as consolidateMemories from './consolidateMemories.operation';
+import * as consolidationReport from './consolidationReport.operation';
 import * as forget from './forget.operation';
 import * as get from './get.operation';
+import * as listKept from './listKept.operation';
+import * as pinMemory from './pinMemory.operation';
 import * as recall from './recall.operation';
 import * as recent from './recent.operation';
 import * as remember from './remember.operation';
+import * as restoreMemory from './restoreMemory.operation';
 import * as update from './update.operation';
 
 export const versionDescription: VersionDescription = {
@@ -51,8 +55,26 @@ export const versionDescription: VersionDescription = {
           description:
             'In their quiet hours: merge repeated memories and fold old, low-value ones into summaries within the budget (restorable by ID for 30 days)',
         },
+        {
+          name: 'Consolidation Report',
+          value: 'consolidationReport',
+          action: 'Report what consolidation tidied up',
+          description: 'What the nightly consolidation merged and folded since a time, in plain words',
+        },
         { name: 'Forget', value: 'forget', action: 'Forget a memory', description: 'Delete a memory' },
         { name: 'Get', value: 'get', action: 'Get a memory', description: 'One memory by ID' },
+        {
+          name: 'List Kept',
+          value: 'listKept',
+          action: 'List what is kept about the user',
+          description: "The user's memories with IDs and dates, and an entity's graph facts",
+        },
+        {
+          name: 'Pin Memory',
+          value: 'pinMemory',
+          action: 'Pin a memory',
+          description: 'Pin or unpin a memory (pinned ones are never folded)',
+        },
         {
           name: 'Recall',
           value: 'recall',
@@ -62,6 +84,12 @@ export const versionDescription: VersionDescription = {
         },
         { name: 'Recent', value: 'recent', action: 'List recent memories', description: 'The newest memories' },
         { name: 'Remember', value: 'remember', action: 'Remember a fact', description: 'Store a new memory' },
+        {
+          name: 'Restore Memory',
+          value: 'restoreMemory',
+          action: 'Restore a folded memory',
+          description: 'Make a merged or folded memory live again by ID (within 30 days)',
+        },
         {
           name: 'Update',
           value: 'update',
@@ -73,11 +101,15 @@ export const versionDescription: VersionDescription = {
     },
     ...captureMemories.description,
     ...consolidateMemories.description,
+    ...consolidationReport.description,
     ...forget.description,
     ...get.description,
+    ...listKept.description,
+    ...pinMemory.description,
     ...recall.description,
     ...recent.description,
     ...remember.description,
+    ...restoreMemory.description,
     ...update.description,
   ],
 };
