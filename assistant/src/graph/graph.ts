@@ -70,7 +70,7 @@ export async function queryGraph(
   const { language } = await getUserSettings(db, userId);
   const memories = await db.query(
     `SELECT id, content, kind, created_at FROM assistant.memories
-      WHERE user_id = $1 AND superseded_at IS NULL AND confirmed
+      WHERE user_id = $1 AND superseded_at IS NULL AND folded_at IS NULL AND confirmed
         AND (name_keys @> ARRAY[$2::text] OR search_vector @@ phraseto_tsquery($3::regconfig, $4))
       ORDER BY created_at DESC, id DESC LIMIT $5`,
     [userId, normaliseName(entity.name), language, entity.name, memoryLimit],

@@ -121,6 +121,19 @@ describe('consolidateMemories', () => {
     await expectFieldError(() => assistant.restoreMemory(db.pool, userId, 99_999_999, { now }), 'memoryId', 'notFound');
   });
 
+  it('keeps folded memories out of query_graph', async () => {
+    const userId = await createUser(db.pool, 'consolidate-graph');
+    const folded = [];
+    for (let i = 0; i < 3; i++)
+      folded.push(await stored(userId, `Anna Berger sent invoice ${i}`, daysAgo(100 + i), { people: ['Anna Berger'] }));
+    await assistant.relate(db.pool, userId, { from: 'Anna Berger', relation: 'accountant_of', to: 'the user' });
+    const before = await assistant.queryGraph(db.pool, userId, 'Anna Berger');
+    expect(before.memories).toHaveLength(3);
+    const result = await assistant.consolidateMemories(db.pool, userId, { now, budget: 1, summarise });
+    const after = await assistant.queryGraph(db.pool, userId, 'Anna Berger');
+    expect(after.memories.map((m) => m.id)).toEqual([result.folded[0].into]);
+  });
+
   it('leaves the memories as they were when the summary fails', async () => {
     const userId = await createUser(db.pool, 'consolidate-fails');
     await stored(userId, 'I like green tea', daysAgo(90));
