@@ -69,3 +69,13 @@ export async function listenOnLoopback(
 export function withoutContextBlock(text: string): string {
   return text.replace(/^\[Context from the assistant[^\n]*\][\s\S]*?\n\[End of context\]\n\n/, '');
 }
+
+/** A test's JSON POST to a fake: its status and parsed JSON body. */
+export async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}

@@ -9,6 +9,7 @@ import type { ChoiceAnswer } from '../../judge/src/protocol/types';
 import { startJudgeServer, type JudgeServer } from '../../judge/src/server';
 import { hashTopLogprobs, labelsInPrompt } from '../../judge/test/fakes/openai-logprobs';
 import { startLlamacppFake, type LlamacppFake } from './llamacpp';
+import { postJson } from './http-util';
 
 const ID = 'judge-openai-qwen-2026-01-01';
 const KEY = 'llamacpp-test-key-abcdef';
@@ -20,19 +21,10 @@ afterEach(async () => {
   llama = server = undefined;
 });
 
-const post = async (url: string, body: unknown) => {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-};
-
 describe('the fake llama.cpp server', () => {
   it('/completion without a prompt is its 400', async () => {
     llama = await startLlamacppFake();
-    expect(await post(`${llama.root}/completion`, { n_predict: 1 })).toEqual({
+    expect(await postJson(`${llama.root}/completion`, { n_predict: 1 })).toEqual({
       status: 400,
       body: {
         error: {
@@ -47,17 +39,17 @@ describe('the fake llama.cpp server', () => {
   it('lists the top n_probs as top_logprobs (top_probs after sampling) and reuses the slot cache', async () => {
     llama = await startLlamacppFake();
     const prompt = `${'state '.repeat(40)}\n(A) one\n(B) two\nAnswer: (`;
-    const first = await post(`${llama.root}/completion`, { prompt, n_predict: 1, n_probs: 3 });
+    const first = await postJson(`${llama.root}/completion`, { prompt, n_predict: 1, n_probs: 3 });
     const [position] = first.body.completion_probabilities as { top_logprobs: { token: string; logprob: number }[] }[];
     expect(position.top_logprobs.map((t) => [t.token, t.logprob])).toEqual(
       hashTopLogprobs(prompt, 3).map((t) => [t.token, t.logprob]),
     );
     expect(first.body.timings).toMatchObject({ cache_n: 0, predicted_n: 1 });
-    const after = await post(`${llama.root}/completion`, { prompt, n_probs: 2, post_sampling_probs: true });
+    const after = await postJson(`${llama.root}/completion`, { prompt, n_probs: 2, post_sampling_probs: true });
     const [sampled] = after.body.completion_probabilities as { top_probs: unknown[] }[];
     expect(sampled.top_probs).toHaveLength(2);
     expect((after.body.timings as { cache_n: number }).cache_n).toBe(Math.ceil(prompt.length / 4) - 1);
-    const tokens = await post(`${llama.root}/tokenize`, { content: 'A', with_pieces: true });
+    const tokens = await postJson(`${llama.root}/tokenize`, { content: 'A', with_pieces: true });
     expect(tokens.body.tokens).toEqual([{ id: expect.any(Number), piece: 'A' }]);
   });
 });

@@ -7,6 +7,7 @@ import type { ChoiceAnswer } from '../../judge/src/protocol/types';
 import { startJudgeServer, type JudgeServer } from '../../judge/src/server';
 import { hashTopLogprobs, labelsInPrompt } from '../../judge/test/fakes/openai-logprobs';
 import { startSglangFake, type SglangFake } from './sglang';
+import { postJson } from './http-util';
 
 const ID = 'judge-openai-qwen-2026-01-01';
 const KEY = 'sglang-test-key-abcdef';
@@ -18,23 +19,14 @@ afterEach(async () => {
   sglang = server = undefined;
 });
 
-const post = async (url: string, body: unknown) => {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-};
-
 describe('the fake SGLang', () => {
   it('/generate without text or input_ids is its 400; unknown fields are ignored', async () => {
     sglang = await startSglangFake();
-    expect(await post(`${sglang.root}/generate`, { sampling_params: { max_new_tokens: 1 } })).toEqual({
+    expect(await postJson(`${sglang.root}/generate`, { sampling_params: { max_new_tokens: 1 } })).toEqual({
       status: 400,
       body: { error: { message: 'Either text, input_ids or input_embeds should be provided.' } },
     });
-    const ok = await post(`${sglang.root}/generate`, { text: '(A) x\n(B) y\nAnswer: (', no_such_field: 1 });
+    const ok = await postJson(`${sglang.root}/generate`, { text: '(A) x\n(B) y\nAnswer: (', no_such_field: 1 });
     expect(ok.status).toBe(200);
     expect(ok.body.meta_info).toMatchObject({ prompt_tokens: 6, completion_tokens: 1, cached_tokens: 0 });
   });
@@ -44,11 +36,11 @@ describe('the fake SGLang', () => {
     const text = `${'state '.repeat(40)}\n(A) one\n(B) two\nAnswer: (`;
     const [a, b, z] = await Promise.all(
       ['A', 'B', 'Z'].map(async (label) => {
-        const { body } = await post(`${sglang!.root}/tokenize`, { prompt: label, add_special_tokens: false });
+        const { body } = await postJson(`${sglang!.root}/tokenize`, { prompt: label, add_special_tokens: false });
         return (body.tokens as number[])[0];
       }),
     );
-    const { body } = await post(`${sglang.root}/generate`, {
+    const { body } = await postJson(`${sglang.root}/generate`, {
       text,
       sampling_params: { max_new_tokens: 1, temperature: 0 },
       return_logprob: true,
@@ -63,7 +55,7 @@ describe('the fake SGLang', () => {
       [lp('B'), b, 'B'],
       [lp('A'), a, 'A'],
     ]);
-    const again = await post(`${sglang.root}/generate`, { text: text.replace('two', 'three') });
+    const again = await postJson(`${sglang.root}/generate`, { text: text.replace('two', 'three') });
     expect((again.body.meta_info as { cached_tokens: number }).cached_tokens).toBeGreaterThan(40);
   });
 });

@@ -10,6 +10,7 @@ import { hashTopLogprobs, labelsInPrompt } from '../../judge/test/fakes/openai-l
 import type { RecordedOllamaRequest } from './ollama';
 import { startOllamaFake, type OllamaFake } from './ollama';
 import { BLOCK_TOKENS, CHARS_PER_TOKEN, startVllmFake, type VllmFake } from './vllm';
+import { postJson } from './http-util';
 
 const BLOCK_CHARS = BLOCK_TOKENS * CHARS_PER_TOKEN;
 const ID = 'judge-openai-qwen-2026-01-01';
@@ -20,15 +21,6 @@ afterEach(async () => {
   await ollama?.close();
   vllm = ollama = undefined;
 });
-
-const post = async (url: string, body: unknown) => {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-};
 
 const STATE = 'Ticket 4411: the March invoice was charged twice and the customer wants the second charge back. '.repeat(
   30,
@@ -43,7 +35,7 @@ const stateChars = (templateHead: string) => templateHead.length + renderState(S
 describe('the fake vLLM', () => {
   it('refuses more logprobs than --max-logprobs with its 400', async () => {
     vllm = await startVllmFake();
-    const chat = await post(`${vllm.baseUrl}/chat/completions`, {
+    const chat = await postJson(`${vllm.baseUrl}/chat/completions`, {
       model: 'qwen-fake',
       messages: [{ role: 'user', content: 'hi' }],
       logprobs: true,
@@ -61,7 +53,7 @@ describe('the fake vLLM', () => {
         },
       },
     });
-    const text = await post(`${vllm.baseUrl}/completions`, { model: 'qwen-fake', prompt: 'hi', logprobs: 25 });
+    const text = await postJson(`${vllm.baseUrl}/completions`, { model: 'qwen-fake', prompt: 'hi', logprobs: 25 });
     expect(text.status).toBe(400);
     expect(vllm.stats.inFlight).toBe(0);
   });
@@ -69,13 +61,17 @@ describe('the fake vLLM', () => {
   it('/v1/completions: the legacy logprobs shape, and cached_tokens from full 16-token blocks', async () => {
     vllm = await startVllmFake();
     const prompt = `${'x'.repeat(3 * BLOCK_CHARS + 10)}\n(A) one\n(B) two\nAnswer: (`;
-    const first = await post(`${vllm.baseUrl}/completions`, { model: 'qwen-fake', prompt, logprobs: 3 });
+    const first = await postJson(`${vllm.baseUrl}/completions`, { model: 'qwen-fake', prompt, logprobs: 3 });
     const choice = (first.body.choices as Record<string, unknown>[])[0];
     const logprobs = choice.logprobs as { tokens: string[]; token_logprobs: number[]; top_logprobs: object[] };
     expect(logprobs.tokens).toEqual([choice.text]);
     expect(Object.keys(logprobs.top_logprobs[0])).toHaveLength(3);
     expect(first.body.usage).toMatchObject({ prompt_tokens_details: { cached_tokens: 0 } });
-    const again = await post(`${vllm.baseUrl}/completions`, { model: 'qwen-fake', prompt: prompt + ' B', logprobs: 1 });
+    const again = await postJson(`${vllm.baseUrl}/completions`, {
+      model: 'qwen-fake',
+      prompt: prompt + ' B',
+      logprobs: 1,
+    });
     expect(again.body.usage).toMatchObject({ prompt_tokens_details: { cached_tokens: 3 * BLOCK_TOKENS } });
   });
 });

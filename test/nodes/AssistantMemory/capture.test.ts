@@ -3,20 +3,13 @@
 // relations and the superseded fact; an invalid answer is retried once, then the batch is dropped and recorded; a
 // spent budget leaves the batch for the next run; the calls are counted under job "capture".
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  listModelCalls,
-  readGatewaySettings,
-  removeCap,
-  resolveIdentity,
-  setCap,
-  startGateway,
-  type RunningGateway,
-} from 'assistant-core';
+import { listModelCalls, removeCap, resolveIdentity, setCap, type RunningGateway } from 'assistant-core';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { AssistantMemory } from '../../../nodes/AssistantMemory/AssistantMemory.node';
 import { startOpenAiChatFake, type OpenAiChatFake } from '../../fakes/openai-chat';
 import { runNode } from '../helpers/executeFunctions';
+import { startTestGateway } from '../helpers/gateway';
 import { startNodeDatabase, type NodeDatabase } from '../helpers/postgres';
 
 const GATEWAY_KEY = 'capture-gateway-key-0123456789';
@@ -31,13 +24,7 @@ const started = new Date();
 
 beforeAll(async () => {
   [db, provider] = await Promise.all([startNodeDatabase({ migrated: true }), startOpenAiChatFake()]);
-  const settings = readGatewaySettings({
-    ASSISTANT_GATEWAY_KEY: GATEWAY_KEY,
-    ASSISTANT_GATEWAY_PORT: '0',
-    ASSISTANT_GATEWAY_DATABASE_URL: 'postgres://unused',
-    ASSISTANT_LLM_BASE_URL: `${provider.url}/v1`,
-  });
-  gateway = await startGateway({ settings, ledger: db.pool });
+  gateway = await startTestGateway(GATEWAY_KEY, provider.url, db.pool);
 });
 afterAll(async () => {
   await gateway?.close();

@@ -6,12 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   consolidateMemories,
   listModelCalls,
-  readGatewaySettings,
   remember,
   removeCap,
   resolveIdentity,
   setCap,
-  startGateway,
   updateUserPreferences,
   type RunningGateway,
 } from 'assistant-core';
@@ -19,6 +17,7 @@ import {
 import { AssistantMemory } from '../../../nodes/AssistantMemory/AssistantMemory.node';
 import { startOpenAiChatFake, type OpenAiChatFake } from '../../fakes/openai-chat';
 import { runNode, type Parameters } from '../helpers/executeFunctions';
+import { startTestGateway } from '../helpers/gateway';
 import { startNodeDatabase, type NodeDatabase } from '../helpers/postgres';
 
 const GATEWAY_KEY = 'consolidate-gateway-key-0123456789';
@@ -30,13 +29,7 @@ const started = new Date();
 
 beforeAll(async () => {
   [db, provider] = await Promise.all([startNodeDatabase({ migrated: true }), startOpenAiChatFake()]);
-  const settings = readGatewaySettings({
-    ASSISTANT_GATEWAY_KEY: GATEWAY_KEY,
-    ASSISTANT_GATEWAY_PORT: '0',
-    ASSISTANT_GATEWAY_DATABASE_URL: 'postgres://unused',
-    ASSISTANT_LLM_BASE_URL: `${provider.url}/v1`,
-  });
-  gateway = await startGateway({ settings, ledger: db.pool });
+  gateway = await startTestGateway(GATEWAY_KEY, provider.url, db.pool);
 });
 afterAll(async () => {
   await gateway?.close();
