@@ -209,6 +209,7 @@ describe('every run has a deadline', () => {
         'Assistant expert: analyst': 1260,
         'Assistant expert: planner': 1260,
         'Assistant expert: researcher': 1260,
+        'Assistant: memory capture': 1260,
         // The longest reply deadline (900 s) and half a minute.
         'Assistant: webhook entry': 930,
         'Assistant: run a check': 300,

@@ -150,6 +150,20 @@ describe('Capture Memories', () => {
     expect((bad as Error).message).toBe('maxBatches: must be an integer from 1 to 50');
   });
 
+  it('captures one run at a time: a run that finds another capturing reads nothing', async () => {
+    const userId = await newUser('capture-busy');
+    await exchange(userId, 'Lena Vogel is my dentist', at(300));
+    const other = await db.pool.connect();
+    try {
+      await other.query(`SELECT pg_advisory_lock(hashtext('assistant.capture'))`);
+      expect(await captureAll(at(310))).toEqual([{ captured: false, busy: true }]);
+      await other.query(`SELECT pg_advisory_unlock(hashtext('assistant.capture'))`);
+    } finally {
+      other.release();
+    }
+    expect((await captureAll(at(310))).map((item) => [item.userId, item.outcome])).toEqual([[userId, 'applied']]);
+  });
+
   it('drops a batch answered invalidly twice: two model calls, one capture failure, the cursor moved on', async () => {
     const userId = await newUser('capture-bad');
     await exchange(userId, `${FIRST} [bad-extraction]`, at(0));

@@ -63,7 +63,7 @@ async function extract(
   return { error, modelCalls: 2 };
 }
 
-/** Up to Most Batches idle conversations, one item each; stops at the first run with none left. */
+/** Up to Most Batches idle conversations, one item each; `{captured: false, busy: true}` while another run captures. */
 export async function execute(
   this: IExecuteFunctions,
   pool: Pool,
@@ -74,13 +74,25 @@ export async function execute(
   if (!Number.isSafeInteger(most) || most < 1 || most > 50) {
     throw new AssistantInputError('maxBatches', 'must be an integer from 1 to 50');
   }
-  const items: IDataObject[] = [];
-  for (let read = 0; read < most; read++) {
-    const item = await captureOne(this, pool, itemIndex, embedder);
-    if (item.captured === false) return items.length > 0 ? items : [item];
-    items.push(item);
+  // One capture at a time on the database: a run still waiting for a slow model is not joined by the next minute's.
+  const lock = await pool.connect();
+  try {
+    const held = await lock.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext('assistant.capture')) AS ok`);
+    if (!held.rows[0].ok) return [{ captured: false, busy: true }];
+    try {
+      const items: IDataObject[] = [];
+      for (let read = 0; read < most; read++) {
+        const item = await captureOne(this, pool, itemIndex, embedder);
+        if (item.captured === false) return items.length > 0 ? items : [item];
+        items.push(item);
+      }
+      return items;
+    } finally {
+      await lock.query(`SELECT pg_advisory_unlock(hashtext('assistant.capture'))`);
+    }
+  } finally {
+    lock.release();
   }
-  return items;
 }
 
 /** The next idle conversation: read, extracted, applied or dropped; `{captured: false}` when there is none. */
