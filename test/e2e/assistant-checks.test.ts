@@ -193,7 +193,7 @@ describe('background checks', () => {
               what: site.watchUrl(page('gate')),
               schedule: 'every minute',
               notify_when: 'only if it is a major release',
-              notify_threshold: '0.001',
+              notify_threshold: '0.00001',
             }),
           },
         ],
@@ -239,7 +239,7 @@ describe('background checks', () => {
     ids.gateHigh = await add({
       what: site.watchUrl(page('gate')),
       notifyWhen: 'only if it is a major release',
-      notifyThreshold: 0.999,
+      notifyThreshold: 0.99999,
     });
     ids.broken = await add({ what: site.watchUrl(page('broken')) });
   });
@@ -280,14 +280,15 @@ describe('background checks', () => {
       expect(await notices(ids.price)).toEqual([
         `🔔 Check ${ids.price} (${site.watchUrl(page('price'))}): data.price went below 50: 55 → 48.`,
       ]);
-      // The same change asked of the real judge server: one probability, two thresholds, two decisions.
+      // The same change asked of the real judge server: one probability, two thresholds, two decisions. The fake
+      // upstream's label weights are (1..256)², so a probability lies within [1.2e-5, 1 - 1.2e-5] whatever the prompt.
       const low = changed.gateLow;
       const high = changed.gateHigh;
-      expect(low.judge_probability).toBeGreaterThan(0.001);
-      expect(low.judge_probability).toBeLessThan(0.999);
+      expect(low.judge_probability).toBeGreaterThan(0.00001);
+      expect(low.judge_probability).toBeLessThan(0.99999);
       expect(high.judge_probability).toBe(low.judge_probability);
-      expect([low.status, low.judge_threshold]).toEqual(['notified', 0.001]);
-      expect([high.status, high.judge_threshold]).toEqual(['silenced', 0.999]);
+      expect([low.status, low.judge_threshold]).toEqual(['notified', 0.00001]);
+      expect([high.status, high.judge_threshold]).toEqual(['silenced', 0.99999]);
       expect(await notices(ids.gateLow)).toHaveLength(1);
       expect(await notices(ids.gateHigh)).toEqual([]);
 
