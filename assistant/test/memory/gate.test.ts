@@ -1,29 +1,15 @@
 // The memory write gate on a real Postgres 17 (and the loopback OpenAI fake's /v1/embeddings): near-duplicates are
 // dropped naming the memory they repeat, a correction supersedes (history kept, never recalled), a contradiction is
 // kept and marked, and facts from outside content stay unconfirmed (not recalled) until the user confirms them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
-import { startOpenAiChatFake, type OpenAiChatFake } from '../../../test/fakes/openai-chat';
 import { useAssistantDatabase } from '../database';
+import { useFakeEmbeddings } from './fake-embedder';
 import { createUser, expectFieldError } from '../helpers';
 
 const KEY = 'sk-gate-test-key';
 const db = useAssistantDatabase();
-let openai: OpenAiChatFake;
-let embedder: assistant.Embedder;
-
-beforeAll(async () => {
-  openai = await startOpenAiChatFake({ apiKey: KEY });
-  embedder = assistant.openAiEmbedder({
-    baseUrl: `${openai.url}/v1`,
-    apiKey: KEY,
-    model: 'embed-small',
-    dimensions: 64,
-  });
-});
-afterAll(async () => {
-  await openai?.close();
-});
+const embeddings = useFakeEmbeddings({ key: KEY, model: 'embed-small', dimensions: 64 });
 
 const newUser = (name: string) => createUser(db.pool, name);
 const now = new Date('2027-02-10T09:00:00Z');
@@ -56,15 +42,15 @@ describe('memory write gate', () => {
 
   it('drops a near-duplicate by embedding when the words differ', async () => {
     const userId = await newUser('gate-embed');
-    const stored = await gate(userId, 'Bike: a green Brompton', { embedder });
+    const stored = await gate(userId, 'Bike: a green Brompton', { embedder: embeddings.embedder });
     expect(stored.embedding).toEqual({ status: 'stored', model: 'embed-small', dimensions: 64 });
     // The fake embeds by hash; give the stored fact the vector of its paraphrase, as a semantic model would.
-    const [paraphrase] = await embedder.embed(['I ride a green Brompton bicycle']);
+    const [paraphrase] = await embeddings.embedder.embed(['I ride a green Brompton bicycle']);
     await db.pool.query('UPDATE assistant.memories SET embedding = $2::real[] WHERE id = $1', [
       stored.memory.id,
       paraphrase,
     ]);
-    const result = await gate(userId, 'I ride a green Brompton bicycle', { embedder });
+    const result = await gate(userId, 'I ride a green Brompton bicycle', { embedder: embeddings.embedder });
     expect(result.outcome).toBe('duplicate');
     expect(result.duplicateOf).toMatchObject({ id: stored.memory.id, by: 'embedding' });
     expect(result.duplicateOf!.similarity).toBeCloseTo(1, 3);
@@ -74,10 +60,10 @@ describe('memory write gate', () => {
 
   it('leaves facts of the same subject to the subject rule, however alike their embeddings', async () => {
     const userId = await newUser('gate-embed-subject');
-    const old = await gate(userId, 'My accountant is Stefan Huber', { embedder });
-    const [alike] = await embedder.embed(['My accountant is now Anna Berger']);
+    const old = await gate(userId, 'My accountant is Stefan Huber', { embedder: embeddings.embedder });
+    const [alike] = await embeddings.embedder.embed(['My accountant is now Anna Berger']);
     await db.pool.query('UPDATE assistant.memories SET embedding = $2::real[] WHERE id = $1', [old.memory.id, alike]);
-    const correction = await gate(userId, 'My accountant is now Anna Berger', { embedder });
+    const correction = await gate(userId, 'My accountant is now Anna Berger', { embedder: embeddings.embedder });
     expect(correction).toMatchObject({ outcome: 'stored', superseded: [{ id: old.memory.id }] });
   });
 
@@ -142,8 +128,18 @@ describe('memory write gate', () => {
 
   it('goes through the gate on the remember_memory path (rememberAndEmbed)', async () => {
     const userId = await newUser('gate-tool');
-    const first = await assistant.rememberAndEmbed(db.pool, userId, { content: 'I live in Vienna' }, embedder);
-    const again = await assistant.rememberAndEmbed(db.pool, userId, { content: 'I live in Vienna!' }, embedder);
+    const first = await assistant.rememberAndEmbed(
+      db.pool,
+      userId,
+      { content: 'I live in Vienna' },
+      embeddings.embedder,
+    );
+    const again = await assistant.rememberAndEmbed(
+      db.pool,
+      userId,
+      { content: 'I live in Vienna!' },
+      embeddings.embedder,
+    );
     expect(again).toMatchObject({ outcome: 'duplicate', memory: { id: first.memory.id } });
   });
 });

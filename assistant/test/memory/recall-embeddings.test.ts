@@ -1,29 +1,15 @@
 // Optional embeddings in memory recall, on a real Postgres 17 (no pgvector: the real[] re-ranking path) and the
 // loopback OpenAI fake's /v1/embeddings (deterministic unit vectors: equal texts embed equally). Also an endpoint
 // that refuses the key and one that is not there: memories are still stored, and the outcome says so.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
-import { startOpenAiChatFake, type OpenAiChatFake } from '../../../test/fakes/openai-chat';
 import { useAssistantDatabase } from '../database';
+import { useFakeEmbeddings } from './fake-embedder';
 import { createUser } from '../helpers';
 
 const KEY = 'sk-embeddings-test-key';
 const db = useAssistantDatabase();
-let openai: OpenAiChatFake;
-let embedder: assistant.Embedder;
-
-beforeAll(async () => {
-  openai = await startOpenAiChatFake({ apiKey: KEY });
-  embedder = assistant.openAiEmbedder({
-    baseUrl: `${openai.url}/v1`,
-    apiKey: KEY,
-    model: 'text-embedding-3-small',
-    dimensions: 256,
-  });
-});
-afterAll(async () => {
-  await openai?.close();
-});
+const embeddings = useFakeEmbeddings({ key: KEY, model: 'text-embedding-3-small', dimensions: 256 });
 
 const newUser = (name: string) => createUser(db.pool, name);
 
@@ -38,12 +24,12 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
       db.pool,
       userId,
       { content: 'My bike is a green Brompton' },
-      embedder,
+      embeddings.embedder,
     );
     expect(embedding).toEqual({ status: 'stored', model: 'text-embedding-3-small', dimensions: 256 });
     const row = await storedEmbedding(memory.id);
     expect(row.embedding_model).toBe('text-embedding-3-small');
-    const [expected] = await embedder.embed(['My bike is a green Brompton']);
+    const [expected] = await embeddings.embedder.embed(['My bike is a green Brompton']);
     expect(row.embedding).toHaveLength(256);
     row.embedding!.forEach((value, i) => expect(value).toBeCloseTo(expected[i], 5));
   });
@@ -51,10 +37,22 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
   it('finds a memory by its embedding alone, where words and names find nothing', async () => {
     const userId = await newUser('semantic');
     // Only stop words: no lexeme and no name to search by.
-    const { memory } = await assistant.rememberAndEmbed(db.pool, userId, { content: 'To be or not to be' }, embedder);
-    await assistant.rememberAndEmbed(db.pool, userId, { content: 'The boiler needs a service in October' }, embedder);
+    const { memory } = await assistant.rememberAndEmbed(
+      db.pool,
+      userId,
+      { content: 'To be or not to be' },
+      embeddings.embedder,
+    );
+    await assistant.rememberAndEmbed(
+      db.pool,
+      userId,
+      { content: 'The boiler needs a service in October' },
+      embeddings.embedder,
+    );
     expect(await assistant.recall(db.pool, userId, 'to be or not to be')).toEqual([]);
-    const found = await assistant.recallWithEmbedding(db.pool, userId, 'To be or not to be', { embedder });
+    const found = await assistant.recallWithEmbedding(db.pool, userId, 'To be or not to be', {
+      embedder: embeddings.embedder,
+    });
     expect(found.embedding).toMatchObject({ status: 'used', dimensions: 256 });
     expect(found.memories.map((m) => m.id)).toEqual([memory.id]);
   });
@@ -65,12 +63,17 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
       db.pool,
       userId,
       { content: 'Coffee with Anna on Friday', importance: 5 },
-      embedder,
+      embeddings.embedder,
     );
-    const close = await assistant.rememberAndEmbed(db.pool, userId, { content: 'coffee', importance: 1 }, embedder);
+    const close = await assistant.rememberAndEmbed(
+      db.pool,
+      userId,
+      { content: 'coffee', importance: 1 },
+      embeddings.embedder,
+    );
     const plain = await assistant.recall(db.pool, userId, 'coffee');
     expect(plain.map((m) => m.id)).toEqual([important.memory.id, close.memory.id]);
-    const semantic = await assistant.recall(db.pool, userId, 'coffee', { embedder });
+    const semantic = await assistant.recall(db.pool, userId, 'coffee', { embedder: embeddings.embedder });
     expect(semantic.map((m) => m.id)).toEqual([close.memory.id, important.memory.id]);
     expect(semantic[0].score).toBeGreaterThan(plain.find((m) => m.id === close.memory.id)!.score + 0.3);
   });
@@ -78,23 +81,35 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
   it("ignores embeddings of another model or dimension, and another user's memories", async () => {
     const userId = await newUser('models');
     const other = await newUser('other');
-    const { memory } = await assistant.rememberAndEmbed(db.pool, userId, { content: 'To be or not to be' }, embedder);
-    await assistant.rememberAndEmbed(db.pool, other, { content: 'To be or not to be' }, embedder);
+    const { memory } = await assistant.rememberAndEmbed(
+      db.pool,
+      userId,
+      { content: 'To be or not to be' },
+      embeddings.embedder,
+    );
+    await assistant.rememberAndEmbed(db.pool, other, { content: 'To be or not to be' }, embeddings.embedder);
     const otherModel = assistant.openAiEmbedder({
-      baseUrl: `${openai.url}/v1`,
+      baseUrl: `${embeddings.fake.url}/v1`,
       apiKey: KEY,
       model: 'another-model',
       dimensions: 256,
     });
     expect(await assistant.recall(db.pool, userId, 'To be or not to be', { embedder: otherModel })).toEqual([]);
-    expect((await assistant.recall(db.pool, userId, 'To be or not to be', { embedder })).map((m) => m.id)).toEqual([
-      memory.id,
-    ]);
+    expect(
+      (await assistant.recall(db.pool, userId, 'To be or not to be', { embedder: embeddings.embedder })).map(
+        (m) => m.id,
+      ),
+    ).toEqual([memory.id]);
   });
 
   it('drops a stale embedding when the content changes, and updateAndEmbed makes a new one', async () => {
     const userId = await newUser('update');
-    const { memory } = await assistant.rememberAndEmbed(db.pool, userId, { content: 'To be or not to be' }, embedder);
+    const { memory } = await assistant.rememberAndEmbed(
+      db.pool,
+      userId,
+      { content: 'To be or not to be' },
+      embeddings.embedder,
+    );
     await assistant.updateMemory(db.pool, userId, memory.id, { importance: 4 });
     expect((await storedEmbedding(memory.id)).embedding_model).toBe('text-embedding-3-small');
     await assistant.updateMemory(db.pool, userId, memory.id, { content: 'Let it be' });
@@ -104,19 +119,23 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
       userId,
       memory.id,
       { content: 'Let it be, let it be' },
-      embedder,
+      embeddings.embedder,
     );
     expect(updated.embedding).toMatchObject({ status: 'stored' });
-    const found = await assistant.recall(db.pool, userId, 'Let it be, let it be', { embedder });
+    const found = await assistant.recall(db.pool, userId, 'Let it be, let it be', { embedder: embeddings.embedder });
     expect(found.map((m) => m.id)).toEqual([memory.id]);
   });
 
   it('checks minSimilarity', async () => {
     const userId = await newUser('min');
-    await expect(assistant.recall(db.pool, userId, 'x', { embedder, minSimilarity: 'high' })).rejects.toMatchObject({
+    await expect(
+      assistant.recall(db.pool, userId, 'x', { embedder: embeddings.embedder, minSimilarity: 'high' }),
+    ).rejects.toMatchObject({
       field: 'minSimilarity',
     });
-    await expect(assistant.recall(db.pool, userId, 'x', { embedder, minSimilarity: 2 })).rejects.toMatchObject({
+    await expect(
+      assistant.recall(db.pool, userId, 'x', { embedder: embeddings.embedder, minSimilarity: 2 }),
+    ).rejects.toMatchObject({
       field: 'minSimilarity',
     });
   });
@@ -125,7 +144,7 @@ describe('remember and recall with embeddings (no pgvector: cosine re-ranking on
 describe('a failing embeddings endpoint loses nothing', () => {
   const failing = () =>
     assistant.openAiEmbedder({
-      baseUrl: `${openai.url}/v1`,
+      baseUrl: `${embeddings.fake.url}/v1`,
       apiKey: 'sk-revoked-key',
       model: 'text-embedding-3-small',
     });
