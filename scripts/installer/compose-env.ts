@@ -60,6 +60,7 @@ const FROM_ANSWERS = [
   'ASSISTANT_REPLY_DEADLINE_SECONDS',
   'ASSISTANT_RUN_LIMIT_SECONDS',
   'ASSISTANT_CAPTURE_IDLE_MINUTES',
+  'ASSISTANT_MEMORY_BUDGET',
   'ASSISTANT_BUDGET_DAY_USD',
   'ASSISTANT_BUDGET_MONTH_USD',
   'ASSISTANT_BUDGET_DAY_TOKENS',
@@ -70,9 +71,20 @@ const FROM_ANSWERS = [
   'N8N_PUBLIC_URL',
   'OWNER_EMAIL',
   'JUDGE_BACKEND',
+  'JUDGE_PROVIDER',
   'JUDGE_OPENAI_BASE_URL',
   'JUDGE_OPENAI_MODEL',
   'JUDGE_OPENAI_API_KEY',
+  'ASSISTANT_EMBEDDINGS_MODEL',
+  'ASSISTANT_TRANSCRIPTION_MODEL',
+];
+
+/** Embeddings and voice: an empty answer (the feature off) clears the setting rather than keeping the current one. */
+const CLEARED_WHEN_OFF = [
+  'ASSISTANT_EMBEDDINGS_BASE_URL',
+  'ASSISTANT_EMBEDDINGS_API_KEY',
+  'ASSISTANT_TRANSCRIPTION_BASE_URL',
+  'ASSISTANT_TRANSCRIPTION_API_KEY',
 ];
 
 export interface ComposeEnvOptions {
@@ -102,15 +114,19 @@ export function composeSettings(
     const value = answers[name] ?? current[name];
     if (value !== undefined && value !== '') next[name] = value;
   }
+  for (const name of CLEARED_WHEN_OFF) if (answers[name] !== undefined) next[name] = answers[name];
   next.OWNER_EMAIL ??= 'owner@example.com';
   // A model server on this host (a local runner such as Ollama): from inside the gateway's container the host is
   // host.docker.internal (docker-compose.yml maps it to the host's gateway), not its own loopback.
   for (const name of PROVIDER_BASE_URLS) {
     if (next[name]) next[name] = hostFromContainers(next[name]);
   }
-  // Voice through the gateway only with a transcription provider; empty, the credential's base URL stays empty.
+  // Voice and embeddings through the gateway only with their provider; without, the credential's base URL stays empty.
   next.ASSISTANT_TRANSCRIPTION_GATEWAY_URL = next.ASSISTANT_TRANSCRIPTION_BASE_URL?.trim()
     ? `${GATEWAY_IN_COMPOSE}/transcription/v1`
+    : '';
+  next.ASSISTANT_EMBEDDINGS_GATEWAY_URL = next.ASSISTANT_EMBEDDINGS_BASE_URL?.trim()
+    ? `${GATEWAY_IN_COMPOSE}/embeddings/v1`
     : '';
   const hash = unquote(current.OWNER_PASSWORD_HASH ?? '');
   next.OWNER_PASSWORD_HASH =

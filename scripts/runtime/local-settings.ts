@@ -83,6 +83,9 @@ function defaultSettings(): Record<string, string> {
     // people, relations and facts captured into the graph and memory (0-1440, default 5; 0: off). Empty: the stored
     // setting stays.
     ASSISTANT_CAPTURE_IDLE_MINUTES: '',
+    // The live memories each user keeps: the nightly consolidation folds the oldest, least important ones into
+    // summaries beyond it (0-1000000, default 2000; 0: the nightly consolidation off). Empty: the stored setting stays.
+    ASSISTANT_MEMORY_BUDGET: '',
     // Spending caps on the instance's model calls (docs/MODELS.md), written at every start: US dollars a day and a
     // month (setup.sh asks; empty: 1 and 20; off: no money limit; 0: nothing that costs money), and optionally tokens
     // (for local models, which cost 0; empty or off: no token limit).

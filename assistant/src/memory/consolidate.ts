@@ -8,6 +8,7 @@ import type { Pool } from 'pg';
 import type { Queryable } from '../storage/db';
 import { AssistantInputError } from '../errors';
 import { getUserPreferences } from '../settings/preferences';
+import { getInstanceSettings } from '../settings/settings';
 import { isQuiet, type QuietHours } from '../schedule/quiet';
 import { requireDate } from '../schedule/zone';
 import { optionalInt, requireUserId } from '../validate';
@@ -15,7 +16,7 @@ import { factWords, textDuplicate } from './gate-text';
 import { underUserLock } from './gate';
 import { memoryFields, insertMemory } from './store';
 
-/** Live memories a user keeps before consolidation folds old ones (a constant; not yet an instance setting). */
+/** Live memories a user keeps before consolidation folds old ones, unless told (the instance's memoryBudget). */
 export const MEMORY_BUDGET = 2000;
 /** How many memories one summary folds at most. */
 export const FOLD_GROUP_SIZE = 20;
@@ -244,7 +245,8 @@ export interface DueConsolidation {
 }
 
 /**
- * The users to consolidate at `now`: with live memories, whose local quiet hours (else DEFAULT_CONSOLIDATION_HOURS)
+ * The users to consolidate at `now` (none while the instance's memoryBudget is 0: the nightly pass is off): with live
+ * memories, whose local quiet hours (else DEFAULT_CONSOLIDATION_HOURS)
  * contain `now`, and not consolidated in the last CONSOLIDATION_INTERVAL_HOURS; longest waiting first.
  */
 export async function dueConsolidations(
@@ -253,6 +255,8 @@ export async function dueConsolidations(
 ): Promise<DueConsolidation[]> {
   const now = requireDate(options?.now);
   const limit = optionalInt(options.limit, 'limit', 1, 1000) ?? 100;
+  const { memoryBudget } = await getInstanceSettings(db);
+  if (memoryBudget === 0) return [];
   const result = await db.query(
     `SELECT u.id, (SELECT max(ran_at) FROM assistant.consolidation_runs r WHERE r.user_id = u.id) AS last_run_at
        FROM assistant.users u

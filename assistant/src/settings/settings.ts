@@ -56,6 +56,11 @@ export interface InstanceSettings extends AssistantSettings {
    * off (docs/ASSISTANT.md, Capture).
    */
   captureIdleMinutes: number;
+  /**
+   * The live memories each user keeps: the nightly consolidation folds the oldest, least important ones into summaries
+   * beyond it. 0-1,000,000, default 2,000; 0 turns the nightly consolidation off (docs/ASSISTANT.md, Consolidation).
+   */
+  memoryBudget: number;
   /** The approval rule per tool where the operator changed the registry's default (docs/ASSISTANT.md's tool table). */
   toolApprovals: Record<string, ToolApproval>;
   /**
@@ -77,6 +82,8 @@ export const MAX_REPLY_DEADLINE_SECONDS = 900;
 export const MAX_RUN_LIMIT_SECONDS = 1800;
 /** The longest idle time before memory capture reads a session, in minutes (a day). */
 export const MAX_CAPTURE_IDLE_MINUTES = 1440;
+/** The most live memories a user may keep. */
+export const MAX_MEMORY_BUDGET = 1_000_000;
 /** The longest model call timeout, in seconds (a run that calls the model allows two such calls and a minute). */
 export const MAX_MODEL_TIMEOUT_SECONDS = 600;
 
@@ -173,6 +180,7 @@ function rowToInstance(row: Record<string, unknown>): InstanceSettings {
     questionTtlSeconds: Number(row.question_ttl_seconds),
     runLimitSeconds: Number(row.run_limit_seconds),
     captureIdleMinutes: Number(row.capture_idle_minutes),
+    memoryBudget: Number(row.memory_budget),
     toolApprovals: (row.tool_approvals as Record<string, ToolApproval> | null) ?? {},
     approvalJudgeThreshold: Number(row.approval_judge_threshold),
     searchBackend: (row.search_backend as SearchBackendSetting | null) ?? null,
@@ -231,6 +239,7 @@ export async function updateInstanceSettings(db: Queryable, input: Record<string
     ['questionTtlSeconds', 'question_ttl_seconds', 5, 600],
     ['runLimitSeconds', 'run_limit_seconds', 10, MAX_RUN_LIMIT_SECONDS],
     ['captureIdleMinutes', 'capture_idle_minutes', 0, MAX_CAPTURE_IDLE_MINUTES],
+    ['memoryBudget', 'memory_budget', 0, MAX_MEMORY_BUDGET],
   ];
   for (const [field, column, min, max] of limits) {
     if (input[field] === undefined || input[field] === '') continue;

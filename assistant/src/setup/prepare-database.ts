@@ -26,6 +26,7 @@ export const SETTINGS_FROM_ENV: ReadonlyArray<readonly [string, string]> = [
   ['ASSISTANT_REPLY_DEADLINE_SECONDS', 'replyDeadlineSeconds'],
   ['ASSISTANT_RUN_LIMIT_SECONDS', 'runLimitSeconds'],
   ['ASSISTANT_CAPTURE_IDLE_MINUTES', 'captureIdleMinutes'],
+  ['ASSISTANT_MEMORY_BUDGET', 'memoryBudget'],
 ];
 
 export interface PreparedAssistant {

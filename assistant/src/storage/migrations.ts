@@ -809,4 +809,12 @@ CREATE TABLE assistant.consolidation_entries (
 CREATE INDEX consolidation_entries_run_idx ON assistant.consolidation_entries(run_id);
 `,
   },
+  {
+    version: 26,
+    name: 'memory consolidation: the live memories a user keeps, an instance setting (0: the nightly pass off)',
+    sql: `
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN memory_budget integer NOT NULL DEFAULT 2000 CHECK (memory_budget BETWEEN 0 AND 1000000);
+`,
+  },
 ];

@@ -64,6 +64,15 @@ describe('settings', () => {
     await assistant.updateInstanceSettings(db.pool, { captureIdleMinutes: 5 });
   });
 
+  it('stores the memory budget of the nightly consolidation (default 2,000, 0: off); a bad value names it', async () => {
+    expect((await assistant.getInstanceSettings(db.pool)).memoryBudget).toBe(2000);
+    expect((await assistant.updateInstanceSettings(db.pool, { memoryBudget: '0' })).memoryBudget).toBe(0);
+    for (const bad of [-1, 1_000_001, 2.5, 'many'])
+      await expectFieldError(() => assistant.updateInstanceSettings(db.pool, { memoryBudget: bad }), 'memoryBudget');
+    expect((await assistant.updateInstanceSettings(db.pool, { memoryBudget: 50 })).memoryBudget).toBe(50);
+    await assistant.updateInstanceSettings(db.pool, { memoryBudget: 2000 });
+  });
+
   it('stores how often urgent tasks without a due date are nudged (default 24 h, 0: never)', async () => {
     expect((await assistant.getInstanceSettings(db.pool)).urgentNudgeHours).toBe(24);
     expect((await assistant.updateInstanceSettings(db.pool, { urgentNudgeHours: '0' })).urgentNudgeHours).toBe(0);

@@ -61,7 +61,8 @@ describe('prepareAssistantDatabase', () => {
       const pool = new Pool({ ...connection, max: 1 });
       try {
         const found = await pool.query(
-          `SELECT model_timeout_seconds, reply_deadline_seconds, run_limit_seconds, capture_idle_minutes
+          `SELECT model_timeout_seconds, reply_deadline_seconds, run_limit_seconds, capture_idle_minutes,
+                  memory_budget
              FROM assistant.instance_settings`,
         );
         return found.rows[0];
@@ -74,30 +75,35 @@ describe('prepareAssistantDatabase', () => {
       ASSISTANT_REPLY_DEADLINE_SECONDS: '',
       ASSISTANT_RUN_LIMIT_SECONDS: '',
       ASSISTANT_CAPTURE_IDLE_MINUTES: '',
+      ASSISTANT_MEMORY_BUDGET: '',
     });
     expect(await readTimes()).toEqual({
       model_timeout_seconds: 300,
       reply_deadline_seconds: 600,
       run_limit_seconds: 1800,
       capture_idle_minutes: 5,
+      memory_budget: 2000,
     });
     await prepareAssistantDatabase(connection, {
       ASSISTANT_MODEL_TIMEOUT_SECONDS: '480',
       ASSISTANT_REPLY_DEADLINE_SECONDS: '900',
       ASSISTANT_RUN_LIMIT_SECONDS: '600',
       ASSISTANT_CAPTURE_IDLE_MINUTES: '0',
+      ASSISTANT_MEMORY_BUDGET: '0',
     });
     expect(await readTimes()).toEqual({
       model_timeout_seconds: 480,
       reply_deadline_seconds: 900,
       run_limit_seconds: 600,
       capture_idle_minutes: 0,
+      memory_budget: 0,
     });
     await prepareAssistantDatabase(connection, {
       ASSISTANT_MODEL_TIMEOUT_SECONDS: '300',
       ASSISTANT_REPLY_DEADLINE_SECONDS: '600',
       ASSISTANT_RUN_LIMIT_SECONDS: '1800',
       ASSISTANT_CAPTURE_IDLE_MINUTES: '5',
+      ASSISTANT_MEMORY_BUDGET: '2000',
     });
   });
 

@@ -10,6 +10,7 @@ import {
   removeCap,
   resolveIdentity,
   setCap,
+  updateInstanceSettings,
   updateUserPreferences,
   type RunningGateway,
 } from 'assistant-core';
@@ -61,7 +62,7 @@ async function run(parameters: Parameters[], options: { continueOnFail?: boolean
 }
 
 const consolidate = (now: Date, extra: Parameters = {}) =>
-  run([{ operation: 'consolidateMemories', now: now.toISOString(), budget: 3, ...extra }]);
+  run([{ operation: 'consolidateMemories', now: now.toISOString(), ...extra }]);
 
 const liveCount = async (userId: string) =>
   Number(
@@ -74,6 +75,10 @@ const liveCount = async (userId: string) =>
   );
 
 describe('Consolidate Memories', () => {
+  // The instance's memory budget (a setting; 0 turns the nightly pass off).
+  beforeAll(() => updateInstanceSettings(db.pool, { memoryBudget: 3 }));
+  afterAll(() => updateInstanceSettings(db.pool, { memoryBudget: 2000 }));
+
   it('consolidates the users due in their quiet hours, the summaries written by the model through the gateway', async () => {
     const userId = await newUser('consolidate-due');
     const awake = await newUser('consolidate-awake');
@@ -122,6 +127,22 @@ describe('Consolidate Memories', () => {
       await removeCap(db.pool, { scope: 'instance', period: 'day' });
     }
     expect(await consolidate(later, { maxUsers: 1 })).toMatchObject([{ consolidated: true, userId, liveAfter: 3 }]);
+  });
+
+  it('consolidates no one while the memory budget is 0 (the nightly pass off)', async () => {
+    const later = new Date(night.getTime() + 6 * 86_400_000);
+    const userId = await newUser('consolidate-off');
+    for (let i = 0; i < 5; i++) await stored(userId, `Old ticket ${i} for train ${i}`, daysBefore(later, 90 - i));
+    await updateInstanceSettings(db.pool, { memoryBudget: 0 });
+    try {
+      expect(await consolidate(later)).toEqual([{ consolidated: false }]);
+      expect(await liveCount(userId)).toBe(5);
+    } finally {
+      await updateInstanceSettings(db.pool, { memoryBudget: 3 });
+    }
+    expect(await consolidate(later, { maxUsers: 1 })).toMatchObject([
+      { consolidated: true, userId, budget: 3, liveAfter: 3 },
+    ]);
   });
 });
 

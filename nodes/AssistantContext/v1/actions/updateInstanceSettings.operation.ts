@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
 import {
   MAX_CAPTURE_IDLE_MINUTES,
+  MAX_MEMORY_BUDGET,
   MAX_MODEL_TIMEOUT_SECONDS,
   MAX_REPLY_DEADLINE_SECONDS,
   MAX_RUN_LIMIT_SECONDS,
@@ -47,6 +48,15 @@ const properties: INodeProperties[] = [
         default: '',
         description:
           'The model name the Chat Model node asks the provider for, e.g. gpt-4o-mini or qwen2.5:7b-instruct',
+      },
+      {
+        displayName: 'Memory Budget',
+        name: 'memoryBudget',
+        type: 'number',
+        typeOptions: { minValue: 0, maxValue: MAX_MEMORY_BUDGET },
+        default: 2000,
+        description:
+          'The live memories each user keeps: the nightly consolidation folds the oldest, least important ones into summaries beyond it; 0 turns the nightly consolidation off',
       },
       {
         displayName: 'Model Timeout (Seconds)',

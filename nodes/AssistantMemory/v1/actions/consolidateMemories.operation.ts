@@ -1,5 +1,5 @@
-// Consolidate Memories: the users due at `now` (their local quiet hours, not consolidated in 20 hours) one after the
-// other, each in one transaction (assistant/src/memory/consolidate.ts): repeats merged, old low-value memories folded
+// Consolidate Memories: the users due at `now` (their local quiet hours, not consolidated in 20 hours; none while the
+// instance's memoryBudget is 0) one after the other, within that budget, each in one transaction (assistant/src/memory/consolidate.ts): repeats merged, old low-value memories folded
 // into summaries the chat model writes through the gateway (job "consolidation", counted under the caps). A failed
 // model call (a spent budget, an outage) ends that user's item with the error, leaves their memories as they were,
 // and ends the run (the next run tries again).
@@ -30,14 +30,6 @@ const properties: INodeProperties[] = [
     default: 5,
     description: 'How many due users one run consolidates at most, one after the other (each its own item)',
   },
-  {
-    displayName: 'Memory Budget',
-    name: 'budget',
-    type: 'number',
-    typeOptions: { minValue: 1 },
-    default: 2000,
-    description: 'The live memories a user keeps; beyond it the oldest, least important ones are folded into summaries',
-  },
 ];
 
 const displayOptions = { show: { operation: ['consolidateMemories'] } };
@@ -49,12 +41,11 @@ export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: nu
   if (!Number.isSafeInteger(most) || most < 1 || most > 50) {
     throw new AssistantInputError('maxUsers', 'must be an integer from 1 to 50');
   }
-  const budget = this.getNodeParameter('budget', itemIndex, 2000) as number;
   const now = nowParameter(this, itemIndex);
   const due = await dueConsolidations(pool, { now, limit: most });
   if (due.length === 0) return [{ consolidated: false }];
   const endpoint = await chatModelEndpoint(this, itemIndex);
-  const { chatModel, modelTimeoutSeconds } = await getInstanceSettings(pool);
+  const { chatModel, modelTimeoutSeconds, memoryBudget: budget } = await getInstanceSettings(pool);
   const signal = this.getExecutionCancelSignal?.();
   const items: IDataObject[] = [];
   for (const { userId } of due) {
