@@ -811,10 +811,12 @@ CREATE INDEX consolidation_entries_run_idx ON assistant.consolidation_entries(ru
   },
   {
     version: 26,
-    name: 'memory consolidation: the live memories a user keeps, an instance setting (0: the nightly pass off)',
+    name: 'memory consolidation: the live memories a user keeps (0: the nightly pass off), the entities re-summarised',
     sql: `
 ALTER TABLE assistant.instance_settings
   ADD COLUMN memory_budget integer NOT NULL DEFAULT 2000 CHECK (memory_budget BETWEEN 0 AND 1000000);
+-- The entities whose summaries a run rewrote from their memories (their names), for the ledger.
+ALTER TABLE assistant.consolidation_runs ADD COLUMN entities_summarised text[] NOT NULL DEFAULT '{}';
 `,
   },
 ];
