@@ -210,6 +210,7 @@ describe('every run has a deadline', () => {
         'Assistant expert: planner': 1260,
         'Assistant expert: researcher': 1260,
         'Assistant: memory capture': 1260,
+        'Assistant: memory consolidation': 1260,
         // The longest reply deadline (900 s) and half a minute.
         'Assistant: webhook entry': 930,
         'Assistant: run a check': 300,

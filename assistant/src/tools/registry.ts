@@ -102,6 +102,7 @@ const ENTRIES: readonly ToolEntry[] = [
   tool('upsert_entity', 'asstToolEntity01', 'assistant-tool-upsert-entity.json', M, 'write', 'create or update a person, company or thing in the graph'),
   tool('relate_entities', 'asstToolRelate01', 'assistant-tool-relate-entities.json', M, 'write', 'record a relation between two entities'),
   tool('query_graph', 'asstToolGraphQ01', 'assistant-tool-query-graph.json', M, 'read', "an entity's relations and the memories that mention it"),
+  tool('memory_panel', 'asstToolMemPanel', 'assistant-tool-memory-panel.json', M, 'write', 'list what is kept by id, pin, restore a folded memory, what was tidied'),
   tool('forget_everything', 'asstToolForgetAl', 'assistant-tool-forget-everything.json', M, 'destructive', 'delete everything known about the user, after they confirmed', { asksItself: 'ask-user' }),
   tool('create_task', 'asstToolTaskNew1', 'assistant-tool-create-task.json', T, 'write', "create a task, its due time in the user's own words"),
   tool('list_tasks', 'asstToolTaskLst1', 'assistant-tool-list-tasks.json', T, 'read', 'list tasks: active, overdue, due today or all'),

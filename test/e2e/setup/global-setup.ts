@@ -65,11 +65,12 @@ export default async function setup(project: TestProject) {
     throw error;
   }
 
-  // Capture (the memory capture workflow, every minute) reads idle conversations in the background; it is off for the
-  // run, so that no test's model calls, ledger or spending are disturbed by it. The capture e2e switches it on.
+  // Capture (the memory capture workflow, every minute) reads idle conversations in the background, and the nightly
+  // consolidation tidies the memories of users in their quiet hours (the run may fall in them); both are off for the
+  // run, so that no test's memories, model calls, ledger or spending are disturbed by them. Their e2e switch them on.
   await withAssistantDatabase(stack.postgres.url, async (db) => {
     await runMigrations(db);
-    await updateInstanceSettings(db, { captureIdleMinutes: 0 });
+    await updateInstanceSettings(db, { captureIdleMinutes: 0, memoryBudget: 0 });
   });
 
   // What tests (in workers) may ask of the stack the main process owns: its PIDs now, and a restart of n8n or of the
