@@ -18,6 +18,17 @@ export interface GraphQueryResult {
   memories: { id: number; content: string; kind: string; createdAt: string }[];
 }
 
+/**
+ * The rule for "the memory mentions the entity", in SQL over a memories row `memory`: its name keys hold the entity's
+ * normalised name (capture links the names it resolved), or its text holds the name as a phrase in `language`.
+ */
+export const mentionsEntitySql = (memory: string, key: string, language: string, name: string): string =>
+  `(${memory}.name_keys @> ARRAY[${key}::text] OR ${memory}.search_vector @@ phraseto_tsquery(${language}::regconfig, ${name}))`;
+
+/** The memories shown for an entity: neither superseded nor folded, and confirmed (outside content is not). */
+export const LIVE_CONFIRMED_SQL = (memory: string): string =>
+  `${memory}.superseded_at IS NULL AND ${memory}.folded_at IS NULL AND ${memory}.confirmed`;
+
 export interface GraphQueryOptions {
   depth?: unknown;
   /** Also walk relations whose validity has ended. */
@@ -69,10 +80,9 @@ export async function queryGraph(
   );
   const { language } = await getUserSettings(db, userId);
   const memories = await db.query(
-    `SELECT id, content, kind, created_at FROM assistant.memories
-      WHERE user_id = $1 AND superseded_at IS NULL AND folded_at IS NULL AND confirmed
-        AND (name_keys @> ARRAY[$2::text] OR search_vector @@ phraseto_tsquery($3::regconfig, $4))
-      ORDER BY created_at DESC, id DESC LIMIT $5`,
+    `SELECT m.id, m.content, m.kind, m.created_at FROM assistant.memories m
+      WHERE m.user_id = $1 AND ${LIVE_CONFIRMED_SQL('m')} AND ${mentionsEntitySql('m', '$2', '$3', '$4')}
+      ORDER BY m.created_at DESC, m.id DESC LIMIT $5`,
     [userId, normaliseName(entity.name), language, entity.name, memoryLimit],
   );
   return {

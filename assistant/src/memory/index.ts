@@ -16,3 +16,4 @@ export * from './capture';
 export * from './consolidate';
 export * from './kept';
 export * from './summary-request';
+export * from './entity-summary-request';
