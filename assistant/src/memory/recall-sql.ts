@@ -5,14 +5,14 @@ import { COMMON_CANDIDATES, type SearchTerms } from './search-terms';
 
 /** Recall scores in full only this many candidates, picked by how many query words (and names) they match. */
 export const RECALL_CANDIDATES = 300;
-/** Candidates found by embedding alone (nearest by pgvector, or else the newest embedded memories). */
+/** Candidates found by embedding alone: the nearest, by pgvector's HNSW index or else by exact cosine on real[]. */
 export const SEMANTIC_CANDIDATES = 200;
 
 /** A single lexeme as a tsquery literal (quoted, so any character is taken literally). */
 const lexemeQuery = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
-/** How recall uses embeddings: not at all, re-ranking the candidates (real[]), or also a pgvector HNSW arm. */
-export type SemanticMode = 'none' | 'rerank' | 'pgvector';
+/** How recall uses embeddings: not at all, or also the nearest embedded memories by cosine on real[] or by pgvector. */
+export type SemanticMode = 'none' | 'cosine' | 'pgvector';
 
 export interface RecallPlan {
   withText: boolean;
@@ -28,7 +28,7 @@ export interface RecallPlan {
  * Candidates: every match of the rare words (tsvector GIN), the newest COMMON_CANDIDATES matches of the common
  * words and of all common words together, and the name matches (trigram GIN); cut to the RECALL_CANDIDATES that
  * match the most query words (a rare word counts double) or a name (newest first among equals). With embeddings,
- * up to SEMANTIC_CANDIDATES more: the nearest by pgvector, or else the newest embedded memories. Only the
+ * up to SEMANTIC_CANDIDATES more: the nearest of any age, by pgvector, or else by cosine over the user's real[] embeddings. Only the
  * candidates get the full score: ts_rank_cd, the best name similarity, importance, cosine similarity, and a recency
  * decay (half-life $4 days, never below 0.7). A memory found only by its embedding needs a similarity of at least the minimum.
  * Parameters: $1 user id, $2 name words, $3 limit, $4 half-life, then the OR tsquery, the rare-word tsquery, the
@@ -77,18 +77,23 @@ export function recallSql(plan: RecallPlan): string {
     commonQuery ? arm(`m.search_vector @@ ${commonQuery}`, true) : '',
     commonAllQuery ? arm(`m.search_vector @@ ${commonAllQuery}`, true) : '',
   ].filter(Boolean);
+  const cosine = `(SELECT sum(a::float8 * b::float8) FROM unnest(m.embedding, ${vector}) AS v(a, b))`;
+  const sameSize = `cardinality(m.embedding) = cardinality(${vector})`;
   const similarity =
     semantic === 'none'
       ? '0::float8'
-      : `CASE WHEN m.embedding_model = ${model} AND cardinality(m.embedding) = cardinality(${vector})
-              THEN (SELECT sum(a::float8 * b::float8) FROM unnest(m.embedding, ${vector}) AS v(a, b)) ELSE 0 END`;
-  const semanticOrder = semantic === 'pgvector' ? `m.embedding_vector <=> ${vector}::vector` : 'm.created_at DESC';
+      : `CASE WHEN m.embedding_model = ${model} AND ${sameSize} THEN ${cosine} ELSE 0 END`;
+  // The nearest embedded memories of every age: by the HNSW index, or else by cosine over all the user's embeddings
+  // of this model and size (exact; a scan of the user's rows).
+  const semanticOrder =
+    semantic === 'pgvector' ? `m.embedding_vector <=> ${vector}::vector` : `${cosine} DESC, m.created_at DESC`;
+  const semanticFilter = semantic === 'pgvector' ? '' : `AND ${sameSize}`;
   const sources = [
     arms.length > 0
       ? `SELECT id, true AS lexical FROM (SELECT id FROM (${arms.join(' UNION ')}) matched ORDER BY hits DESC, created_at DESC LIMIT ${RECALL_CANDIDATES}) lexical`
       : '',
     semantic !== 'none'
-      ? `SELECT id, false AS lexical FROM (SELECT m.id FROM assistant.memories m WHERE m.user_id = $1 AND m.embedding_model = ${model} ${current} ${kindFilter}
+      ? `SELECT id, false AS lexical FROM (SELECT m.id FROM assistant.memories m WHERE m.user_id = $1 AND m.embedding_model = ${model} ${semanticFilter} ${current} ${kindFilter}
            ORDER BY ${semanticOrder} LIMIT ${SEMANTIC_CANDIDATES}) semantic`
       : '',
   ].filter(Boolean);

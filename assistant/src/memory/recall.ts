@@ -95,7 +95,7 @@ export async function recallWithEmbedding(
     ? 'none'
     : (await vectorIndexDimensions(db)) === semantic.vector.length
       ? 'pgvector'
-      : 'rerank';
+      : 'cosine';
   const sql = recallSql({
     withText: terms.tsquery !== null,
     withKind: kind !== undefined,

@@ -1,8 +1,9 @@
 // The optional pgvector index for memory embeddings. Run once at install with the embedding model's dimension:
 // when the `vector` extension is available it adds memories.embedding_vector vector(dim), kept equal to the
 // real[] embedding by a trigger, and an HNSW index for cosine distance; without the extension it does nothing
-// and recall re-ranks its candidates by cosine similarity on the real[] column instead.
-// NOTE: the pgvector path is not exercised by the tests here (the embedded Postgres 17 has no `vector`).
+// and recall finds the nearest embeddings by cosine over the real[] column instead.
+// Tested on PGlite with its `vector` extension (assistant/test/storage/vector-index-pglite.test.ts); not yet on a
+// native Postgres server with pgvector.
 import type { Queryable } from './db';
 import { AssistantInputError } from '../errors';
 
@@ -50,7 +51,8 @@ export async function enableVectorIndex(db: Queryable, dimensionsInput: unknown)
     return {
       pgvector: false,
       dimensions: null,
-      reason: 'the vector extension is not installed on this server; recall re-ranks by cosine similarity without it',
+      reason:
+        'the vector extension is not installed on this server; recall scans the real[] embeddings by cosine without it',
     };
   }
   // The dimension is a validated integer: DDL cannot take it as a parameter.
