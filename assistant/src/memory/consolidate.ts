@@ -3,10 +3,13 @@
 // Nothing is deleted: merged and folded memories keep `folded_into`/`folded_at` (history, never recalled, restorable
 // by id for FOLD_RESTORE_DAYS, kept.ts) and each run writes its ledger (assistant.consolidation_runs / _entries).
 // Pinned memories are never merged away or folded; unconfirmed ones younger than FOLD_MIN_AGE_DAYS are left alone.
-// The summary text comes from an injected `summarise` (the node asks the chat model through the gateway).
+// The summary text comes from an injected `summarise` (the node asks the chat model through the gateway). With a
+// `summariseEntity`, the pass then rewrites the summaries of the people and things with memories new since the user's
+// previous run (graph/entity-summaries.ts), in the same transaction.
 import type { Pool } from 'pg';
 import type { Queryable } from '../storage/db';
 import { AssistantInputError } from '../errors';
+import { refreshEntitySummaries, type SummariseEntity } from '../graph/entity-summaries';
 import { getUserPreferences } from '../settings/preferences';
 import { getInstanceSettings } from '../settings/settings';
 import { isQuiet, type QuietHours } from '../schedule/quiet';
@@ -49,6 +52,16 @@ export interface ConsolidationResult {
   liveAfter: number;
   merged: ConsolidationEntry[];
   folded: ConsolidationEntry[];
+  /** The entities whose summaries were rewritten (none without `summariseEntity`). */
+  entitiesSummarised: string[];
+}
+
+export interface ConsolidationOptions {
+  now: Date;
+  budget?: unknown;
+  summarise: Summarise;
+  /** Rewrites entity summaries after the merges and folds; without it none are. */
+  summariseEntity?: SummariseEntity;
 }
 
 interface LiveMemory {
@@ -71,12 +84,15 @@ const DAY_MS = 86_400_000;
 export async function consolidateMemories(
   db: Pool,
   userIdInput: unknown,
-  options: { now: Date; budget?: unknown; summarise: Summarise },
+  options: ConsolidationOptions,
 ): Promise<ConsolidationResult> {
   const userId = requireUserId(userIdInput);
   const now = requireDate(options?.now);
   const budget = optionalInt(options.budget, 'budget', 1, 1_000_000) ?? MEMORY_BUDGET;
   if (typeof options.summarise !== 'function') throw new AssistantInputError('summarise', 'must be a function');
+  const { summariseEntity } = options;
+  if (summariseEntity !== undefined && typeof summariseEntity !== 'function')
+    throw new AssistantInputError('summariseEntity', 'must be a function when given');
   return underUserLock(db, userId, async (tx) => {
     const live = await liveMemories(tx, userId);
     const merges = nearDuplicateGroups(live, now);
@@ -95,11 +111,13 @@ export async function consolidateMemories(
       folded.push({ action: 'folded', into: summary.id, ids: group.map((m) => m.id), content: summary.content });
     }
     const liveAfter = remaining.length - folded.reduce((sum, entry) => sum + entry.ids.length - 1, 0);
-    const runId = await writeLedger(tx, userId, { now, budget, liveBefore: live.length, liveAfter }, [
-      ...merged,
-      ...folded,
-    ]);
-    return { runId, userId, budget, liveBefore: live.length, liveAfter, merged, folded };
+    const since = await previousRunAt(tx, userId);
+    const entitiesSummarised = summariseEntity
+      ? await refreshEntitySummaries(tx, userId, { now, since, summarise: summariseEntity })
+      : [];
+    const run = { now, budget, liveBefore: live.length, liveAfter, entitiesSummarised };
+    const runId = await writeLedger(tx, userId, run, [...merged, ...folded]);
+    return { runId, userId, budget, liveBefore: live.length, liveAfter, merged, folded, entitiesSummarised };
   });
 }
 
@@ -218,16 +236,24 @@ async function fold(db: Queryable, userId: string, memories: LiveMemory[], into:
   );
 }
 
+/** When the user was last consolidated (null: never). */
+async function previousRunAt(db: Queryable, userId: string): Promise<Date | null> {
+  const result = await db.query('SELECT max(ran_at) AS ran_at FROM assistant.consolidation_runs WHERE user_id = $1', [
+    userId,
+  ]);
+  return (result.rows[0]?.ran_at as Date | null) ?? null;
+}
+
 async function writeLedger(
   db: Queryable,
   userId: string,
-  run: { now: Date; budget: number; liveBefore: number; liveAfter: number },
+  run: { now: Date; budget: number; liveBefore: number; liveAfter: number; entitiesSummarised: string[] },
   entries: ConsolidationEntry[],
 ): Promise<number> {
   const result = await db.query(
-    `INSERT INTO assistant.consolidation_runs (user_id, ran_at, budget, live_before, live_after)
-     VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-    [userId, run.now, run.budget, run.liveBefore, run.liveAfter],
+    `INSERT INTO assistant.consolidation_runs (user_id, ran_at, budget, live_before, live_after, entities_summarised)
+     VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+    [userId, run.now, run.budget, run.liveBefore, run.liveAfter, run.entitiesSummarised],
   );
   const runId = Number(result.rows[0].id);
   for (const entry of entries)

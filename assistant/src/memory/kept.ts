@@ -130,6 +130,8 @@ export interface ConsolidationReport {
     liveBefore: number;
     liveAfter: number;
     entries: Array<{ action: 'merged' | 'folded'; into: number | null; ids: number[]; restored: number[] }>;
+    /** The people and things whose summaries the run rewrote. */
+    entitiesSummarised: string[];
   }>;
   /** The runs in plain words, one line each and one per entry. */
   text: string;
@@ -144,7 +146,7 @@ export async function consolidationReport(
   const userId = requireUserId(userIdInput);
   const since = requireDate(options?.since, 'since');
   const result = await db.query(
-    `SELECT r.id, r.ran_at, r.live_before, r.live_after, e.action, e.into_id, e.memory_ids,
+    `SELECT r.id, r.ran_at, r.live_before, r.live_after, r.entities_summarised, e.action, e.into_id, e.memory_ids,
             ARRAY(SELECT m.id FROM assistant.memories m WHERE m.id = ANY(e.memory_ids) AND m.user_id = r.user_id
                     AND m.folded_into IS DISTINCT FROM e.into_id ORDER BY m.id) AS restored
        FROM assistant.consolidation_runs r LEFT JOIN assistant.consolidation_entries e ON e.run_id = r.id
@@ -161,6 +163,7 @@ export async function consolidationReport(
         liveBefore: Number(row.live_before),
         liveAfter: Number(row.live_after),
         entries: [],
+        entitiesSummarised: row.entities_summarised as string[],
       };
       runs.push(run);
     }
@@ -182,7 +185,7 @@ function reportText(runs: ConsolidationReport['runs'], since: Date): string {
   for (const run of runs) {
     const when = run.ranAt.slice(0, 16).replace('T', ' ');
     lines.push(`${when} UTC: ${run.liveBefore} memories before, ${run.liveAfter} after.`);
-    if (run.entries.length === 0) lines.push('- nothing needed tidying');
+    if (run.entries.length === 0 && run.entitiesSummarised.length === 0) lines.push('- nothing needed tidying');
     for (const entry of run.entries) {
       const what = entry.action === 'merged' ? 'repeats merged into' : 'old memories folded into the summary';
       const restored = entry.restored.length > 0 ? ` (restored since: ${entry.restored.join(', ')})` : '';
@@ -190,6 +193,8 @@ function reportText(runs: ConsolidationReport['runs'], since: Date): string {
         `- ${entry.ids.length} ${what} memory ${entry.into ?? '(deleted)'}: ${entry.ids.join(', ')}${restored}`,
       );
     }
+    const names = run.entitiesSummarised;
+    if (names.length > 0) lines.push(`- ${names.length} people and things re-summarised: ${names.join(', ')}`);
   }
   lines.push(`Any of them can be restored by id for ${FOLD_RESTORE_DAYS} days.`);
   return lines.join('\n');

@@ -1,7 +1,8 @@
 // The nightly consolidation on a real Postgres 17 and a moved clock: repeats merged, old low-value memories folded
 // into summaries within the budget, the ledger written and told in plain words, pinned and recent unconfirmed
 // memories kept, folded ones not recalled, restored by id for 30 days (refused after), a failed summary changing
-// nothing, and the users due in their local quiet hours.
+// nothing, the summaries of the people and things with memories new since the previous run rewritten (and told),
+// and the users due in their local quiet hours.
 import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
 import { useAssistantDatabase } from '../database';
@@ -16,7 +17,10 @@ const summarise: assistant.Summarise = async (texts) => `Summary of ${texts.leng
 
 async function stored(userId: string, content: string, createdAt: Date, extra: Record<string, unknown> = {}) {
   const memory = await assistant.remember(db.pool, userId, { content, ...extra });
-  await db.pool.query('UPDATE assistant.memories SET created_at = $2 WHERE id = $1', [memory.id, createdAt]);
+  await db.pool.query('UPDATE assistant.memories SET created_at = $2, updated_at = $2 WHERE id = $1', [
+    memory.id,
+    createdAt,
+  ]);
   return memory;
 }
 
@@ -132,6 +136,97 @@ describe('consolidateMemories', () => {
     const result = await assistant.consolidateMemories(db.pool, userId, { now, budget: 1, summarise });
     const after = await assistant.queryGraph(db.pool, userId, 'Anna Berger');
     expect(after.memories.map((m) => m.id)).toEqual([result.folded[0].into]);
+  });
+
+  it('rewrites the summaries of the people and things with memories new since the previous run, and tells it', async () => {
+    const userId = await createUser(db.pool, 'consolidate-entities');
+    for (const name of ['Anna Berger', 'Stefan Huber'])
+      await assistant.upsertEntity(db.pool, userId, { name, type: 'person' });
+    await stored(userId, 'Anna Berger does my tax return', daysAgo(60), { people: ['Anna Berger'] });
+    await stored(userId, 'Anna Berger wants the receipts by March', daysAgo(50), { people: ['Anna Berger'] });
+    await stored(userId, 'Stefan Huber climbs on Sundays', daysAgo(40), { people: ['Stefan Huber'] });
+    const calls: string[] = [];
+    const summariseEntity: assistant.SummariseEntity = async ({ name, facts }) => {
+      calls.push(name);
+      return `${name}: ${facts.join(' / ')}`;
+    };
+    const summaryOf = async (name: string) => (await assistant.findEntity(db.pool, userId, name))?.summary;
+
+    // The first run (no run before): every entity a memory mentions, most mentioned first.
+    const first = await assistant.consolidateMemories(db.pool, userId, { now, summarise, summariseEntity });
+    expect(first.entitiesSummarised).toEqual(['Anna Berger', 'Stefan Huber']);
+    expect(await summaryOf('Stefan Huber')).toBe(
+      `Stefan Huber: ${daysAgo(40).toISOString().slice(0, 10)}: Stefan Huber climbs on Sundays`,
+    );
+
+    // The next night only Stefan has a new memory. A failed summary call leaves everything as it was (no run).
+    const nextNight = daysAgo(-1);
+    await stored(userId, 'Stefan Huber moved to Graz', daysAgo(-0.5), { people: ['Stefan Huber'] });
+    await stored(userId, 'Anna Berger wants the receipts by March!', daysAgo(45), { people: ['Anna Berger'] });
+    const before = await liveIds(userId);
+    const failing: assistant.SummariseEntity = async () => {
+      throw new Error('the model call failed (402): budget');
+    };
+    await expect(
+      assistant.consolidateMemories(db.pool, userId, { now: nextNight, summarise, summariseEntity: failing }),
+    ).rejects.toThrow('402');
+    await expectFieldError(
+      () =>
+        assistant.consolidateMemories(db.pool, userId, { now: nextNight, summarise, summariseEntity: async () => '' }),
+      'entitySummary',
+    );
+    expect(await liveIds(userId)).toEqual(before);
+    expect(await summaryOf('Stefan Huber')).toContain('climbs on Sundays');
+    const runs = await db.pool.query('SELECT count(*)::int AS n FROM assistant.consolidation_runs WHERE user_id = $1', [
+      userId,
+    ]);
+    expect(runs.rows[0].n).toBe(1);
+
+    calls.length = 0;
+    const second = await assistant.consolidateMemories(db.pool, userId, { now: nextNight, summarise, summariseEntity });
+    // The repeat about Anna's receipts is merged, but it is not new since the first run: Stefan only.
+    expect(second.merged).toHaveLength(1);
+    expect(second.entitiesSummarised).toEqual(['Stefan Huber']);
+    expect(calls).toEqual(['Stefan Huber']);
+    expect(await summaryOf('Stefan Huber')).toContain('Stefan Huber moved to Graz');
+    const ledger = await db.pool.query('SELECT entities_summarised FROM assistant.consolidation_runs WHERE id = $1', [
+      second.runId,
+    ]);
+    expect(ledger.rows).toEqual([{ entities_summarised: ['Stefan Huber'] }]);
+
+    // Without summariseEntity no summary is rewritten.
+    await stored(userId, 'Anna Berger retires in May', daysAgo(-1.5), { people: ['Anna Berger'] });
+    const third = await assistant.consolidateMemories(db.pool, userId, { now: daysAgo(-2), summarise });
+    expect(third.entitiesSummarised).toEqual([]);
+    expect(await summaryOf('Anna Berger')).not.toContain('retires');
+    await expectFieldError(
+      () =>
+        assistant.consolidateMemories(db.pool, userId, {
+          now: daysAgo(-3),
+          summarise,
+          summariseEntity: 'yes' as unknown as assistant.SummariseEntity,
+        }),
+      'summariseEntity',
+    );
+
+    const report = await assistant.consolidationReport(db.pool, userId, { since: daysAgo(1) });
+    expect(report.runs.map((run) => run.entitiesSummarised)).toEqual([
+      [],
+      ['Stefan Huber'],
+      ['Anna Berger', 'Stefan Huber'],
+    ]);
+    expect(report.text).toBe(
+      [
+        '2027-06-03 01:30 UTC: 5 memories before, 5 after.',
+        '- nothing needed tidying',
+        '2027-06-02 01:30 UTC: 5 memories before, 4 after.',
+        `- 1 repeats merged into memory ${second.merged[0].into}: ${second.merged[0].ids.join(', ')}`,
+        '- 1 people and things re-summarised: Stefan Huber',
+        '2027-06-01 01:30 UTC: 3 memories before, 3 after.',
+        '- 2 people and things re-summarised: Anna Berger, Stefan Huber',
+        'Any of them can be restored by id for 30 days.',
+      ].join('\n'),
+    );
   });
 
   it('leaves the memories as they were when the summary fails', async () => {
