@@ -18,8 +18,9 @@
 #   ./setup.sh --check [--quick] [--json] [--state DIR]   runs doctor (scripts/doctor.ts, no root): each configured
 #                   model tried for real through the gateway; exit 1 when the chat model fails (docs/MODELS.md)
 #
-# It asks (scripts/installer): the AI provider and its key (checked with one call to its model list), the Telegram bot
-# token (checked with getMe) and your chat (found from a message you send the bot), your API user_id, the domain, the
+# It asks (scripts/installer): the AI provider and its key (checked with one call to its model list), the judge's
+# provider and model (checked with one real judge question), the embeddings and speech-to-text models (each tried
+# once; off for none; on by default where the provider offers them), the Telegram bot token (checked with getMe) and your chat (found from a message you send the bot), your API user_id, the domain, the
 # time zone and the personality; --non-interactive reads the same answers from --answers FILE (NAME=value lines) and
 # the environment. --dry-run prints what would be done and changes nothing. Re-running upgrades the code and keeps
 # the data and answers (a credential is rewritten only when its answer changed; the output says which changed).
@@ -317,6 +318,6 @@ run systemctl enable --now judge-assistant.service
 
 echo
 echo "Installed. Settings and generated secrets (owner login, keys): $state_dir/local.env (mode 600)."
-echo "The judge's model: set JUDGE_OPENAI_BASE_URL / JUDGE_OPENAI_MODEL there (any OpenAI-compatible server, e.g."
-echo "Ollama at http://127.0.0.1:11434/v1), then: systemctl restart judge-assistant"
+echo "The models (chat, judge, embeddings, speech to text) are your answers there; re-run this script to change them."
+echo "Check them: sudo ./setup.sh --check --state $state_dir (doctor: each model tried for real, in plain words)"
 echo "Logs: journalctl -u judge-assistant -f     Editor: over HTTPS (Caddy, above) or an SSH tunnel to 127.0.0.1:5678"

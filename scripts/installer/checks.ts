@@ -1,7 +1,8 @@
 // The installer's checks over the network: the provider key (one call to its model list, assistant-core's
-// checkProviderKey) and the Telegram bot (getMe, and getUpdates for the chats that wrote to it) with
+// checkProviderKey), one real call to each model it configures (model-checks.ts) and the Telegram bot (getMe, and getUpdates for the chats that wrote to it) with
 // node-telegram-bot-api. Base URLs can be pointed elsewhere (a proxy, or loopback fakes in tests).
 import { checkProviderKey } from 'assistant-core';
+import { embeddingsCall, judgeCall, transcriptionCall } from './model-checks';
 import type { InstallerChecks } from './questions';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -30,6 +31,7 @@ export function installerChecks(options: { telegramApiUrl?: string; providerBase
       polling: false,
       ...(options.telegramApiUrl ? { baseApiUrl: options.telegramApiUrl } : {}),
     });
+  const models = { providerBaseUrl: options.providerBaseUrl };
   return {
     async checkKey(provider, key) {
       const result = await checkProviderKey(
@@ -39,6 +41,9 @@ export function installerChecks(options: { telegramApiUrl?: string; providerBase
       );
       return result.ok ? { ok: true } : { ok: false, message: result.message };
     },
+    judgeCall: (provider, key, model) => judgeCall(provider, key, model, models),
+    embeddingsCall: (provider, key, model) => embeddingsCall(provider, key, model, models),
+    transcriptionCall: (provider, key, model) => transcriptionCall(provider, key, model, models),
     async botName(token) {
       try {
         const me = (await bot(token).getMe()) as { username?: string };

@@ -11,6 +11,7 @@ import { flagValue } from './cli-flags';
 import { hostFromContainers } from './compose-env';
 import { readEnvFile, writeEnvFile } from './env-file';
 import { changedSettings, runQuestions, type Prompt } from './flow';
+import { MODEL_BASE_URLS } from './model-questions';
 import { providerSettings, QUESTIONS } from './questions';
 
 const DEFAULT_ENV_FILE = path.join(
@@ -103,11 +104,16 @@ if (require.main === module) {
         process.exit(2);
       }
       const next = { ...result.answers, ...providerSettings(result.answers) };
-      if (args.providerBaseUrl) next.ASSISTANT_LLM_BASE_URL = args.providerBaseUrl;
-      if (args.containers) next.ASSISTANT_LLM_BASE_URL = hostFromContainers(next.ASSISTANT_LLM_BASE_URL);
+      for (const name of MODEL_BASE_URLS) {
+        if (!next[name]) continue;
+        if (args.providerBaseUrl) next[name] = args.providerBaseUrl;
+        if (args.containers) next[name] = hostFromContainers(next[name]);
+      }
       const changed = changedSettings(current, next);
       writeEnvFile(args.envFile, next);
       const secrets = new Set(QUESTIONS.filter((question) => question.secret).map((question) => question.key));
+      for (const name of ['JUDGE_OPENAI_API_KEY', 'ASSISTANT_EMBEDDINGS_API_KEY', 'ASSISTANT_TRANSCRIPTION_API_KEY'])
+        secrets.add(name);
       console.log(
         changed.length === 0
           ? `settings unchanged (${args.envFile})`

@@ -14,6 +14,7 @@ import {
   requireTimeZone,
   type AiProvider,
 } from 'assistant-core';
+import { FEATURE_QUESTIONS, JUDGE_QUESTIONS, modelSettings } from './model-questions';
 
 /** Postgres 17's built-in text-search configurations: the assistant's language setting is one of them. */
 export const LANGUAGES = [
@@ -90,9 +91,18 @@ export function textSearchLanguage(locale: string | undefined): string {
 /** The answers so far, by settings name (local.env). */
 export type Answers = Record<string, string>;
 
-/** What a check needs from outside: the provider's key check and the Telegram calls. */
+/** A real call's outcome: what went wrong, in a sentence without the key. */
+export type CallCheck = { ok: true; detail: string } | { ok: false; message: string };
+
+/** What a check needs from outside: the provider's key check, one real call per model, and the Telegram calls. */
 export interface InstallerChecks {
   checkKey(provider: AiProvider, key: string): Promise<{ ok: true } | { ok: false; message: string }>;
+  /** One real judge question (the judge's own probe); detail: the scoring method it will use. */
+  judgeCall(provider: AiProvider, key: string, model: string): Promise<CallCheck>;
+  /** One real embedding; detail: its dimensions. */
+  embeddingsCall(provider: AiProvider, key: string, model: string): Promise<CallCheck>;
+  /** One real transcription of half a second of silence. */
+  transcriptionCall(provider: AiProvider, key: string, model: string): Promise<CallCheck>;
   /** The bot's @username, or why the token is refused. */
   botName(token: string): Promise<{ ok: true; username: string } | { ok: false; message: string }>;
   /** The chats that wrote to the bot, newest first. */
@@ -168,6 +178,8 @@ export const QUESTIONS: Question[] = [
     defaultValue: (answers) => provider(answers).exampleModel,
     check: async (value) => requireChatModel(value.trim(), 'model'),
   },
+  ...JUDGE_QUESTIONS,
+  ...FEATURE_QUESTIONS,
   {
     key: 'ASSISTANT_TELEGRAM_BOT_TOKEN',
     prompt: () => 'Telegram bot token from @BotFather (empty: no Telegram)',
@@ -302,7 +314,7 @@ export const QUESTIONS: Question[] = [
   },
 ];
 
-/** Where the chat model is, from the provider (a local runner on this machine). */
+/** Where the models are, from the providers (a local runner on this machine), and which are on. */
 export function providerSettings(answers: Answers): Answers {
-  return { ASSISTANT_LLM_BASE_URL: provider(answers).baseUrl };
+  return { ASSISTANT_LLM_BASE_URL: provider(answers).baseUrl, ...modelSettings(answers) };
 }

@@ -45,9 +45,12 @@ export function gatewayClientEnv(
   return {
     ASSISTANT_GATEWAY_URL: gateway.url,
     ASSISTANT_GATEWAY_KEY: gateway.key,
-    // Voice stays off when no transcription provider is set (the credential's base URL is then empty).
+    // Voice and embeddings stay off when their provider is not set (the credential's base URL is then empty).
     ASSISTANT_TRANSCRIPTION_GATEWAY_URL: settings.ASSISTANT_TRANSCRIPTION_BASE_URL?.trim()
       ? `${gateway.url}/transcription/v1`
+      : '',
+    ASSISTANT_EMBEDDINGS_GATEWAY_URL: settings.ASSISTANT_EMBEDDINGS_BASE_URL?.trim()
+      ? `${gateway.url}/embeddings/v1`
       : '',
   };
 }

@@ -3,12 +3,16 @@
 // from the message the operator sent to the bot; local.env written mode 600 keeping other settings; a re-run that
 // changes nothing says so, one that changes the key says which; and the same flow once through a real terminal (a
 // PTY from python3), asking again after a bad answer and not echoing the key.
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { load } from 'js-yaml';
+import { loadCredentialTemplates, CREDENTIAL_TEMPLATES_DIR } from '../../scripts/runtime/credentials';
+import { gatewayClientEnv } from '../../scripts/runtime/gateway';
+import { readEnvFile } from '../../scripts/installer/env-file';
 import { startOpenAiChatFake, type OpenAiChatFake } from '../fakes/openai-chat';
 import { startTelegramBotApiFake, TelegramBotApiFakeControl, type TelegramBotApiFake } from '../fakes/telegram-bot-api';
 
@@ -103,6 +107,16 @@ describe('scripts/installer/main.ts', () => {
       // The spending caps, not given: the suggested ones, never none.
       'ASSISTANT_BUDGET_DAY_USD=1',
       'ASSISTANT_BUDGET_MONTH_USD=20',
+      // The judge, embeddings and voice, not given: the chat's provider and what it offers, each tried for real.
+      'JUDGE_PROVIDER=openai',
+      'JUDGE_BACKEND=openai',
+      'JUDGE_OPENAI_MODEL=gpt-4o-mini',
+      `JUDGE_OPENAI_BASE_URL=${llm.url}/v1`,
+      `JUDGE_OPENAI_API_KEY=${KEY}`,
+      'ASSISTANT_EMBEDDINGS_MODEL=text-embedding-3-small',
+      `ASSISTANT_EMBEDDINGS_BASE_URL=${llm.url}/v1`,
+      'ASSISTANT_TRANSCRIPTION_MODEL=whisper-1',
+      `ASSISTANT_TRANSCRIPTION_BASE_URL=${llm.url}/v1`,
     ]) {
       expect(written).toContain(`${line}\n`);
     }
@@ -187,6 +201,9 @@ describe('scripts/installer/main.ts', () => {
     expect(result.stderr).toContain('ASSISTANT_DOMAIN: "not a domain" is not a domain name');
     expect(result.stderr).toContain('ASSISTANT_BUDGET_DAY_USD: "ten" is not an amount in US dollars like 1 or 0.50');
     expect(result.stderr).toContain('ASSISTANT_BUDGET_MONTH_USD: "-20" is not an amount in US dollars');
+    // The models are not tried with a key the provider refused.
+    for (const name of ['JUDGE_OPENAI_MODEL', 'ASSISTANT_EMBEDDINGS_MODEL', 'ASSISTANT_TRANSCRIPTION_MODEL'])
+      expect(result.stderr).toContain(`${name}: not tried: the API key above was not accepted`);
     expect(result.stderr).not.toContain('sk-wrong-key');
     expect(() => statSync(envFile)).toThrow();
     const missing = (await run(envFile, ['--non-interactive', '--answers', answers('none.env', {})]).catch(
@@ -218,6 +235,11 @@ for prompt, answer in ${JSON.stringify([
       ['API key', 'sk-wrong-key-000000000000'],
       ['refused the key', KEY],
       ['Chat model', ''],
+      ["judge's AI provider", ''],
+      ["judge's model", 'no#such-model'],
+      ["judge's test question failed", ''],
+      ['Embeddings model', ''],
+      ['Speech-to-text model', 'off'],
       ['bot token', TOKEN],
       ['chat id', ''],
       ['user_id', ''],
@@ -280,5 +302,152 @@ sys.stdout.write(out.decode('utf-8', 'replace'))
     expect(stdout).toContain('"lots" is not an amount in US dollars');
     expect(written).toContain('ASSISTANT_BUDGET_DAY_USD=2.5\n');
     expect(written).toContain('ASSISTANT_BUDGET_MONTH_USD=off\n');
+    expect(stdout).toContain('does not exist');
+    expect(written).toContain('JUDGE_OPENAI_MODEL=gpt-4o-mini\n');
+    expect(written).toContain('ASSISTANT_EMBEDDINGS_MODEL=text-embedding-3-small\n');
+    expect(written).toContain('ASSISTANT_TRANSCRIPTION_MODEL=off\n');
+    expect(written).toContain('ASSISTANT_TRANSCRIPTION_BASE_URL=\n');
   }, 120_000);
+});
+
+/** The credentials n8n gets from these settings on the native path (the local stack's gateway in front). */
+function nativeCredentials(settings: Record<string, string>) {
+  const gateway = { url: 'http://127.0.0.1:5681', key: 'gateway-key-0123456789abcdef' };
+  return loadCredentialTemplates([CREDENTIAL_TEMPLATES_DIR], { ...settings, ...gatewayClientEnv(gateway, settings) });
+}
+
+/** docker-compose.yml's services as docker-compose interpolates them from this compose.env. */
+function composeServices(composeEnv: string): Record<string, { environment: Record<string, string> }> {
+  const text = execFileSync('docker-compose', ['--env-file', composeEnv, '-f', 'docker-compose.yml', 'config'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+  });
+  return (load(text) as { services: Record<string, { environment: Record<string, string> }> }).services;
+}
+
+describe('setup.sh --non-interactive: the judge, embeddings and voice, for both install paths', () => {
+  const CHOSEN = {
+    ...GOOD,
+    JUDGE_PROVIDER: 'mistral',
+    JUDGE_OPENAI_API_KEY: KEY,
+    JUDGE_OPENAI_MODEL: 'mistral-small-latest',
+    ASSISTANT_EMBEDDINGS_MODEL: 'text-embedding-3-large',
+    ASSISTANT_TRANSCRIPTION_MODEL: 'whisper-1',
+  };
+
+  it('natively: local.env holds them, and n8n gets an embeddings and a voice credential at the gateway', async () => {
+    const envFile = path.join(dir, 'models-native', 'local.env');
+    const { stdout } = await run(envFile, ['--non-interactive', '--answers', answers('models.env', CHOSEN)]);
+    expect(stdout).toContain('JUDGE_OPENAI_API_KEY (secret)');
+    expect(stdout).not.toContain(KEY);
+    const settings = readEnvFile(envFile);
+    expect(settings).toMatchObject({
+      JUDGE_PROVIDER: 'mistral',
+      JUDGE_BACKEND: 'openai',
+      JUDGE_OPENAI_MODEL: 'mistral-small-latest',
+      JUDGE_OPENAI_BASE_URL: `${llm.url}/v1`,
+      JUDGE_OPENAI_API_KEY: KEY,
+      ASSISTANT_EMBEDDINGS_MODEL: 'text-embedding-3-large',
+      ASSISTANT_EMBEDDINGS_BASE_URL: `${llm.url}/v1`,
+      ASSISTANT_EMBEDDINGS_API_KEY: KEY,
+      ASSISTANT_TRANSCRIPTION_MODEL: 'whisper-1',
+      ASSISTANT_TRANSCRIPTION_BASE_URL: `${llm.url}/v1`,
+    });
+    const credentials = nativeCredentials(settings);
+    expect(credentials.find((c) => c.id === 'asstEmbeddings01')!.data).toMatchObject({
+      baseUrl: 'http://127.0.0.1:5681/embeddings/v1',
+      model: 'text-embedding-3-large',
+    });
+    expect(credentials.find((c) => c.id === 'asstTranscribe01')!.data).toMatchObject({
+      baseUrl: 'http://127.0.0.1:5681/transcription/v1',
+      model: 'whisper-1',
+    });
+    expect(JSON.stringify(credentials)).not.toContain(KEY);
+
+    // Both off: the providers' settings are cleared and the credentials' base URLs are empty.
+    const off = { ...CHOSEN, ASSISTANT_EMBEDDINGS_MODEL: 'OFF', ASSISTANT_TRANSCRIPTION_MODEL: 'off' };
+    const again = await run(envFile, ['--non-interactive', '--answers', answers('models-off.env', off)]);
+    expect(again.stdout).toContain('ASSISTANT_EMBEDDINGS_MODEL=off');
+    const cleared = readEnvFile(envFile);
+    expect(cleared).toMatchObject({ ASSISTANT_EMBEDDINGS_BASE_URL: '', ASSISTANT_TRANSCRIPTION_BASE_URL: '' });
+    for (const id of ['asstEmbeddings01', 'asstTranscribe01'])
+      expect(nativeCredentials(cleared).find((c) => c.id === id)!.data).toMatchObject({ baseUrl: '' });
+  });
+
+  it('with Docker: compose.env holds them, the gateway gets the providers, the judge and n8n the gateway', async () => {
+    const composeEnv = path.join(dir, 'models-docker', 'compose.env');
+    await run(composeEnv, ['--non-interactive', '--answers', answers('models.env', CHOSEN), '--containers']);
+    await exec('node_modules/.bin/tsx', [
+      'scripts/installer/compose-env.ts',
+      '--env',
+      composeEnv,
+      '--out',
+      composeEnv,
+      '--caddy-dir',
+      path.join(dir, 'models-docker', 'caddy'),
+    ]);
+    const services = composeServices(composeEnv);
+    const provider = `http://host.docker.internal:${new URL(llm.url).port}/v1`;
+    expect(services.gateway.environment).toMatchObject({
+      JUDGE_OPENAI_BASE_URL: provider,
+      JUDGE_OPENAI_API_KEY: KEY,
+      ASSISTANT_EMBEDDINGS_BASE_URL: provider,
+      ASSISTANT_EMBEDDINGS_API_KEY: KEY,
+      ASSISTANT_TRANSCRIPTION_BASE_URL: provider,
+    });
+    expect(services.judge.environment.JUDGE_OPENAI_MODEL).toBe('mistral-small-latest#job=judge');
+    const credentials = loadCredentialTemplates([CREDENTIAL_TEMPLATES_DIR], services['n8n-import'].environment);
+    expect(credentials.find((c) => c.id === 'asstEmbeddings01')!.data).toMatchObject({
+      baseUrl: 'http://gateway:5681/embeddings/v1',
+      model: 'text-embedding-3-large',
+    });
+    expect(credentials.find((c) => c.id === 'asstTranscribe01')!.data).toMatchObject({
+      baseUrl: 'http://gateway:5681/transcription/v1',
+      model: 'whisper-1',
+    });
+    expect(JSON.stringify(credentials)).not.toContain(KEY);
+  });
+
+  it('on Ollama: embeddings only when named, no voice; a judge model the provider does not serve is named', async () => {
+    const ollama = await startOpenAiChatFake({ models: ['qwen2.5:7b-instruct', 'nomic-embed-text'] });
+    try {
+      const local = { ...GOOD, ASSISTANT_PROVIDER: 'ollama', ASSISTANT_LLM_API_KEY: 'ollama' };
+      const runOn = (envFile: string, values: Record<string, string>, file: string) =>
+        exec(
+          'node_modules/.bin/tsx',
+          [
+            'scripts/installer/main.ts',
+            ...['--env', envFile, '--telegram-api', telegram.url, '--provider-base-url', `${ollama.url}/v1`],
+            ...['--non-interactive', '--answers', answers(file, values)],
+          ],
+          { env: withoutSettings() },
+        );
+      const envFile = path.join(dir, 'ollama', 'local.env');
+      await runOn(envFile, local, 'ollama.env');
+      expect(readEnvFile(envFile)).toMatchObject({
+        JUDGE_PROVIDER: 'ollama',
+        JUDGE_OPENAI_MODEL: 'qwen2.5:7b-instruct',
+        ASSISTANT_EMBEDDINGS_MODEL: 'off',
+        ASSISTANT_EMBEDDINGS_BASE_URL: '',
+        ASSISTANT_TRANSCRIPTION_MODEL: 'off',
+      });
+      await runOn(envFile, { ...local, ASSISTANT_EMBEDDINGS_MODEL: 'nomic-embed-text' }, 'ollama-embed.env');
+      expect(readEnvFile(envFile)).toMatchObject({
+        ASSISTANT_EMBEDDINGS_MODEL: 'nomic-embed-text',
+        ASSISTANT_EMBEDDINGS_BASE_URL: `${ollama.url}/v1`,
+      });
+      const bad = (await runOn(
+        envFile,
+        { ...local, ASSISTANT_TRANSCRIPTION_MODEL: 'whisper-1', JUDGE_OPENAI_MODEL: 'qwen#unknown' },
+        'ollama-bad.env',
+      ).catch(failure)) as { code: number; stderr: string };
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(
+        'ASSISTANT_TRANSCRIPTION_MODEL: Ollama (local) offers no speech to text: answer off',
+      );
+      expect(bad.stderr).toMatch(/JUDGE_OPENAI_MODEL: the judge's test question failed: .*404.*does not exist/);
+    } finally {
+      await ollama.close();
+    }
+  });
 });

@@ -13,6 +13,9 @@ const provider = {
   ASSISTANT_LLM_API_KEY: 'sk-provider-key',
   ASSISTANT_TRANSCRIPTION_BASE_URL: 'https://api.provider.example/v1',
   ASSISTANT_TRANSCRIPTION_API_KEY: 'sk-provider-key',
+  ASSISTANT_EMBEDDINGS_BASE_URL: 'https://api.provider.example/v1',
+  ASSISTANT_EMBEDDINGS_API_KEY: 'sk-provider-key',
+  ASSISTANT_EMBEDDINGS_MODEL: 'text-embedding-3-small',
 };
 const MODEL_CREDENTIAL_TYPES = ['openAiApi', 'assistantTranscriptionApi', 'assistantEmbeddingsApi'];
 
@@ -24,19 +27,27 @@ describe('the model credentials n8n gets', () => {
 
   it("point at the gateway with the gateway's key, never at the provider or with its key", () => {
     const models = rendered.filter((credential) => MODEL_CREDENTIAL_TYPES.includes(credential.type));
-    expect(models.map((c) => c.id).sort()).toEqual(['asstChatModel001', 'asstTranscribe01']);
+    expect(models.map((c) => c.id).sort()).toEqual(['asstChatModel001', 'asstEmbeddings01', 'asstTranscribe01']);
     const chat = models.find((c) => c.id === 'asstChatModel001')!;
     expect(chat.data).toEqual({ url: `${gateway.url}/llm/v1`, apiKey: gateway.key });
     const voice = models.find((c) => c.id === 'asstTranscribe01')!;
     expect(voice.data).toMatchObject({ baseUrl: `${gateway.url}/transcription/v1`, apiKey: gateway.key });
+    const embeddings = models.find((c) => c.id === 'asstEmbeddings01')!;
+    expect(embeddings.data).toEqual({
+      baseUrl: `${gateway.url}/embeddings/v1`,
+      apiKey: gateway.key,
+      model: 'text-embedding-3-small',
+      dimensions: 0,
+    });
     expect(JSON.stringify(rendered)).not.toContain('sk-provider-key');
     expect(JSON.stringify(rendered)).not.toContain('api.provider.example');
   });
 
-  it('leave voice off when no transcription provider is set', () => {
+  it('leave voice and embeddings off when their provider is not set', () => {
     const withoutVoice = { ASSISTANT_LLM_BASE_URL: provider.ASSISTANT_LLM_BASE_URL };
     const credentials = loadCredentialTemplates([CREDENTIAL_TEMPLATES_DIR], gatewayClientEnv(gateway, withoutVoice));
     expect(credentials.find((c) => c.id === 'asstTranscribe01')!.data).toMatchObject({ baseUrl: '' });
+    expect(credentials.find((c) => c.id === 'asstEmbeddings01')!.data).toMatchObject({ baseUrl: '' });
   });
 });
 
