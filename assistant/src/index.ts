@@ -3,6 +3,7 @@
 export {
   closeSharedPools,
   enableVectorIndex,
+  enableVectorIndexFromSettings,
   ensureSchema,
   type MigrationResult,
   migrations,

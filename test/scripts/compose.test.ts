@@ -56,7 +56,8 @@ describe('docker-compose.yml', () => {
         'searxng',
       ].sort(),
     );
-    expect(services.postgres.image).toMatch(/^postgres:17\.\d+-bookworm$/);
+    // Postgres 17 with pgvector (issue 34), pinned by version.
+    expect(services.postgres.image).toMatch(/^pgvector\/pgvector:0\.8\.\d+-pg17$/);
     expect(services.n8n.image).toBe(`docker.n8n.io/n8nio/n8n:${N8N_VERSION}`);
     expect(services['n8n-import'].image).toBe(services.n8n.image);
     expect(services['n8n-worker'].image).toBe(services.n8n.image);

@@ -72,3 +72,23 @@ export async function enableVectorIndex(db: Queryable, dimensionsInput: unknown)
     INSERT INTO assistant.vector_index (dimensions) VALUES (${dimensions}) ON CONFLICT DO NOTHING;`);
   return { pgvector: true, dimensions };
 }
+
+/**
+ * The install step (scripts/migrate.ts, and the setup one-shot through prepareAssistantDatabase): when embeddings are
+ * on (ASSISTANT_EMBEDDINGS_MODEL set and not "off") and ASSISTANT_EMBEDDING_DIMENSIONS names their dimension, enables
+ * the vector index; null when embeddings are off or the dimension is not given. A bad dimension names the variable.
+ */
+export async function enableVectorIndexFromSettings(
+  db: Queryable,
+  settings: Record<string, string | undefined>,
+): Promise<VectorIndexResult | null> {
+  const model = settings.ASSISTANT_EMBEDDINGS_MODEL?.trim() ?? '';
+  const dimensions = settings.ASSISTANT_EMBEDDING_DIMENSIONS?.trim() ?? '';
+  if (model === '' || model.toLowerCase() === 'off' || dimensions === '') return null;
+  try {
+    return await enableVectorIndex(db, dimensions);
+  } catch (error) {
+    if (!(error instanceof AssistantInputError)) throw error;
+    throw new AssistantInputError('ASSISTANT_EMBEDDING_DIMENSIONS', error.reason);
+  }
+}
