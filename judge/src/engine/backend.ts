@@ -35,6 +35,8 @@ export interface QuestionScores {
   logprobs: number[];
   /** Probability mass the model put on the label set before renormalising, in [0, 1], where known. */
   coveredMass?: number;
+  /** How this one question was read, where it differs from the job's `ScoreResult.scoring` (a provider's own). */
+  scoring?: ScoringMethod;
 }
 
 export interface ScoreJob {
@@ -50,12 +52,13 @@ export interface ScoreJob {
 
 /**
  * How a backend reads its numbers. `calibrated` is true when the probabilities are the model's own next-token
- * probabilities over the labels (what the judge's temperatures are fit on), false for estimates such as sampling.
+ * probabilities over the labels (what the judge's temperatures are fit on), false for estimates such as sampling,
+ * and absent where nobody says (a remote provider that does not report it).
  */
 export interface ScoringMethod {
-  /** e.g. "top_logprobs", "samples", "exact" */
+  /** "exact_label_ids", "top_logprobs", "samples"; "remote" for a provider that does not say. */
   method: string;
-  calibrated: boolean;
+  calibrated?: boolean;
 }
 
 export interface ScoreResult {

@@ -135,7 +135,9 @@ export class JudgeEngine {
     return Promise.all(
       models.map(async (info) => {
         const scoring = await this.backend.scoringOf!(this.resolveModel(info.name));
-        return scoring ? { ...info, scoring: { method: scoring.method, calibrated: scoring.calibrated } } : info;
+        if (!scoring) return info;
+        const { method, calibrated } = scoring;
+        return { ...info, scoring: calibrated === undefined ? { method } : { method, calibrated } };
       }),
     );
   }
@@ -255,9 +257,10 @@ export class JudgeEngine {
       const question = questions[i];
       const scores = result.scores[i];
       const answer = readOut(question, scores.logprobs, this.temperatures);
-      if (result.scoring) {
-        answer.method = result.scoring.method;
-        answer.calibrated = result.scoring.calibrated;
+      const scoring = scores.scoring ?? result.scoring;
+      if (scoring) {
+        answer.method = scoring.method;
+        if (scoring.calibrated !== undefined) answer.calibrated = scoring.calibrated;
         if (scores.coveredMass !== undefined) answer.coverage = scores.coveredMass;
       }
       setOwn(answers, question.name, answer);

@@ -38,9 +38,13 @@ export interface SystemOneRequest {
  * answers through without checking their shape, so callers that do not know them are unaffected.
  */
 export interface ScoringFields {
-  /** "exact_label_ids", "top_logprobs" (the model's next-token probabilities) or "samples" (replies counted). */
+  /**
+   * "exact_label_ids" (every label read by id over the full vocabulary: vLLM, SGLang, the local ONNX model),
+   * "top_logprobs" (the model's next-token probabilities), "samples" (replies counted), or a remote provider's own
+   * ("remote" when it does not say).
+   */
   method?: string;
-  /** false when the probabilities are an estimate (sampling), not the model's own distribution. */
+  /** false when the probabilities are an estimate (sampling), not the model's own distribution; absent if unknown. */
   calibrated?: boolean;
   /** Label mass the model's distribution covered (or share of sampled replies that named a label), in [0, 1]. */
   coverage?: number;
@@ -84,7 +88,8 @@ export interface ModelInfo {
   description: string;
   release_date: string;
   /** How the model's answers are read (an extra field, where the backend says). */
-  scoring?: { method: string; calibrated: boolean };
+  /** `calibrated` is absent where nobody says (a remote provider that does not report it). */
+  scoring?: { method: string; calibrated?: boolean };
 }
 
 export interface ModelList {

@@ -134,8 +134,16 @@ const QUESTION_SCHEMAS: Record<string, Schema> = {
 
 /** Extra answer fields (protocol/types.ts ScoringFields), present where the backend says how it scored. */
 const SCORING_FIELDS = {
-  method: { type: 'string', description: 'How the answer was read: "exact_label_ids", "top_logprobs" or "samples".' },
-  calibrated: { type: 'boolean', description: "false for an estimate (sampling), not the model's own probabilities." },
+  method: {
+    type: 'string',
+    description:
+      'How the answer was read: "exact_label_ids", "top_logprobs" or "samples"; through a remote provider, its own ' +
+      'method, or "remote" when it does not say.',
+  },
+  calibrated: {
+    type: 'boolean',
+    description: "false for an estimate (sampling), not the model's own probabilities; absent when not known.",
+  },
   coverage: { ...PROBABILITY, description: 'Label mass covered (or share of sampled replies naming a label).' },
 };
 const SCORING_OPTIONAL = Object.keys(SCORING_FIELDS);
@@ -192,7 +200,7 @@ const OTHER_SCHEMAS: Record<string, Schema> = {
       name: { type: 'string' },
       description: { type: 'string' },
       release_date: DATE,
-      scoring: record({ method: { type: 'string' }, calibrated: { type: 'boolean' } }),
+      scoring: record({ method: { type: 'string' }, calibrated: { type: 'boolean' } }, ['calibrated']),
     },
     ['scoring'],
   ),

@@ -3,6 +3,7 @@
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/protocol/errors';
+import { JudgeEngine } from '../../src/engine/engine';
 import { renderRequest } from '../../src/engine/render';
 import type { ScoreJob } from '../../src/engine/backend';
 import type { SystemOneRequest } from '../../src/protocol/types';
@@ -169,6 +170,26 @@ describe('ONNX backend on generated models', () => {
         6,
       );
     }
+  });
+
+  it('answers say exact_label_ids, calibrated, and the label mass read from the full softmax (GET /v1/models too)', async () => {
+    const backend = backends.shared;
+    const engine = new JudgeEngine({ backend });
+    const scored = await backend.score(job(MODEL));
+    expect(scored.scoring).toEqual({ method: 'exact_label_ids', calibrated: true });
+    const { response } = await engine.judge({ model: MODEL, state: STATE, questions: QUESTIONS });
+    for (const [i, q] of job(MODEL).rendered.questions.entries()) {
+      const answer = response.answers[q.name];
+      expect(answer).toMatchObject({ method: 'exact_label_ids', calibrated: true });
+      // Random weights spread mass over the whole vocabulary: coverage is read, well below 1.
+      expect(answer.coverage).toBeCloseTo(scored.scores[i].coveredMass!, 12);
+      expect(answer.coverage).toBeGreaterThan(0);
+      expect(answer.coverage).toBeLessThan(0.5);
+    }
+    expect((await engine.listModelsWithScoring()).map((m) => m.scoring)).toEqual([
+      { method: 'exact_label_ids', calibrated: true },
+      { method: 'exact_label_ids', calibrated: true },
+    ]);
   });
 
   it('gives the same scores with a cached state as with a cold one, and feeds only the suffixes', async () => {
@@ -366,6 +387,13 @@ describe('ONNX backend with multi-token labels', () => {
         if (!cached) await backend.clearCache();
         const result = await backend.score(job(MODEL, questions));
         result.scores.forEach((s, i) => expect(maxAbsDiff(s.logprobs, expected[i])).toBeLessThanOrEqual(1e-5));
+        // Coverage: the whole labels' probability (every token of each), as the full recompute gives it.
+        result.scores.forEach((s, i) =>
+          expect(s.coveredMass).toBeCloseTo(
+            expected[i].reduce((sum, lp) => sum + Math.exp(lp), 0),
+            6,
+          ),
+        );
       }
       // One question alone (the single-pass path) as well.
       await backend.clearCache();

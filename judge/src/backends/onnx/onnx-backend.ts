@@ -2,7 +2,7 @@
 // only their own tokens. This file is the main thread's part: tokenising, the token plan and limits, and handing
 // each job to an inference worker (worker-pool.ts), so that a model run never holds the server's thread.
 // How a job is run per layout: layouts/*.ts; the feeds and session.run: feeds-and-run.ts.
-import type { Backend, ModelDescriptor, ScoreJob, ScoreResult, TokenPlan } from '../../engine/backend';
+import type { Backend, ModelDescriptor, ScoreJob, ScoreResult, ScoringMethod, TokenPlan } from '../../engine/backend';
 import { BackendError } from '../../engine/backend';
 import { badRequest } from '../../protocol/errors';
 import type { OnnxRunStats } from './feeds-and-run';
@@ -22,6 +22,13 @@ export interface ServedModel extends ModelFiles {
   /** Which path the model gets and why (graph-layout.ts explainLayout), said by `serve` at start. */
   path: string;
 }
+
+/**
+ * Every label is read by its token ids from the model's full-vocabulary softmax (log-softmax.ts), multi-token labels
+ * token by token: the model's own probabilities, so exact and calibrated. Each question's coverage is the labels'
+ * total probability as read (layouts/labels.ts combine), not assumed to be 1.
+ */
+export const ONNX_SCORING: ScoringMethod = { method: 'exact_label_ids', calibrated: true };
 
 export class OnnxBackend implements Backend {
   readonly kind = 'onnx';
@@ -111,7 +118,12 @@ export class OnnxBackend implements Backend {
 
   async score(job: ScoreJob): Promise<ScoreResult> {
     const result = await this.pool.score(this.prepare(job), job.signal);
-    return { scores: result.scores, inputTokens: result.stats.tokens };
+    return { scores: result.scores, inputTokens: result.stats.tokens, scoring: ONNX_SCORING };
+  }
+
+  /** The same for every served model (GET /v1/models reports it). */
+  scoringOf(model: string): Promise<ScoringMethod | undefined> {
+    return Promise.resolve(this.served.has(model) ? ONNX_SCORING : undefined);
   }
 
   /** Empties every worker's state-KV cache. */

@@ -1,6 +1,11 @@
 // The remote System One backend: forwards a validated request to any System One provider (base URL + key),
 // validates strictly what comes back, and hands the engine its distributions as log-probs.
 //
+// How each answer was read is passed through from the provider where it says (another judge sends `method`,
+// `calibrated` and `coverage` on each answer and `scoring` per model in GET /v1/models). Where it does not, the
+// answer's method is "remote" and `calibrated` is left out: the numbers come from a model this server cannot see,
+// so it claims neither way (the types allow absent, and absent is what the SDK and callers already handle).
+//
 // Real Jev answers are accepted as they come: probabilities rounded to 2 decimals (0.33/0.33/0.33), the provider's
 // own versioned model id in the response (kept), and pinned ids the provider does not list. Upstream URLs and
 // upstream error text go to the log (BackendError.message), never to callers (BackendError.publicMessage).
@@ -13,6 +18,7 @@ import {
   type RenderedQuestion,
   type ScoreJob,
   type ScoreResult,
+  type ScoringMethod,
 } from '../../engine/backend';
 import type { Question } from '../../protocol/types';
 import { setOwn } from '../../util/own';
@@ -46,6 +52,23 @@ function invalid(reason: string): BackendError {
   );
 }
 
+/** A provider that does not say how it scored: its method is "remote", its calibration unknown (left out). */
+export const REMOTE_SCORING: ScoringMethod = { method: 'remote' };
+
+const METHOD_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** The provider's `method` and `calibrated` at `where` (an answer or a model entry), checked; undefined when absent. */
+export function providerScoring(where: string, fields: Record<string, unknown>): ScoringMethod | undefined {
+  const { method, calibrated } = fields;
+  if (method === undefined && calibrated === undefined) return undefined;
+  if (method !== undefined && (typeof method !== 'string' || !METHOD_NAME.test(method))) {
+    throw invalid(`${where}.method is not a method name (snake_case, at most 64 characters)`);
+  }
+  if (calibrated !== undefined && typeof calibrated !== 'boolean')
+    throw invalid(`${where}.calibrated is not a boolean`);
+  return { method: method ?? REMOTE_SCORING.method, ...(calibrated === undefined ? {} : { calibrated }) };
+}
+
 /** Strictly check one upstream answer against the question and turn it into log-probs over the options. */
 export function answerToScores(question: RenderedQuestion, answer: unknown): QuestionScores {
   const where = `answers[${JSON.stringify(question.name)}]`;
@@ -53,6 +76,19 @@ export function answerToScores(question: RenderedQuestion, answer: unknown): Que
   if (answer.type !== question.type) {
     throw invalid(`${where}.type is ${JSON.stringify(answer.type)}, expected "${question.type}"`);
   }
+  if (answer.coverage !== undefined && !isProbability(answer.coverage)) {
+    throw invalid(`${where}.coverage is not a number in [0, 1]`);
+  }
+  const scoring = providerScoring(where, answer);
+  const said = {
+    ...(scoring ? { scoring } : {}),
+    ...(answer.coverage === undefined ? {} : { coveredMass: answer.coverage as number }),
+  };
+  return { ...answerLogprobs(question, answer, where), ...said };
+}
+
+/** The answer's distribution as log-probs over the question's options, checked strictly. */
+function answerLogprobs(question: RenderedQuestion, answer: Record<string, unknown>, where: string): QuestionScores {
   if (question.type === 'noul') {
     if (!isProbability(answer.noul)) throw invalid(`${where}.noul is not a probability`);
     return { logprobs: [Math.log(answer.noul), Math.log(1 - answer.noul)] };
@@ -118,11 +154,21 @@ const REJECTION_MESSAGES: Readonly<Record<string, string>> = {
 export class RemoteBackend implements Backend {
   readonly kind = 'remote';
   private readonly seen = new Set<string>();
+  /** Per model id, how the provider said it scores: its model list at start, then its latest answers. */
+  private readonly scorings: Map<string, ScoringMethod>;
 
   constructor(
     private readonly options: RemoteBackendOptions,
     private readonly served: ModelDescriptor[],
-  ) {}
+    listedScorings: ReadonlyMap<string, ScoringMethod> = new Map(),
+  ) {
+    this.scorings = new Map(listedScorings);
+  }
+
+  /** What the provider last said for `model` (in its model list or on its answers), else "remote". */
+  scoringOf(model: string): Promise<ScoringMethod> {
+    return Promise.resolve(this.scorings.get(model) ?? REMOTE_SCORING);
+  }
 
   models(): ModelDescriptor[] {
     return this.served;
@@ -162,7 +208,18 @@ export class RemoteBackend implements Backend {
     // The provider's versioned id (it resolves its own aliases: "jev-latest" → "jev-1.13.0").
     const model = typeof body.model === 'string' && body.model.length > 0 ? body.model : job.model;
     if (this.seen.size < MAX_SEEN_MODELS) this.seen.add(model);
-    return { scores, inputTokens: usage.input_tokens as number, model };
+    this.remember([job.model, model], scores);
+    return { scores, inputTokens: usage.input_tokens as number, model, scoring: REMOTE_SCORING };
+  }
+
+  /** Keeps the provider's method for these ids when every answer names the same one (a mixed job says nothing). */
+  private remember(ids: string[], scores: QuestionScores[]): void {
+    const said = scores[0]?.scoring;
+    const same = (s: QuestionScores) =>
+      s.scoring?.method === said?.method && s.scoring?.calibrated === said?.calibrated;
+    if (!said || !scores.every(same)) return;
+    for (const id of ids)
+      if (this.scorings.has(id) || this.scorings.size < MAX_SEEN_MODELS) this.scorings.set(id, said);
   }
 }
 
@@ -267,13 +324,19 @@ async function request(
 export async function createRemoteBackend(options: RemoteBackendOptions): Promise<RemoteBackend> {
   const body = await request(options, 'GET', '/v1/models');
   if (!isObject(body) || !Array.isArray(body.models)) throw invalid('GET /v1/models did not return {models: [...]}');
+  const scorings = new Map<string, ScoringMethod>();
   const served = body.models.map((m, i): ModelDescriptor => {
     if (!isObject(m) || typeof m.name !== 'string') throw invalid(`models[${i}].name is not a string`);
+    if (m.scoring !== undefined) {
+      if (!isObject(m.scoring)) throw invalid(`models[${i}].scoring is not an object`);
+      const scoring = providerScoring(`models[${i}].scoring`, m.scoring);
+      if (scoring) scorings.set(m.name, scoring);
+    }
     return {
       id: m.name,
       description: typeof m.description === 'string' ? m.description : '',
       releaseDate: typeof m.release_date === 'string' ? m.release_date : '',
     };
   });
-  return new RemoteBackend(options, served);
+  return new RemoteBackend(options, served, scorings);
 }

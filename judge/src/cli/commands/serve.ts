@@ -6,10 +6,12 @@ import { startJudgeServer } from '../../server';
 import type { Command } from '../command';
 import { startupNotes } from '../startup-notes';
 
+const CALIBRATION = { true: 'calibrated', false: 'not calibrated', undefined: 'calibration not reported' };
+
 const describeScoring = ({ method, calibrated }: ScoringMethod) =>
   method === 'unknown'
     ? 'a method not known yet (the probe failed; the first request probes again)'
-    : `${method} (${calibrated ? 'calibrated' : 'not calibrated'})`;
+    : `${method} (${CALIBRATION[`${calibrated}`]})`;
 
 export const serve: Command = {
   name: 'serve',
