@@ -5,6 +5,7 @@
 // is a context block put in front of the user's message.
 import type { Queryable } from '../storage/db';
 import { recall, type RecalledMemory } from '../memory/recall';
+import type { Embedder } from '../memory/embeddings';
 import { graphContext, GRAPH_CONTEXT_CHARS } from './graph-context';
 import { getInstanceSettings, getUserSettings, type AssistantSettings } from '../settings/settings';
 import { recentMessages, requireSessionId, type ChatMessage } from '../turns/turns';
@@ -45,6 +46,8 @@ export interface ContextOptions {
   graphChars?: unknown;
   /** The turn being answered (stored on arrival): history is what came before it. */
   turnId?: unknown;
+  /** With embeddings on: memories are also recalled by meaning (a failing endpoint falls back to words). */
+  embedder?: Embedder;
   now?: Date;
 }
 
@@ -124,7 +127,7 @@ export async function loadContext(
   const messages = await recentMessages(db, userId, sessionId, options.tokenBudget, options.turnId);
   const memories =
     message?.trim() && memoryLimit > 0
-      ? await recall(db, userId, message.slice(0, 10_000), { limit: memoryLimit })
+      ? await recall(db, userId, message.slice(0, 10_000), { limit: memoryLimit, embedder: options.embedder })
       : [];
   const graph = message?.trim() && graphChars > 0 ? await graphContext(db, userId, message, now, graphChars) : [];
   const time = localTime(settings.timeZone, now);

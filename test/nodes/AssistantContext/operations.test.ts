@@ -32,6 +32,7 @@ describe('Assistant Context description', () => {
     expect(description.credentials).toEqual([
       { name: 'postgres', required: true },
       { name: 'n8nApi', required: false, displayOptions: { show: { operation: ['purgeExecutions'] } } },
+      { name: 'assistantEmbeddingsApi', required: false, displayOptions: { show: { operation: ['loadContext'] } } },
     ]);
     expect(description.icon).toBe('file:assistantContext.svg');
     const operation = description.properties.find((p) => p.name === 'operation')!;

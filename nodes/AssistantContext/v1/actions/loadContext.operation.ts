@@ -1,4 +1,5 @@
-// Load Context: personality, recent turns within a token budget, relevant memories and a system prompt.
+// Load Context: personality, recent turns within a token budget, relevant memories (by meaning too, with the optional
+// Assistant Embeddings API credential) and a system prompt.
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pool } from 'pg';
@@ -6,6 +7,7 @@ import { loadContext } from 'assistant-core';
 
 import { userIdProperty } from '../../../shared/helpers/descriptions';
 import { asData, parameter } from '../../../shared/helpers/parameters';
+import { contextEmbedder } from '../transport/embeddings';
 import { sessionId } from './common.descriptions';
 
 const properties: INodeProperties[] = [
@@ -54,6 +56,7 @@ export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: nu
     tokenBudget: parameter(this, 'tokenBudget', itemIndex),
     memoryLimit: parameter(this, 'memoryLimit', itemIndex),
     turnId: parameter(this, 'turnId', itemIndex) || undefined,
+    embedder: await contextEmbedder(this),
   });
   return asData(context);
 }

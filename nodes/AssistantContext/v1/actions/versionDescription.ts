@@ -3,6 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { postgresCredentials } from '../../../shared/transport/postgres';
+import { EMBEDDINGS_CREDENTIAL } from '../transport/embeddings';
 import * as checkTelegramChat from './checkTelegramChat.operation';
 import * as forgetEverything from './forgetEverything.operation';
 import * as forgetQuestion from './forgetQuestion.operation';
@@ -26,6 +27,11 @@ export const versionDescription: VersionDescription = {
   credentials: [
     ...postgresCredentials,
     { name: 'n8nApi', required: false, displayOptions: { show: { operation: ['purgeExecutions'] } } },
+    {
+      name: EMBEDDINGS_CREDENTIAL,
+      required: false,
+      displayOptions: { show: { operation: ['loadContext'] } },
+    },
   ],
   properties: [
     {
