@@ -2,6 +2,8 @@
 // (pgvector) and pg_trgm extensions, served on a loopback port by @electric-sql/pglite-socket so that the product's
 // own `pg` pool speaks the real wire protocol to it: the migrations and queries run unchanged. One backend: the
 // pool has one connection (the socket server queues queries, not transactions).
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- the subpath types (see that file)
+/// <reference path="./pglite-modules.d.ts" />
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite/vector';
