@@ -11,12 +11,16 @@ import { requireDate } from '../schedule/zone';
 import { getUserSettings } from '../settings/settings';
 import { normaliseName, optionalInt, requireUserId } from '../validate';
 import { USER_ENTITY_NAME, type EntityType } from './entities';
-import { LIVE_CONFIRMED_SQL, mentionsEntitySql, queryGraph } from './graph';
+import { LIVE_CONFIRMED_SQL, mentionsEntitySql, queryGraph, type GraphQueryResult } from './graph';
 
 /** At most this many entities are re-summarised per run, unless told. */
 export const ENTITY_SUMMARY_LIMIT = 10;
 /** A summary is written from at most this many of the entity's newest memories. */
 export const ENTITY_SUMMARY_MEMORIES = 30;
+/** …and at most this many of its newest current relations. */
+const MAX_RELATIONS = 30;
+/** A longer memory is cut to this many characters for the request. */
+const MAX_FACT_CHARS = 2000;
 
 /** An entity and what is kept about it (dated memories, oldest first, then current relations) → its summary. */
 export type SummariseEntity = (entity: { name: string; type: EntityType; facts: string[] }) => Promise<string>;
@@ -44,12 +48,7 @@ export async function refreshEntitySummaries(
   const summarised: string[] = [];
   for (const entity of await entitiesMentionedSince(db, userId, since, limit)) {
     const graph = await queryGraph(db, userId, entity.name, { depth: 1, memoryLimit: ENTITY_SUMMARY_MEMORIES, now });
-    const facts = [
-      ...graph.memories.reverse().map((memory) => `${memory.createdAt.slice(0, 10)}: ${memory.content}`),
-      ...graph.relations
-        .filter((relation) => relation.from === entity.name || relation.to === entity.name)
-        .map((relation) => relationLine(relation, now)),
-    ];
+    const facts = factsOf(graph, now);
     const summary = requireEntitySummary(
       await options.summarise({ name: entity.name, type: entity.type, facts }),
       entity.name,
@@ -63,6 +62,20 @@ export async function refreshEntitySummaries(
     summarised.push(entity.name);
   }
   return summarised;
+}
+
+/** The entity's memories (dated, oldest first) and then its current relations, as lines. */
+function factsOf(graph: GraphQueryResult, now: Date): string[] {
+  const { name } = graph.entity;
+  return [
+    ...[...graph.memories]
+      .reverse()
+      .map((memory) => `${memory.createdAt.slice(0, 10)}: ${memory.content.slice(0, MAX_FACT_CHARS)}`),
+    ...graph.relations
+      .filter((relation) => relation.from === name || relation.to === name)
+      .slice(-MAX_RELATIONS)
+      .map((relation) => relationLine(relation, now)),
+  ];
 }
 
 /** The user's entities (not the user) mentioned by a live memory created or updated after `since`, most mentioned first. */

@@ -135,14 +135,16 @@ describe('refreshEntitySummaries', () => {
     expect(await summaryOf(userId, 'Acme')).toBe('Acme: 1 facts');
   });
 
-  it('summarises at most `limit` entities, the most mentioned', async () => {
+  it('summarises at most `limit` entities, the most mentioned, a long memory cut for the request', async () => {
     const { userId } = await knownPeople('entity-summaries-limit');
-    const { summarise } = recorder();
+    await stored(userId, `Stefan Huber wrote: ${'blah '.repeat(1000)}`, daysAgo(20), ['Stefan Huber']);
+    const { seen, summarise } = recorder();
     expect(await assistant.refreshEntitySummaries(db.pool, userId, { now, since: null, summarise, limit: 2 })).toEqual([
       'Anna Berger',
       'Stefan Huber',
     ]);
     expect(await summaryOf(userId, 'Acme')).toBeNull();
+    expect(seen[1].facts.map((fact) => fact.length)).toEqual([12 + 30, 12 + 2000]);
   });
 
   it('refuses a bad summary naming the field, keeping the old one, and bad options naming theirs', async () => {

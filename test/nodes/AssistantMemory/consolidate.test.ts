@@ -1,16 +1,20 @@
 // Consolidate Memories and the memory panel's operations on a real Postgres 17, through the real model gateway in
 // front of the loopback OpenAI fake (whose echo is the summary): the users due in their quiet hours are consolidated,
-// an item each, the summaries' calls counted under job "consolidation"; a spent budget fails the user's item and
-// leaves their memories as they were; Pin Memory, Restore Memory, Consolidation Report and List Kept.
+// an item each, the summaries' calls counted under job "consolidation" (the entity summaries' too); a spent budget
+// fails the user's item and leaves their memories (and entity summaries) as they were; Pin Memory, Restore Memory,
+// Consolidation Report and List Kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   consolidateMemories,
+  entitySummaryRequest,
+  findEntity,
   listModelCalls,
   remember,
   removeCap,
   resolveIdentity,
   setCap,
   updateInstanceSettings,
+  upsertEntity,
   updateUserPreferences,
   type RunningGateway,
 } from 'assistant-core';
@@ -45,8 +49,8 @@ async function newUser(name: string): Promise<string> {
   return (await resolveIdentity(db.pool, 'api', `${name}-${Math.random().toString(36).slice(2)}`)).userId;
 }
 
-async function stored(userId: string, content: string, createdAt: Date) {
-  const memory = await remember(db.pool, userId, { content });
+async function stored(userId: string, content: string, createdAt: Date, people: string[] = []) {
+  const memory = await remember(db.pool, userId, { content, people });
   await db.pool.query('UPDATE assistant.memories SET created_at = $2 WHERE id = $1', [memory.id, createdAt]);
   return memory;
 }
@@ -127,6 +131,58 @@ describe('Consolidate Memories', () => {
       await removeCap(db.pool, { scope: 'instance', period: 'day' });
     }
     expect(await consolidate(later, { maxUsers: 1 })).toMatchObject([{ consolidated: true, userId, liveAfter: 3 }]);
+  });
+
+  it('rewrites the summaries of the people with new memories through the gateway, counted under job consolidation', async () => {
+    const later = new Date(night.getTime() + 9 * 86_400_000);
+    const userId = await newUser('consolidate-entities');
+    for (const name of ['Anna Berger', 'Stefan Huber']) await upsertEntity(db.pool, userId, { name, type: 'person' });
+    await stored(userId, 'Anna Berger does my tax return', daysBefore(later, 12), ['Anna Berger']);
+    await stored(userId, 'Anna Berger wants the receipts by March', daysBefore(later, 11), ['Anna Berger']);
+    await stored(userId, 'Stefan Huber climbs on Sundays', daysBefore(later, 10), ['Stefan Huber']);
+
+    // A spent budget refuses the first entity summary: the item fails and nothing is written.
+    await setCap(db.pool, { scope: 'instance', period: 'day', limitTokens: 0 });
+    try {
+      const [failed] = await consolidate(later, { maxUsers: 1 });
+      expect(failed).toMatchObject({ consolidated: false, userId, modelCalls: 1, status: 402 });
+      expect((await findEntity(db.pool, userId, 'Anna Berger'))?.summary).toBeNull();
+      const runs = await db.pool.query('SELECT 1 FROM assistant.consolidation_runs WHERE user_id = $1', [userId]);
+      expect(runs.rowCount).toBe(0);
+    } finally {
+      await removeCap(db.pool, { scope: 'instance', period: 'day' });
+    }
+
+    const [item] = await consolidate(later, { maxUsers: 1 });
+    expect(item).toMatchObject({
+      consolidated: true,
+      userId,
+      merged: [],
+      folded: [],
+      entitiesSummarised: ['Anna Berger', 'Stefan Huber'],
+      modelCalls: 2,
+    });
+    // The request is the real builder's (the static system message first); the fake echoes its user message.
+    const facts = ['2027-05-29: Anna Berger does my tax return', '2027-05-30: Anna Berger wants the receipts by March'];
+    const { messages } = entitySummaryRequest('Anna Berger', 'person', facts, { model: 'any' });
+    const recorded = (await fetch(`${provider.url}/__requests?match=${encodeURIComponent('"Anna Berger"')}`).then((r) =>
+      r.json(),
+    )) as Array<{ body: { messages: unknown[] } }>;
+    // Once: the refused call never reached the provider.
+    expect(recorded.map((entry) => entry.body.messages)).toEqual([messages]);
+    expect((await findEntity(db.pool, userId, 'Anna Berger'))?.summary).toBe(
+      `echo: ${messages[1].content.slice(0, 200)}`.trim(),
+    );
+    await gateway.flushed();
+    const calls = (await listModelCalls(db.pool, started)).filter(
+      (row) => row.job === 'consolidation' && row.user_id === userId,
+    );
+    // The refused call and the two summaries, each under job consolidation and the user.
+    expect(calls.map((row) => row.status).sort()).toEqual([200, 200, 402]);
+    const [report] = await run([
+      { operation: 'consolidationReport', userId, since: daysBefore(later, 1).toISOString() },
+    ]);
+    expect(report.text).toContain('- 2 people and things re-summarised: Anna Berger, Stefan Huber');
   });
 
   it('consolidates no one while the memory budget is 0 (the nightly pass off)', async () => {

@@ -1,6 +1,7 @@
 // Consolidate Memories: the users due at `now` (their local quiet hours, not consolidated in 20 hours; none while the
 // instance's memoryBudget is 0) one after the other, within that budget, each in one transaction (assistant/src/memory/consolidate.ts): repeats merged, old low-value memories folded
-// into summaries the chat model writes through the gateway (job "consolidation", counted under the caps). A failed
+// into summaries, and the summaries of the people and things with new memories rewritten (graph/entity-summaries.ts),
+// all written by the chat model through the gateway (job "consolidation", counted under the caps). A failed
 // model call (a spent budget, an outage) ends that user's item with the error, leaves their memories as they were,
 // and ends the run (the next run tries again).
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
@@ -10,11 +11,13 @@ import {
   AssistantInputError,
   consolidateMemories,
   dueConsolidations,
+  entitySummaryRequest,
   getInstanceSettings,
   readSummary,
   summaryRequest,
   withCaller,
   type Summarise,
+  type SummariseEntity,
 } from 'assistant-core';
 
 import { asData, nowParameter, nowProperty } from '../../../shared/helpers/parameters';
@@ -50,17 +53,17 @@ export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: nu
   const items: IDataObject[] = [];
   for (const { userId } of due) {
     let modelCalls = 0;
-    const summarise: Summarise = async (texts) => {
+    const model = withCaller(chatModel, { job: 'consolidation', user: userId });
+    const ask = async (body: object) => {
       modelCalls++;
-      const model = withCaller(chatModel, { job: 'consolidation', user: userId });
-      const answer = await postChatCompletion(endpoint, summaryRequest(texts, { model }), {
-        timeoutMs: modelTimeoutSeconds * 1000,
-        signal,
-      });
+      const answer = await postChatCompletion(endpoint, body, { timeoutMs: modelTimeoutSeconds * 1000, signal });
       return readSummary(answer);
     };
+    const summarise: Summarise = (texts) => ask(summaryRequest(texts, { model }));
+    const summariseEntity: SummariseEntity = ({ name, type, facts }) =>
+      ask(entitySummaryRequest(name, type, facts, { model }));
     try {
-      const result = await consolidateMemories(pool, userId, { now, budget, summarise });
+      const result = await consolidateMemories(pool, userId, { now, budget, summarise, summariseEntity });
       items.push({ consolidated: true, ...asData(result), modelCalls });
     } catch (error) {
       if (!(error instanceof ChatModelError)) throw error;
