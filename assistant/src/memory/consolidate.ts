@@ -15,7 +15,8 @@ import { getInstanceSettings } from '../settings/settings';
 import { isQuiet, type QuietHours } from '../schedule/quiet';
 import { requireDate } from '../schedule/zone';
 import { optionalInt, requireUserId } from '../validate';
-import { factWords, textDuplicate } from './gate-text';
+import { factWords } from './gate-text';
+import { nearDuplicateIndexGroups } from './near-duplicates';
 import { underUserLock } from './gate';
 import { memoryFields, insertMemory } from './store';
 
@@ -163,23 +164,10 @@ function nearDuplicateGroups(live: LiveMemory[], now: Date): LiveMemory[][] {
   const eligible = live.filter(
     (m) => m.confirmed || now.getTime() - m.createdAt.getTime() >= FOLD_MIN_AGE_DAYS * DAY_MS,
   );
-  const byWord = new Map<string, number[]>();
-  eligible.forEach((m, index) => m.words.forEach((word) => byWord.set(word, [...(byWord.get(word) ?? []), index])));
-  const group = eligible.map((_, index) => index);
-  const root = (index: number): number => (group[index] === index ? index : (group[index] = root(group[index])));
-  eligible.forEach((memory, index) => {
-    const seen = new Set<number>();
-    for (const word of memory.words)
-      for (const other of byWord.get(word) ?? []) {
-        if (other >= index || seen.has(other)) continue;
-        seen.add(other);
-        if (textDuplicate(memory.words, eligible[other].words) !== null) group[root(index)] = root(other);
-      }
-  });
-  const groups = new Map<number, LiveMemory[]>();
-  eligible.forEach((memory, index) => groups.set(root(index), [...(groups.get(root(index)) ?? []), memory]));
-  return [...groups.values()]
-    .filter((members) => members.length > 1)
+  const groups = nearDuplicateIndexGroups(eligible.map((m) => m.words)).map((indexes) =>
+    indexes.map((index) => eligible[index]),
+  );
+  return groups
     .map((members) => {
       const sorted = [...members].sort(keptFirst);
       // Pinned ones besides the kept one stay live.

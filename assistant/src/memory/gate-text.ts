@@ -31,7 +31,7 @@ export function wordOverlap(a: readonly string[], b: readonly string[]): number 
 }
 
 /** Words with a digit (numbers, dates, phone parts): two facts that differ in one are never duplicates. */
-const numbersOf = (words: readonly string[]) => words.filter((word) => /\p{N}/u.test(word)).join(' ');
+export const numbersOf = (words: readonly string[]) => words.filter((word) => /\p{N}/u.test(word)).join(' ');
 
 /**
  * Near-duplicate by words: the same numbers, and a word overlap of at least DUPLICATE_WORD_OVERLAP. Returns the
