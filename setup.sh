@@ -228,6 +228,9 @@ if [ "$native" = 0 ]; then
     docker logs --since "$up_started" "$import_id" 2>&1 | grep -E '^credential ' || echo "  none"
     compose logs --no-log-prefix assistant-setup | tail -n 1
   fi
+  echo "== doctor: each configured model tried for real through the gateway (quick; a problem does not undo the install)"
+  compose --profile doctor run --rm doctor --quick ||
+    echo "setup.sh: doctor named a problem with the models (above): change the answers and re-run this script"
 
   public_url=$(sed -n 's/^N8N_PUBLIC_URL=//p' "$settings" 2>/dev/null || true)
   echo
@@ -239,6 +242,7 @@ if [ "$native" = 0 ]; then
   echo "  editor:     ${public_url:-https://<server>/} (HTTPS), or over an SSH tunnel: ssh -L 5678:127.0.0.1:5678 <server>,"
   echo "              then http://127.0.0.1:5678/"
   echo "Status: ${compose_cmd[*]} -p judge-assistant --env-file $state_dir/compose.env -f $prefix/docker-compose.yml ps"
+  echo "Models (doctor, full report): the same with --profile doctor run --rm doctor  (--quick, --json as for doctor)"
   echo "Re-run this script to upgrade (data and answers are kept)."
   exit 0
 fi
@@ -319,5 +323,6 @@ run systemctl enable --now judge-assistant.service
 echo
 echo "Installed. Settings and generated secrets (owner login, keys): $state_dir/local.env (mode 600)."
 echo "The models (chat, judge, embeddings, speech to text) are your answers there; re-run this script to change them."
-echo "Check them: sudo ./setup.sh --check --state $state_dir (doctor: each model tried for real, in plain words)"
+echo "doctor's quick verdict on them is in the log once the service has started; the full report:"
+echo "  sudo ./setup.sh --check --state $state_dir   (each model tried for real, in plain words)"
 echo "Logs: journalctl -u judge-assistant -f     Editor: over HTTPS (Caddy, above) or an SSH tunnel to 127.0.0.1:5678"

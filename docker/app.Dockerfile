@@ -9,8 +9,12 @@ RUN apt-get update \
 WORKDIR /app
 COPY . .
 # No install scripts: onnxruntime-node would download binaries (the judge here uses an OpenAI-compatible server).
+# doctor (the compose service doctor) as one bundle beside its sources, for node without tsx; require.main is cleared
+# so that the modules it includes do not run their own command lines.
 RUN ONNXRUNTIME_NODE_INSTALL=skip npm install --ignore-scripts --no-audit --no-fund \
   && npm run build \
+  && node_modules/.bin/esbuild scripts/doctor.ts --bundle --platform=node --target=node24 \
+    --define:require.main=undefined --outfile=scripts/doctor.bundle.js --log-level=warning \
   && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
   && install -d -o node -g node -m 0700 /data/profiles /state \
   && install -d -o node -g node -m 0755 /nodes

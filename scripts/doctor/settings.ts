@@ -17,9 +17,9 @@ export interface DoctorSettings {
   /** ASSISTANT_OLLAMA_KEEP_ALIVE: the speed probe keeps the model loaded as the gateway does. */
   ollamaKeepAlive: string;
   judge: { url: string; key: string };
-  /** Set when ASSISTANT_EMBEDDINGS_BASE_URL is. */
+  /** Set when ASSISTANT_EMBEDDINGS_BASE_URL (or _GATEWAY_URL) is and ASSISTANT_EMBEDDINGS_MODEL is not off. */
   embeddingsModel: string | null;
-  /** Set when ASSISTANT_TRANSCRIPTION_BASE_URL is. */
+  /** Set when ASSISTANT_TRANSCRIPTION_BASE_URL (or _GATEWAY_URL) is and ASSISTANT_TRANSCRIPTION_MODEL is not off. */
   transcriptionModel: string | null;
   /** The providers' keys: never used by doctor (the gateway holds them), only kept out of its report. */
   providerKeys: string[];
@@ -80,6 +80,17 @@ function url(s: Record<string, string>, name: string, fallback: string): string 
   return raw.replace(/\/+$/, '');
 }
 
+/**
+ * An optional model (embeddings, transcription): configured when its provider is (…_BASE_URL, the gateway's
+ * setting) or n8n's credential points at the gateway for it (…_GATEWAY_URL, all the Docker stack gives doctor), and
+ * its model (…_MODEL) is not "off".
+ */
+function optionalModel(s: Record<string, string>, prefix: string, fallback: string): string | null {
+  const model = value(s, `${prefix}_MODEL`) ?? fallback;
+  if (model.toLowerCase() === 'off') return null;
+  return value(s, `${prefix}_BASE_URL`) || value(s, `${prefix}_GATEWAY_URL`) ? model : null;
+}
+
 export function readDoctorSettings(env: NodeJS.ProcessEnv = process.env): DoctorSettings {
   const s = mergedSettings(env);
   const gatewayPort = wholeNumber(s, 'ASSISTANT_GATEWAY_PORT', 5681);
@@ -96,12 +107,8 @@ export function readDoctorSettings(env: NodeJS.ProcessEnv = process.env): Doctor
       url: url(s, 'SYSTEMONE_JUDGE_URL', `http://127.0.0.1:${judgePort}`),
       key: value(s, 'SYSTEMONE_JUDGE_KEY') ?? '',
     },
-    embeddingsModel: value(s, 'ASSISTANT_EMBEDDINGS_BASE_URL')
-      ? (value(s, 'ASSISTANT_EMBEDDINGS_MODEL') ?? 'text-embedding-3-small')
-      : null,
-    transcriptionModel: value(s, 'ASSISTANT_TRANSCRIPTION_BASE_URL')
-      ? (value(s, 'ASSISTANT_TRANSCRIPTION_MODEL') ?? 'whisper-1')
-      : null,
+    embeddingsModel: optionalModel(s, 'ASSISTANT_EMBEDDINGS', 'text-embedding-3-small'),
+    transcriptionModel: optionalModel(s, 'ASSISTANT_TRANSCRIPTION', 'whisper-1'),
     providerKeys: PROVIDER_KEYS.map((name) => value(s, name) ?? ''),
   };
 }

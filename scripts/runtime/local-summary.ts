@@ -1,4 +1,5 @@
 // What the local stack prints once everything runs: kept copies of edited workflows, and where to reach what.
+import { expectedModels } from '../doctor/startup';
 import { llmReachable } from './local-assistant';
 import { ENV_FILE } from './local-settings';
 import type { Stack } from './stack';
@@ -25,6 +26,9 @@ export async function printSummary(
       `  console:     http://127.0.0.1:${settings.JUDGE_PORT}/console  (API keys, usage, playground; password: JUDGE_CONSOLE_PASSWORD in ${ENV_FILE})`,
       `  assistant:   POST ${stack.webhookUrl}/agent  (X-API-Key: <ASSISTANT_API_KEY>)`,
       `               model ${assistant.chatModel} at ${settings.ASSISTANT_LLM_BASE_URL}${(await llmReachable(settings)) ? '' : '  (NOT reachable yet: start it, or set ASSISTANT_LLM_BASE_URL / ASSISTANT_LLM_API_KEY / ASSISTANT_LLM_MODEL)'}`,
+      ...expectedModels(settings)
+        .slice(1)
+        .map((line) => `               ${line}`),
       `               Telegram: ${telegramStatus}`,
       `  settings and keys: ${ENV_FILE}`,
       '',
@@ -36,7 +40,7 @@ export async function printSummary(
         : `    -H "X-API-Key: $(sed -n 's/^ASSISTANT_API_KEY=//p' '${ENV_FILE}')" \\`,
       `    -d '{"message": "Hello! What can you do?", "user_id": "me"}'`,
       '',
-      'Ctrl-C stops everything.',
+      "Ctrl-C stops everything. doctor's quick verdict on the models follows (bounded; the start does not wait for it).",
     ].join('\n'),
   );
 }

@@ -9,6 +9,7 @@ import { startJudge, withKeyStore } from './local-judge';
 import { startLocalN8n } from './local-n8n';
 import { LOCAL_DIR, loadLocalSettings, port, publicUrl, SUPERVISOR_STATE_FILE } from './local-settings';
 import { printSummary } from './local-summary';
+import { startupVerdict } from '../doctor/startup';
 import { switchTelegramEntry } from './local-telegram';
 import { reachableDataDir, startPostgres, type PostgresServer } from './postgres';
 import type { GatewayProcess } from './gateway';
@@ -127,6 +128,26 @@ function superviseServices(run: LocalRun): void {
   for (const service of services) run.supervisor.watch(service);
 }
 
+/**
+ * doctor's quick verdict (scripts/doctor/startup.ts), bounded in time, after the summary; it never stops the start.
+ * ASSISTANT_DOCTOR_AT_START=off (local.env or the environment) skips it: no call of its reaches the models.
+ */
+async function printDoctorVerdict(run: LocalRun): Promise<void> {
+  const atStart = run.settings.ASSISTANT_DOCTOR_AT_START ?? process.env.ASSISTANT_DOCTOR_AT_START;
+  if (atStart?.trim().toLowerCase() === 'off') return;
+  try {
+    const lines = await startupVerdict({
+      ...run.settings,
+      LOCAL_STATE_DIR: LOCAL_DIR,
+      ASSISTANT_GATEWAY_URL: run.gateway!.url,
+      ASSISTANT_GATEWAY_KEY: run.gateway!.key,
+    });
+    console.log(`${lines.join('\n')}\n`);
+  } catch (error) {
+    console.log(`doctor: failed: ${(error as Error).message}\n`);
+  }
+}
+
 /** Stops everything in order (n8n, the judge, the gateway, Postgres), once, and exits with `code`. */
 async function stopAll(run: LocalRun, code: number): Promise<void> {
   if (run.stopping) return;
@@ -164,6 +185,7 @@ async function main(): Promise<void> {
   }
   await printSummary(run.stack!, run.settings, run.owner, run.assistant!, run.telegramStatus!);
   superviseServices(run);
+  await printDoctorVerdict(run);
 }
 
 void main();

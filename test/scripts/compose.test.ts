@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { INSTANCE_CAP_SETTINGS } from '../../assistant/src/budget/instance-caps';
 import { JOB_CAPS_SETTING } from '../../assistant/src/budget/job-caps';
 import { SETTINGS_FROM_ENV } from '../../assistant/src/setup/prepare-database';
+import { readDoctorSettings } from '../../scripts/doctor/settings';
 import { N8N_VERSION, REPO_ROOT } from '../../scripts/runtime/n8n';
 import { baseN8nEnv } from '../../scripts/runtime/stack';
 
@@ -23,6 +24,7 @@ interface Service {
   restart?: string;
   depends_on?: Record<string, { condition: string }>;
   command?: string[];
+  entrypoint?: string[];
   healthcheck?: { test: string[] };
   extra_hosts?: string[];
 }
@@ -31,8 +33,8 @@ const text = readFileSync(path.join(REPO_ROOT, 'docker-compose.yml'), 'utf8');
 const compose = load(text) as { services: Record<string, Service>; volumes: Record<string, unknown> };
 const { services } = compose;
 
-const ONE_SHOT = ['assistant-database', 'n8n-import', 'assistant-setup'];
-const APP_SERVICES = ['judge', 'gateway', 'browser', 'assistant-database', 'assistant-setup'];
+const ONE_SHOT = ['assistant-database', 'n8n-import', 'assistant-setup', 'doctor'];
+const APP_SERVICES = ['judge', 'gateway', 'browser', 'assistant-database', 'assistant-setup', 'doctor'];
 
 /** The model providers' settings (assistant/src/gateway/config.ts): only the gateway has them. */
 const PROVIDER_SETTING =
@@ -46,6 +48,7 @@ describe('docker-compose.yml', () => {
         'assistant-setup',
         'browser',
         'caddy',
+        'doctor',
         'gateway',
         'judge',
         'n8n',
@@ -339,5 +342,61 @@ describe('docker-compose.yml', () => {
       searxng: { condition: 'service_healthy' },
       browser: { condition: 'service_healthy' },
     });
+  });
+
+  it("runs doctor in the stack on demand: the image's bundle, the gateway and the judge as n8n reaches them", () => {
+    const doctor = services.doctor;
+    expect(doctor.profiles).toEqual(['doctor']);
+    expect(doctor.entrypoint).toEqual(['node', 'scripts/doctor.bundle.js']);
+    // Its arguments are doctor's: none is the full report.
+    expect(doctor.command).toBeUndefined();
+    expect(doctor.depends_on).toEqual({
+      gateway: { condition: 'service_healthy' },
+      judge: { condition: 'service_healthy' },
+    });
+    // The image has no tsx: the bundle is built with the project, before the dev packages (esbuild) are pruned.
+    const dockerfile = readFileSync(path.join(REPO_ROOT, 'docker', 'app.Dockerfile'), 'utf8');
+    const bundle = dockerfile.indexOf('esbuild scripts/doctor.ts --bundle');
+    expect(bundle).toBeGreaterThan(dockerfile.indexOf('npm run build'));
+    expect(bundle).toBeLessThan(dockerfile.indexOf('npm prune --omit=dev'));
+    expect(dockerfile).toContain('--define:require.main=undefined --outfile=scripts/doctor.bundle.js');
+    const env = doctor.environment!;
+    const gatewayKey = services.gateway.environment!.ASSISTANT_GATEWAY_KEY;
+    const n8nImport = services['n8n-import'].environment!;
+    expect(env).toMatchObject({
+      ASSISTANT_GATEWAY_URL: n8nImport.ASSISTANT_GATEWAY_URL,
+      ASSISTANT_GATEWAY_KEY: gatewayKey,
+      SYSTEMONE_JUDGE_URL: n8nImport.SYSTEMONE_JUDGE_URL,
+      SYSTEMONE_JUDGE_KEY: n8nImport.SYSTEMONE_JUDGE_KEY,
+      ASSISTANT_EMBEDDINGS_GATEWAY_URL: n8nImport.ASSISTANT_EMBEDDINGS_GATEWAY_URL,
+      ASSISTANT_TRANSCRIPTION_GATEWAY_URL: n8nImport.ASSISTANT_TRANSCRIPTION_GATEWAY_URL,
+    });
+    // doctor reads these settings as compose gives them (defaults taken, required ones set), no local.env there.
+    const interpolate = (extra: Record<string, string>) =>
+      Object.fromEntries(
+        Object.entries(env).map(([name, value]) => [
+          name,
+          String(value).replace(
+            /\$\{([A-Z0-9_]+)(?::-([^}]*)|:\?[^}]*)\}/g,
+            (_all, variable: string, fallback) => extra[variable] ?? fallback ?? `test-${variable.toLowerCase()}`,
+          ),
+        ]),
+      );
+    const read = (extra: Record<string, string>) =>
+      readDoctorSettings({ LOCAL_STATE_DIR: '/nonexistent', ...interpolate(extra) });
+    const off = read({ ASSISTANT_LLM_MODEL: 'gpt-4o-mini' });
+    expect(off).toMatchObject({
+      gatewayUrl: 'http://gateway:5681',
+      judge: { url: 'http://judge:8787', key: 'test-judge_api_key' },
+      chatModel: 'gpt-4o-mini',
+      embeddingsModel: null,
+      transcriptionModel: null,
+    });
+    const on = read({
+      ASSISTANT_LLM_MODEL: 'gpt-4o-mini',
+      ASSISTANT_EMBEDDINGS_GATEWAY_URL: 'http://gateway:5681/embeddings/v1',
+      ASSISTANT_TRANSCRIPTION_GATEWAY_URL: 'http://gateway:5681/transcription/v1',
+    });
+    expect(on).toMatchObject({ embeddingsModel: 'text-embedding-3-small', transcriptionModel: 'whisper-1' });
   });
 });

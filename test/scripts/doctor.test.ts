@@ -15,6 +15,7 @@ import { TOOL_PROBE_MESSAGE } from '../../scripts/doctor/chat';
 import { plainReport, withoutSecrets } from '../../scripts/doctor/report';
 import { runDoctor } from '../../scripts/doctor/run';
 import { readDoctorSettings, secretsOf } from '../../scripts/doctor/settings';
+import { expectedModels, startupVerdict } from '../../scripts/doctor/startup';
 import type { DoctorVerdict } from '../../scripts/doctor/verdict';
 import { OllamaFakeControl, startOllamaFake, type OllamaFake } from '../fakes/ollama';
 import { OpenAiChatFakeControl, startOpenAiChatFake, type OpenAiChatFake } from '../fakes/openai-chat';
@@ -313,5 +314,70 @@ describe('doctor command line', () => {
     const run = await doctor([], { ASSISTANT_GATEWAY_URL: ollamaGateway });
     expect(run.status).toBe(2);
     expect(run.err).toContain('ASSISTANT_LLM_MODEL: is not set');
+  });
+});
+
+describe("doctor at start-up (run.sh's summary)", () => {
+  const base = () => ({
+    LOCAL_STATE_DIR: stateDir,
+    ASSISTANT_GATEWAY_KEY: GATEWAY_KEY,
+    SYSTEMONE_JUDGE_URL: judge.url,
+    SYSTEMONE_JUDGE_KEY: JUDGE_KEY,
+    ASSISTANT_LLM_MODEL: 'gpt-4o-mini',
+  });
+
+  it('names the expected models, embeddings and voice on or off', () => {
+    expect(
+      expectedModels({
+        ASSISTANT_LLM_MODEL: 'gpt-4o-mini',
+        ASSISTANT_LLM_BASE_URL: 'https://api.openai.com/v1',
+        JUDGE_OPENAI_MODEL: 'gpt-4o-mini',
+        JUDGE_OPENAI_BASE_URL: 'https://api.openai.com/v1',
+        ASSISTANT_EMBEDDINGS_BASE_URL: 'https://api.openai.com/v1',
+        ASSISTANT_TRANSCRIPTION_MODEL: 'off',
+        ASSISTANT_TRANSCRIPTION_BASE_URL: 'https://api.openai.com/v1',
+      }),
+    ).toEqual([
+      "chat model gpt-4o-mini at https://api.openai.com/v1 (it must call tools, and the agent's prompt must fit its window)",
+      'judge model gpt-4o-mini at https://api.openai.com/v1',
+      'embeddings: text-embedding-3-small; speech to text: off',
+    ]);
+  });
+
+  it("gives the quick verdict in a few lines; embeddings seen through n8n's gateway URL (the Docker stack's)", async () => {
+    await new OpenAiChatFakeControl(openai.url).addScript(TOOL_PROBE_MESSAGE, TOOL_CALL);
+    const lines = await startupVerdict({
+      ...base(),
+      ASSISTANT_GATEWAY_URL: openaiGateway,
+      ASSISTANT_EMBEDDINGS_GATEWAY_URL: 'http://gateway:5681/embeddings/v1',
+      ASSISTANT_TRANSCRIPTION_MODEL: 'off',
+      ASSISTANT_TRANSCRIPTION_GATEWAY_URL: 'http://gateway:5681/transcription/v1',
+    });
+    expect(lines).toEqual([
+      'doctor (quick): the chat model gpt-4o-mini works',
+      '  will not work: voice notes (no transcription is configured)',
+      '  full report: npx tsx scripts/doctor.ts',
+    ]);
+    // --quick: no speed probe reached the model.
+    expect(await new OpenAiChatFakeControl(openai.url).requests('Summarise this')).toHaveLength(0);
+  });
+
+  it('says why the chat model fails, and never takes longer than its bound', async () => {
+    const failing = await startupVerdict({ ...base(), ASSISTANT_GATEWAY_URL: deadProviderGateway });
+    expect(failing[0]).toMatch(
+      /^doctor \(quick\): the chat model gpt-4o-mini FAILS: the model gateway answered HTTP 502/,
+    );
+    expect(failing).toContain('  full report: npx tsx scripts/doctor.ts');
+
+    await new OpenAiChatFakeControl(openai.url).addScript(TOOL_PROBE_MESSAGE, [{ hang: true }]);
+    const started = Date.now();
+    const late = await startupVerdict({ ...base(), ASSISTANT_GATEWAY_URL: openaiGateway }, { timeoutMs: 1000 });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(late).toEqual([
+      'doctor: no verdict within 1 s (a model may still be loading); the full report: npx tsx scripts/doctor.ts',
+    ]);
+
+    const unset = await startupVerdict({ LOCAL_STATE_DIR: stateDir, ASSISTANT_GATEWAY_KEY: GATEWAY_KEY });
+    expect(unset).toEqual(['doctor: not run: ASSISTANT_LLM_MODEL: is not set (in local.env or the environment)']);
   });
 });
