@@ -9,6 +9,8 @@ export interface OptionalCheck {
   works: boolean;
   /** What came back (e.g. "1536 dimensions"), or what went wrong. */
   detail: string;
+  /** Embeddings that work: the dimensions the model gives. */
+  dimensions?: number;
 }
 
 export async function checkEmbeddings(settings: DoctorSettings, timeoutMs: number): Promise<OptionalCheck> {
@@ -24,7 +26,12 @@ export async function checkEmbeddings(settings: DoctorSettings, timeoutMs: numbe
     const vector = body.data?.[0]?.embedding;
     if (!Array.isArray(vector) || vector.length === 0)
       return { configured: true, works: false, detail: 'the answer carries no embedding' };
-    return { configured: true, works: true, detail: `${settings.embeddingsModel}, ${vector.length} dimensions` };
+    return {
+      configured: true,
+      works: true,
+      detail: `${settings.embeddingsModel}, ${vector.length} dimensions`,
+      dimensions: vector.length,
+    };
   } catch (error) {
     if (!(error instanceof ProbeFailure)) throw error;
     return { configured: true, works: false, detail: error.message };

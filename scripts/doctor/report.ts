@@ -1,5 +1,6 @@
 // doctor's verdict in plain words (one line a check, then what will not work), or as JSON; neither ever carries a
 // secret: every line is checked against the settings' keys and a key found is masked.
+import { recallLine } from './recall';
 import { SPEED_OUTPUT_TOKENS, SPEED_PROMPT_TOKENS } from './speed';
 import type { DoctorVerdict } from './verdict';
 
@@ -59,6 +60,7 @@ export function plainReport(v: DoctorVerdict): string {
     speedLine(v),
     ...judgeLines(v),
     optionalLine('embeddings', v.embeddings),
+    recallLine(v.recall),
     optionalLine('transcription', v.transcription),
     '',
   ];

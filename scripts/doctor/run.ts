@@ -1,8 +1,10 @@
 // Runs every check in order (the tool-call round trip first: on Ollama it makes the gateway create the derived model
-// whose window is read next) and returns the verdict. Each call has its own time limit.
+// whose window is read next; the recall path after the embeddings, whose dimensions it compares) and returns the
+// verdict. Each call has its own time limit.
 import { checkChat } from './chat';
 import { checkEmbeddings } from './embeddings';
 import { checkJudge } from './judge';
+import { checkRecall } from './recall';
 import type { DoctorSettings } from './settings';
 import { checkSpeed, notMeasured } from './speed';
 import { checkTranscription } from './transcription';
@@ -32,5 +34,6 @@ export async function runDoctor(settings: DoctorSettings, options: DoctorOptions
     checkEmbeddings(settings, modelMs),
     checkTranscription(settings, modelMs),
   ]);
-  return verdictOf({ chatModel: settings.chatModel, chat, window, speed, judge, embeddings, transcription });
+  const recall = await checkRecall(settings, embeddings, smallMs);
+  return verdictOf({ chatModel: settings.chatModel, chat, window, speed, judge, embeddings, transcription, recall });
 }

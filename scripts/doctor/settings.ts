@@ -21,6 +21,12 @@ export interface DoctorSettings {
   embeddingsModel: string | null;
   /** Set when ASSISTANT_TRANSCRIPTION_BASE_URL (or _GATEWAY_URL) is and ASSISTANT_TRANSCRIPTION_MODEL is not off. */
   transcriptionModel: string | null;
+  /**
+   * The assistant's database, for which path recall by meaning takes: ASSISTANT_DATABASE_URL (the Docker stack's
+   * doctor service, its password in PGPASSWORD), else run.sh's and the native install's Postgres (POSTGRES_PORT,
+   * POSTGRES_PASSWORD, database assistant); null when neither is set.
+   */
+  database: { url: string; password: string | undefined } | null;
   /** The providers' keys: never used by doctor (the gateway holds them), only kept out of its report. */
   providerKeys: string[];
 }
@@ -109,8 +115,21 @@ export function readDoctorSettings(env: NodeJS.ProcessEnv = process.env): Doctor
     },
     embeddingsModel: optionalModel(s, 'ASSISTANT_EMBEDDINGS', 'text-embedding-3-small'),
     transcriptionModel: optionalModel(s, 'ASSISTANT_TRANSCRIPTION', 'whisper-1'),
+    database: databaseOf(s),
     providerKeys: PROVIDER_KEYS.map((name) => value(s, name) ?? ''),
   };
+}
+
+function databaseOf(s: Record<string, string>): DoctorSettings['database'] {
+  const given = value(s, 'ASSISTANT_DATABASE_URL');
+  if (given) {
+    if (!/^postgres(ql)?:\/\/[^\s/]+/.test(given))
+      throw new DoctorSettingError('ASSISTANT_DATABASE_URL', 'is not a postgres:// URL');
+    return { url: given, password: value(s, 'PGPASSWORD') };
+  }
+  const password = value(s, 'POSTGRES_PASSWORD');
+  if (password === undefined) return null;
+  return { url: `postgres://postgres@127.0.0.1:${wholeNumber(s, 'POSTGRES_PORT', 5433)}/assistant`, password };
 }
 
 const PROVIDER_KEYS = [
@@ -124,7 +143,7 @@ const MIN_SECRET_LENGTH = 12;
 
 /** Every secret in the settings, so that no report line can carry one. */
 export function secretsOf(settings: DoctorSettings): string[] {
-  return [settings.gatewayKey, settings.judge.key, ...settings.providerKeys].filter(
+  return [settings.gatewayKey, settings.judge.key, settings.database?.password ?? '', ...settings.providerKeys].filter(
     (secret) => secret.length >= MIN_SECRET_LENGTH,
   );
 }

@@ -3,6 +3,7 @@
 import type { ChatCheck } from './chat';
 import type { OptionalCheck } from './embeddings';
 import type { JudgeCheck } from './judge';
+import type { RecallCheck } from './recall';
 import type { SpeedCheck } from './speed';
 import type { WindowCheck } from './window';
 
@@ -15,6 +16,8 @@ export interface DoctorVerdict {
   judge: JudgeCheck;
   embeddings: OptionalCheck;
   transcription: OptionalCheck;
+  /** Which path recall by meaning takes on the assistant's database (pgvector, the cosine scan, words only). */
+  recall: RecallCheck;
   /** Features that will not work, each with why. */
   missing: Array<{ feature: string; why: string }>;
   chatModelFails: boolean;

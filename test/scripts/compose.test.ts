@@ -363,6 +363,9 @@ describe('docker-compose.yml', () => {
     const env = doctor.environment!;
     const gatewayKey = services.gateway.environment!.ASSISTANT_GATEWAY_KEY;
     const n8nImport = services['n8n-import'].environment!;
+    // The assistant's database as the gateway reaches it (its ledger), for the recall path.
+    expect(env.ASSISTANT_DATABASE_URL).toBe(services.gateway.environment!.ASSISTANT_GATEWAY_DATABASE_URL);
+    expect(env.PGPASSWORD).toBe(services.gateway.environment!.PGPASSWORD);
     expect(env).toMatchObject({
       ASSISTANT_GATEWAY_URL: n8nImport.ASSISTANT_GATEWAY_URL,
       ASSISTANT_GATEWAY_KEY: gatewayKey,
@@ -391,6 +394,7 @@ describe('docker-compose.yml', () => {
       chatModel: 'gpt-4o-mini',
       embeddingsModel: null,
       transcriptionModel: null,
+      database: { url: 'postgres://n8n@postgres:5432/assistant', password: 'test-postgres_password' },
     });
     const on = read({
       ASSISTANT_LLM_MODEL: 'gpt-4o-mini',

@@ -381,3 +381,42 @@ describe("doctor at start-up (run.sh's summary)", () => {
     expect(unset).toEqual(['doctor: not run: ASSISTANT_LLM_MODEL: is not set (in local.env or the environment)']);
   });
 });
+
+describe('doctor: which path recall by meaning takes (scripts/doctor/recall-path.ts)', () => {
+  const env = () => ({
+    ASSISTANT_GATEWAY_URL: openaiGateway,
+    ASSISTANT_LLM_MODEL: 'gpt-4o-mini',
+    ASSISTANT_EMBEDDINGS_BASE_URL: `${openai.url}/v1`,
+  });
+
+  it("reads the assistant's database: the cosine scan with embeddings (no pgvector index here), words without", async () => {
+    await new OpenAiChatFakeControl(openai.url).addScript(TOOL_PROBE_MESSAGE, TOOL_CALL);
+    const withEmbeddings = await doctor(['--quick'], { ...env(), ASSISTANT_DATABASE_URL: db.server.url });
+    expect(withEmbeddings.status).toBe(0);
+    expect(withEmbeddings.out).toMatch(
+      /\nnote recall by meaning: cosine over every memory's real\[\] embedding \(no index\): /,
+    );
+    const words = await doctor(['--quick', '--json'], {
+      ASSISTANT_GATEWAY_URL: ollamaGateway,
+      ASSISTANT_LLM_MODEL: 'qwen3:8b',
+      ASSISTANT_DATABASE_URL: db.server.url,
+    });
+    expect(verdictOf(words).recall).toMatchObject({ path: 'words', indexDimensions: null });
+  });
+
+  it('says when the path was not checked: no database setting, or a database that does not answer', async () => {
+    const none = await doctor(['--quick', '--json'], env());
+    expect(verdictOf(none).recall).toEqual({
+      path: 'not checked',
+      indexDimensions: null,
+      detail: 'no database setting (ASSISTANT_DATABASE_URL, or POSTGRES_PASSWORD of run.sh)',
+    });
+    const closed = await doctor(['--quick'], {
+      ...env(),
+      ASSISTANT_DATABASE_URL: `postgres://n8n@127.0.0.1:${closedPort}/assistant`,
+      PGPASSWORD: 'doctor-database-password-0123',
+    });
+    expect(closed.out).toMatch(/note recall by meaning: the path was not checked: the database: .*ECONNREFUSED/);
+    expect(closed.out).not.toContain('doctor-database-password-0123');
+  });
+});
