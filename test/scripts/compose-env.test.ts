@@ -67,6 +67,45 @@ describe('composeSettings', () => {
     });
   });
 
+  it('points embeddings at the gateway with a provider; answered off, the providers of embeddings and voice go', () => {
+    const on = composeSettings(
+      {
+        ...answers,
+        ASSISTANT_EMBEDDINGS_MODEL: 'text-embedding-3-small',
+        ASSISTANT_EMBEDDINGS_BASE_URL: 'https://api.openai.com/v1',
+        ASSISTANT_EMBEDDINGS_API_KEY: 'sk-embeddings-key',
+        ASSISTANT_TRANSCRIPTION_BASE_URL: 'https://api.openai.com/v1',
+      },
+      {},
+      options,
+    );
+    expect(on).toMatchObject({
+      ASSISTANT_EMBEDDINGS_MODEL: 'text-embedding-3-small',
+      ASSISTANT_EMBEDDINGS_GATEWAY_URL: 'http://gateway:5681/embeddings/v1',
+      ASSISTANT_TRANSCRIPTION_GATEWAY_URL: 'http://gateway:5681/transcription/v1',
+    });
+    const off = composeSettings(
+      {
+        ...answers,
+        ASSISTANT_EMBEDDINGS_MODEL: 'off',
+        ASSISTANT_EMBEDDINGS_BASE_URL: '',
+        ASSISTANT_EMBEDDINGS_API_KEY: '',
+        ASSISTANT_TRANSCRIPTION_BASE_URL: '',
+        ASSISTANT_TRANSCRIPTION_API_KEY: '',
+      },
+      on,
+      options,
+    );
+    expect(off).toMatchObject({
+      ASSISTANT_EMBEDDINGS_MODEL: 'off',
+      ASSISTANT_EMBEDDINGS_BASE_URL: '',
+      ASSISTANT_EMBEDDINGS_API_KEY: '',
+      ASSISTANT_EMBEDDINGS_GATEWAY_URL: '',
+      ASSISTANT_TRANSCRIPTION_BASE_URL: '',
+      ASSISTANT_TRANSCRIPTION_GATEWAY_URL: '',
+    });
+  });
+
   it("keeps the secrets, the hash and the operator's own settings on a re-run, and takes a changed answer", () => {
     const first = composeSettings(answers, {}, options);
     const again = composeSettings(
