@@ -32,6 +32,8 @@ export interface EntitySummaryOptions {
   summarise: SummariseEntity;
   /** At most this many entities (1-100, default ENTITY_SUMMARY_LIMIT). */
   limit?: unknown;
+  /** Asked before each entity: true stops the refresh there (a run's time limit). */
+  stopped?: () => boolean;
 }
 
 /** Rewrites the summaries of the entities due (see top) and returns their names, in the order they were written. */
@@ -47,6 +49,7 @@ export async function refreshEntitySummaries(
   if (typeof options.summarise !== 'function') throw new AssistantInputError('summarise', 'must be a function');
   const summarised: string[] = [];
   for (const entity of await entitiesMentionedSince(db, userId, since, limit)) {
+    if (options.stopped?.()) break;
     const graph = await queryGraph(db, userId, entity.name, { depth: 1, memoryLimit: ENTITY_SUMMARY_MEMORIES, now });
     const facts = factsOf(graph, now);
     const summary = requireEntitySummary(

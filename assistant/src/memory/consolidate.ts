@@ -55,6 +55,8 @@ export interface ConsolidationResult {
   folded: ConsolidationEntry[];
   /** The entities whose summaries were rewritten (none without `summariseEntity`). */
   entitiesSummarised: string[];
+  /** false: the run stopped at `stopAt` with work left; the user is due again. */
+  complete: boolean;
 }
 
 export interface ConsolidationOptions {
@@ -63,6 +65,13 @@ export interface ConsolidationOptions {
   summarise: Summarise;
   /** Rewrites entity summaries after the merges and folds; without it none are. */
   summariseEntity?: SummariseEntity;
+  /**
+   * No summary starts at or after this time (by `clock`): the run keeps what it did, is marked incomplete, and the
+   * user is due again at once (the workflow's time limit; a fold of 10,000 memories is hundreds of model calls).
+   */
+  stopAt?: Date;
+  /** The current time for `stopAt`; the real clock by default. */
+  clock?: () => Date;
 }
 
 interface LiveMemory {
@@ -94,6 +103,9 @@ export async function consolidateMemories(
   const { summariseEntity } = options;
   if (summariseEntity !== undefined && typeof summariseEntity !== 'function')
     throw new AssistantInputError('summariseEntity', 'must be a function when given');
+  const stopAt = options.stopAt === undefined ? null : requireDate(options.stopAt, 'stopAt');
+  const clock = options.clock ?? (() => new Date());
+  const outOfTime = () => stopAt !== null && clock() >= stopAt;
   return underUserLock(db, userId, async (tx) => {
     const live = await liveMemories(tx, userId);
     const merges = nearDuplicateGroups(live, now);
@@ -106,19 +118,34 @@ export async function consolidateMemories(
     const away = new Set(merges.flatMap((group) => group.slice(1).map((m) => m.id)));
     const remaining = live.filter((m) => !away.has(m.id));
     const folded: ConsolidationEntry[] = [];
+    let complete = true;
     for (const group of foldGroups(remaining, budget, now)) {
+      if (outOfTime()) {
+        complete = false;
+        break;
+      }
       const summary = await summariseGroup(tx, userId, group, options.summarise);
       await fold(tx, userId, group, summary.id, now);
       folded.push({ action: 'folded', into: summary.id, ids: group.map((m) => m.id), content: summary.content });
     }
     const liveAfter = remaining.length - folded.reduce((sum, entry) => sum + entry.ids.length - 1, 0);
     const since = await previousRunAt(tx, userId);
-    const entitiesSummarised = summariseEntity
-      ? await refreshEntitySummaries(tx, userId, { now, since, summarise: summariseEntity })
-      : [];
-    const run = { now, budget, liveBefore: live.length, liveAfter, entitiesSummarised };
+    let entitiesSummarised: string[] = [];
+    if (summariseEntity && complete) {
+      const stopped = () => {
+        if (outOfTime()) complete = false;
+        return !complete;
+      };
+      entitiesSummarised = await refreshEntitySummaries(tx, userId, {
+        now,
+        since,
+        summarise: summariseEntity,
+        stopped,
+      });
+    }
+    const run = { now, budget, liveBefore: live.length, liveAfter, entitiesSummarised, complete };
     const runId = await writeLedger(tx, userId, run, [...merged, ...folded]);
-    return { runId, userId, budget, liveBefore: live.length, liveAfter, merged, folded, entitiesSummarised };
+    return { runId, userId, budget, liveBefore: live.length, liveAfter, merged, folded, entitiesSummarised, complete };
   });
 }
 
@@ -226,22 +253,31 @@ async function fold(db: Queryable, userId: string, memories: LiveMemory[], into:
 
 /** When the user was last consolidated (null: never). */
 async function previousRunAt(db: Queryable, userId: string): Promise<Date | null> {
-  const result = await db.query('SELECT max(ran_at) AS ran_at FROM assistant.consolidation_runs WHERE user_id = $1', [
-    userId,
-  ]);
+  const result = await db.query(
+    'SELECT max(ran_at) AS ran_at FROM assistant.consolidation_runs WHERE user_id = $1 AND complete',
+    [userId],
+  );
   return (result.rows[0]?.ran_at as Date | null) ?? null;
 }
 
 async function writeLedger(
   db: Queryable,
   userId: string,
-  run: { now: Date; budget: number; liveBefore: number; liveAfter: number; entitiesSummarised: string[] },
+  run: {
+    now: Date;
+    budget: number;
+    liveBefore: number;
+    liveAfter: number;
+    entitiesSummarised: string[];
+    complete: boolean;
+  },
   entries: ConsolidationEntry[],
 ): Promise<number> {
   const result = await db.query(
-    `INSERT INTO assistant.consolidation_runs (user_id, ran_at, budget, live_before, live_after, entities_summarised)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-    [userId, run.now, run.budget, run.liveBefore, run.liveAfter, run.entitiesSummarised],
+    `INSERT INTO assistant.consolidation_runs
+       (user_id, ran_at, budget, live_before, live_after, entities_summarised, complete)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+    [userId, run.now, run.budget, run.liveBefore, run.liveAfter, run.entitiesSummarised, run.complete],
   );
   const runId = Number(result.rows[0].id);
   for (const entry of entries)
@@ -277,7 +313,7 @@ export async function dueConsolidations(
       WHERE EXISTS (SELECT 1 FROM assistant.memories m
                      WHERE m.user_id = u.id AND m.superseded_at IS NULL AND m.folded_at IS NULL)
         AND NOT EXISTS (SELECT 1 FROM assistant.consolidation_runs r
-                         WHERE r.user_id = u.id AND r.ran_at > $1::timestamptz - make_interval(hours => $2))
+                         WHERE r.user_id = u.id AND r.complete AND r.ran_at > $1::timestamptz - make_interval(hours => $2))
       ORDER BY last_run_at NULLS FIRST, u.id`,
     [now, CONSOLIDATION_INTERVAL_HOURS],
   );

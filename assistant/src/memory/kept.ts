@@ -132,6 +132,8 @@ export interface ConsolidationReport {
     entries: Array<{ action: 'merged' | 'folded'; into: number | null; ids: number[]; restored: number[] }>;
     /** The people and things whose summaries the run rewrote. */
     entitiesSummarised: string[];
+    /** false: it stopped at its time limit; the next run went on. */
+    complete: boolean;
   }>;
   /** The runs in plain words, one line each and one per entry. */
   text: string;
@@ -146,7 +148,7 @@ export async function consolidationReport(
   const userId = requireUserId(userIdInput);
   const since = requireDate(options?.since, 'since');
   const result = await db.query(
-    `SELECT r.id, r.ran_at, r.live_before, r.live_after, r.entities_summarised, e.action, e.into_id, e.memory_ids,
+    `SELECT r.id, r.ran_at, r.live_before, r.live_after, r.entities_summarised, r.complete, e.action, e.into_id, e.memory_ids,
             ARRAY(SELECT m.id FROM assistant.memories m WHERE m.id = ANY(e.memory_ids) AND m.user_id = r.user_id
                     AND m.folded_into IS DISTINCT FROM e.into_id ORDER BY m.id) AS restored
        FROM assistant.consolidation_runs r LEFT JOIN assistant.consolidation_entries e ON e.run_id = r.id
@@ -164,6 +166,7 @@ export async function consolidationReport(
         liveAfter: Number(row.live_after),
         entries: [],
         entitiesSummarised: row.entities_summarised as string[],
+        complete: row.complete === true,
       };
       runs.push(run);
     }
@@ -184,7 +187,8 @@ function reportText(runs: ConsolidationReport['runs'], since: Date): string {
   const lines: string[] = [];
   for (const run of runs) {
     const when = run.ranAt.slice(0, 16).replace('T', ' ');
-    lines.push(`${when} UTC: ${run.liveBefore} memories before, ${run.liveAfter} after.`);
+    const stopped = run.complete ? '' : ' It stopped at its time limit; the next run went on.';
+    lines.push(`${when} UTC: ${run.liveBefore} memories before, ${run.liveAfter} after.${stopped}`);
     if (run.entries.length === 0 && run.entitiesSummarised.length === 0) lines.push('- nothing needed tidying');
     for (const entry of run.entries) {
       const what = entry.action === 'merged' ? 'repeats merged into' : 'old memories folded into the summary';

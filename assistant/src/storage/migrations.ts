@@ -817,6 +817,8 @@ ALTER TABLE assistant.instance_settings
   ADD COLUMN memory_budget integer NOT NULL DEFAULT 2000 CHECK (memory_budget BETWEEN 0 AND 1000000);
 -- The entities whose summaries a run rewrote from their memories (their names), for the ledger.
 ALTER TABLE assistant.consolidation_runs ADD COLUMN entities_summarised text[] NOT NULL DEFAULT '{}';
+-- false: the run stopped at its time limit with work left (the user is due again at once).
+ALTER TABLE assistant.consolidation_runs ADD COLUMN complete boolean NOT NULL DEFAULT true;
 `,
   },
 ];

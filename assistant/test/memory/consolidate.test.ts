@@ -256,6 +256,48 @@ describe('consolidateMemories', () => {
   });
 });
 
+describe('consolidateMemories with a time limit', () => {
+  it('starts no summary after stopAt: keeps what it did, is incomplete, is due again and finishes in the next run', async () => {
+    const userId = await createUser(db.pool, 'consolidate-limit');
+    await assistant.updateUserPreferences(db.pool, userId, { timeZone: 'UTC', quietHours: '01:00-03:00' });
+    for (let i = 0; i < 80; i++)
+      await stored(userId, `Receipt ${i} from shop ${i}`, daysAgo(300 - i), { importance: 1 });
+    // Each summary takes a minute on this clock; no summary may start 150 s after the start.
+    let clock = now.getTime();
+    const slow: assistant.Summarise = async (texts) => {
+      clock += 60_000;
+      return summarise(texts);
+    };
+    const stopAt = new Date(now.getTime() + 150_000);
+    const first = await assistant.consolidateMemories(db.pool, userId, {
+      now,
+      budget: 5,
+      summarise: slow,
+      stopAt,
+      clock: () => new Date(clock),
+    });
+    // 80 → 5 needs four folds of 20; three started before the limit.
+    expect(first.folded.map((entry) => entry.ids.length)).toEqual([20, 20, 20]);
+    expect(first).toMatchObject({ complete: false, liveBefore: 80, liveAfter: 23 });
+    expect((await liveIds(userId)).length).toBe(23);
+    const due = async (at: Date) =>
+      (await assistant.dueConsolidations(db.pool, { now: at, limit: 1000 })).some((d) => d.userId === userId);
+    expect(await due(new Date(now.getTime() + 60_000))).toBe(true);
+
+    const later = new Date(now.getTime() + 60_000);
+    const second = await assistant.consolidateMemories(db.pool, userId, { now: later, budget: 5, summarise });
+    expect(second).toMatchObject({ complete: true, liveBefore: 23, liveAfter: 5 });
+    expect(await due(new Date(later.getTime() + 60_000))).toBe(false);
+    const report = await assistant.consolidationReport(db.pool, userId, { since: daysAgo(1) });
+    expect(report.runs.map((run) => run.complete)).toEqual([true, false]);
+    expect(report.text).toContain('80 memories before, 23 after. It stopped at its time limit; the next run went on.');
+    await expectFieldError(
+      () => assistant.consolidateMemories(db.pool, userId, { now, summarise, stopAt: 'soon' as unknown as Date }),
+      'stopAt',
+    );
+  });
+});
+
 describe('dueConsolidations', () => {
   it('names users whose local quiet hours hold now and who were not consolidated in 20 hours', async () => {
     const vienna = await createUser(db.pool, 'due-vienna');

@@ -65,8 +65,8 @@ async function run(parameters: Parameters[], options: { continueOnFail?: boolean
   return output.map((item) => item.json);
 }
 
-const consolidate = (now: Date, extra: Parameters = {}) =>
-  run([{ operation: 'consolidateMemories', now: now.toISOString(), ...extra }]);
+const consolidate = (now: Date, extra: Parameters = {}, options: { continueOnFail?: boolean } = {}) =>
+  run([{ operation: 'consolidateMemories', now: now.toISOString(), ...extra }], options);
 
 const liveCount = async (userId: string) =>
   Number(
@@ -183,6 +183,12 @@ describe('Consolidate Memories', () => {
       { operation: 'consolidationReport', userId, since: daysBefore(later, 1).toISOString() },
     ]);
     expect(report.text).toContain('- 2 people and things re-summarised: Anna Berger, Stefan Huber');
+  });
+
+  it('refuses a time limit that leaves no room for a summary, naming it', async () => {
+    const [item] = await consolidate(night, { timeLimitSeconds: 300 }, { continueOnFail: true });
+    expect(item.error).toContain('timeLimitSeconds');
+    expect(item.error).toContain('must exceed the model timeout (300 s) by more than a minute');
   });
 
   it('consolidates no one while the memory budget is 0 (the nightly pass off)', async () => {
