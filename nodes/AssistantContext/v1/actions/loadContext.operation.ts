@@ -7,7 +7,7 @@ import { loadContext } from 'assistant-core';
 
 import { userIdProperty } from '../../../shared/helpers/descriptions';
 import { asData, parameter } from '../../../shared/helpers/parameters';
-import { contextEmbedder } from '../transport/embeddings';
+import { embedderFor } from '../../../shared/transport/embeddings';
 import { sessionId } from './common.descriptions';
 
 const properties: INodeProperties[] = [
@@ -56,7 +56,7 @@ export async function execute(this: IExecuteFunctions, pool: Pool, itemIndex: nu
     tokenBudget: parameter(this, 'tokenBudget', itemIndex),
     memoryLimit: parameter(this, 'memoryLimit', itemIndex),
     turnId: parameter(this, 'turnId', itemIndex) || undefined,
-    embedder: await contextEmbedder(this),
+    embedder: await embedderFor(this),
   });
   return asData(context);
 }

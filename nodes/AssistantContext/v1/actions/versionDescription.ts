@@ -3,7 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { postgresCredentials } from '../../../shared/transport/postgres';
-import { EMBEDDINGS_CREDENTIAL } from '../transport/embeddings';
+import { EMBEDDINGS_CREDENTIAL } from '../../../shared/transport/embeddings';
 import * as checkTelegramChat from './checkTelegramChat.operation';
 import * as forgetEverything from './forgetEverything.operation';
 import * as forgetQuestion from './forgetQuestion.operation';

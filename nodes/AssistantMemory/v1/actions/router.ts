@@ -8,7 +8,7 @@ import type { Embedder } from 'assistant-core';
 import { failAllItems } from '../../../shared/helpers/errors';
 import { runItems } from '../../../shared/helpers/runItems';
 import { assistantDatabase } from '../../../shared/transport/postgres';
-import { embedderFor } from '../transport/embeddings';
+import { embedderFor } from '../../../shared/transport/embeddings';
 import * as captureMemories from './captureMemories.operation';
 import * as consolidateMemories from './consolidateMemories.operation';
 import * as consolidationReport from './consolidationReport.operation';

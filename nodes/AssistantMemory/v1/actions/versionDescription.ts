@@ -4,7 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { POSTGRES_CREDENTIAL } from '../../../shared/transport/postgres';
 import { CHAT_MODEL_CREDENTIAL } from '../transport/chatModel';
-import { EMBEDDINGS_CREDENTIAL } from '../transport/embeddings';
+import { EMBEDDINGS_CREDENTIAL } from '../../../shared/transport/embeddings';
 import * as captureMemories from './captureMemories.operation';
 import * as consolidateMemories from './consolidateMemories.operation';
 import * as consolidationReport from './consolidationReport.operation';
