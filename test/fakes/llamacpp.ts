@@ -14,6 +14,9 @@
 // - GET /props {default_generation_settings, total_slots, model_path, chat_template, build_info}; GET /health.
 // - Slots (`--parallel`, option `slots`, default 1): a request takes a free slot or waits; a slot keeps its last
 //   prompt's tokens and reuses their common prefix with the next prompt (timings.cache_n; prompt_n the rest).
+// Compute stand-in, for benchmarks only (default off, so tests never wait): with `prefillMsPerToken` and
+// `decodeMsPerToken` a request holds its slot for (prompt_n) × the one + (predicted_n) × the other milliseconds, so
+// time is proportional to the tokens computed, as on a CPU.
 // Simplifications: a token is 4 characters (FakeTokenizer, shared with the vLLM fake), one token is generated, the
 // model is the hash distribution of judge/test/fakes/openai-logprobs.ts seeded by the prompt; the OpenAI-compatible
 // routes are not faked here.
@@ -27,6 +30,10 @@ export interface LlamacppFakeOptions {
   slots?: number;
   /** --alias (default "qwen-fake.gguf"). */
   model?: string;
+  /** Benchmarks' compute stand-in (see the header): milliseconds per prompt token evaluated (default 0). */
+  prefillMsPerToken?: number;
+  /** Benchmarks' compute stand-in: milliseconds per generated token (default 0). */
+  decodeMsPerToken?: number;
 }
 
 export interface LlamacppRequestRecord {
@@ -144,6 +151,9 @@ export async function startLlamacppFake(options: LlamacppFakeOptions = {}): Prom
       // One engine step per answer: the slot stays busy until the next turn of the event loop.
       await new Promise((resolve) => setImmediate(resolve));
       const reply = complete(body, slot);
+      const { prompt_n: promptN, predicted_n: predictedN } = reply.timings;
+      const ms = promptN * (options.prefillMsPerToken ?? 0) + predictedN * (options.decodeMsPerToken ?? 0);
+      if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
       busy[slot] = false;
       stats.inFlight--;
       waiting.shift()?.();

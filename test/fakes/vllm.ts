@@ -30,6 +30,10 @@
 // and one output token is generated.
 // Counters for tests (no clocks): in flight, waiting, each step's batch size, prefilled and cached tokens, and how many
 // characters of the judge's state (up to its "</state>" close) were prefilled.
+// Compute stand-in, for benchmarks only (default off, so tests never wait): with `prefillMsPerToken` and
+// `decodeMsPerStep` each engine step lasts (tokens it prefills) × the one + the other (the batch decodes its next
+// tokens together, one step for all, as a memory-bound GPU decode does), and the engine takes its next step only
+// after it. Time is then proportional to the tokens prefilled and the tokens decoded per sequence.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hashTopLogprobs, type FakeTopLogprob } from '../../judge/test/fakes/openai-logprobs';
@@ -55,6 +59,10 @@ export interface VllmFakeOptions {
   logprobTokenIds?: 'honoured' | 'ignored' | 'refused';
   /** The tokenizer splits "AB" into "A", "B" (default false: 4-character pieces throughout). */
   splitCapitals?: boolean;
+  /** Benchmarks' compute stand-in (see the header): milliseconds per prefilled token (default 0: no waiting). */
+  prefillMsPerToken?: number;
+  /** Benchmarks' compute stand-in: milliseconds per decode step, the whole batch's next tokens (default 0). */
+  decodeMsPerStep?: number;
 }
 
 export interface VllmFakeStats {
@@ -228,15 +236,28 @@ export async function startVllmFake(options: VllmFakeOptions = {}): Promise<Vllm
   let paused = options.paused ?? false;
   let stepping = false;
 
-  /** One engine step: the waiting requests (up to max_num_seqs) prefilled in arrival order and answered. */
+  /**
+   * One engine step: the waiting requests (up to max_num_seqs) prefilled in arrival order and answered, after the
+   * step's compute time when the stand-in is on (the engine is busy until then).
+   */
   function step(): void {
-    stepping = false;
-    if (paused || waiting.length === 0) return;
+    if (paused || waiting.length === 0) {
+      stepping = false;
+      return;
+    }
     const batch = waiting.splice(0, maxNumSeqs);
     stats.waiting = waiting.length;
     stats.batches.push(batch.length);
-    for (const pending of batch) answer(pending, cache.admit(pending.prompt));
-    schedule();
+    const cached = batch.map((pending) => cache.admit(pending.prompt));
+    const finish = () => {
+      batch.forEach((pending, i) => answer(pending, cached[i]));
+      stepping = false;
+      schedule();
+    };
+    const prefilled = batch.reduce((sum, p, i) => sum + Math.ceil(p.prompt.length / CHARS_PER_TOKEN) - cached[i], 0);
+    const ms = prefilled * (options.prefillMsPerToken ?? 0) + (options.decodeMsPerStep ?? 0);
+    if (ms > 0) setTimeout(finish, ms);
+    else finish();
   }
 
   function schedule(): void {

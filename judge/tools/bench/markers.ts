@@ -34,3 +34,14 @@ export async function writeGenerated(name: string, content: string, file = BENCH
   writeFileSync(file, await prettier.format(text, { ...options, filepath: file }));
   return file;
 }
+
+/**
+ * writeGenerated for a file others edit at the same time: only `content` is formatted (as Markdown, by the same
+ * settings), and the file is read just before it is written back, so nothing outside the markers changes.
+ */
+export async function writeGeneratedSection(name: string, content: string, file = BENCHMARKS_FILE): Promise<string> {
+  const options = (await prettier.resolveConfig(file)) ?? {};
+  const formatted = await prettier.format(content, { ...options, parser: 'markdown' });
+  writeFileSync(file, replaceGenerated(readFileSync(file, 'utf8'), name, formatted));
+  return file;
+}

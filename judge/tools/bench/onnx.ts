@@ -12,7 +12,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createOnnxBackend, type OnnxBackend } from '../../src/backends/onnx';
+import { createOnnxBackend } from '../../src/backends/onnx';
 import { convert } from '../../src/cli/commands/convert';
 import type { RenderedQuestion, RenderedRequest } from '../../src/engine/backend';
 import * as ort from 'onnxruntime-node';
@@ -20,8 +20,9 @@ import { renderRequest } from '../../src/engine/render';
 import { withLogitsIndices } from '../../src/model-tools/logits-positions';
 import { decodeModel, encodeModel } from '../../src/model-tools/onnx-proto';
 import type { SystemOneRequest } from '../../src/protocol/types';
-import { generateTinyModelDir, parameterCount, seededRandom, type TinyLmSpec } from '../fixtures/generate-model';
+import { generateTinyModelDir, parameterCount, type TinyLmSpec } from '../fixtures/generate-model';
 import { writeGenerated } from './markers';
+import { median, questions, stateOfTokens, timeIt } from './workload';
 
 const REPO = resolve(__dirname, '..', '..', '..');
 
@@ -61,40 +62,6 @@ const MODELS: BenchModel[] = [
     origin: 'generated',
   },
 ];
-
-const WORDS = (
-  'customer order export failed twice since monday account plan seats invoice refund deadline friday support ' +
-  'team data report error page login billing upgrade contract renewal urgent request reply week users access'
-).split(' ');
-
-function stateOfTokens(backend: OnnxBackend, model: string, target: number): string {
-  const rand = seededRandom(400);
-  let text = 'Ticket:\n';
-  while (backend.countTokens(model, text) < target) text += `${WORDS[Math.floor(rand() * WORDS.length)]} `;
-  return text;
-}
-
-function questions(n: number): RenderedQuestion[] {
-  return Array.from({ length: n }, (_, i) => ({
-    name: `q${i}`,
-    type: 'noul' as const,
-    question: { type: 'noul' as const, instructions: `q${i}` },
-    options: ['true', 'false'],
-    labels: ['Yes', 'No'],
-    suffix: `\nQ${i}: ${WORDS[i % WORDS.length]} late? Answer: (`,
-  }));
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-async function timeIt(fn: () => Promise<unknown>): Promise<number> {
-  const start = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - start) / 1e6;
-}
 
 function generatedDir(m: BenchModel, layout: 'shared-prefix' | 'plain-past'): string {
   const variant = m.spec.packing === false ? '-no-packing' : '';
@@ -144,7 +111,7 @@ async function benchModel(m: BenchModel, threads: number, baseRepeats: number): 
     kvCacheBytes: 0,
   });
   try {
-    const uniformPrefix = stateOfTokens(backend, 'bench', 400);
+    const uniformPrefix = stateOfTokens((text) => backend.countTokens('bench', text), 400);
     const mixed = mixedCase();
     const mixedRendered = renderRequest({ state: mixed.state, questions: mixed.questions });
     const cases: { kind: Row['questions']; prefix: string; qs: RenderedQuestion[] }[] = [

@@ -1,6 +1,9 @@
 // Generated benchmark tables replace only what is between their markers; the analysis around them stays.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { replaceGenerated } from '../../../tools/bench/markers';
+import { replaceGenerated, writeGeneratedSection } from '../../../tools/bench/markers';
 
 describe('replaceGenerated', () => {
   const doc = [
@@ -25,5 +28,23 @@ describe('replaceGenerated', () => {
     expect(() => replaceGenerated('## Judge server\nno markers', 'judge-server', 'x')).toThrow(
       /no "<!-- generated:judge-server -->" … "<!-- \/generated:judge-server -->" pair/,
     );
+  });
+});
+
+describe('writeGeneratedSection', () => {
+  it('formats only its own block: the rest of the file stays byte for byte, unformatted parts included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'markers-'));
+    try {
+      const file = join(dir, 'BENCHMARKS.md');
+      const others = '## Theirs\n\n|a|b|\n|-|-|\n|1|2|\n\n';
+      writeFileSync(file, `${others}## Mine\n<!-- generated:mine -->\nold\n<!-- /generated:mine -->\n${others}`);
+      await writeGeneratedSection('mine', '|x|y|\n|-|-|\n|10|2|', file);
+      const table = '| x   | y   |\n| --- | --- |\n| 10  | 2   |';
+      expect(readFileSync(file, 'utf8')).toBe(
+        `${others}## Mine\n<!-- generated:mine -->\n${table}\n<!-- /generated:mine -->\n${others}`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
