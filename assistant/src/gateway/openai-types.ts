@@ -61,6 +61,7 @@ export interface ChatCompletion {
   id: string;
   object: 'chat.completion';
   created: number;
+  system_fingerprint?: string;
   model: string;
   choices: Array<{
     index: number;
@@ -75,6 +76,7 @@ export interface ChatCompletionChunk {
   id: string;
   object: 'chat.completion.chunk';
   created: number;
+  system_fingerprint?: string;
   model: string;
   choices: Array<{
     index: number;

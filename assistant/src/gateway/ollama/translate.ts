@@ -221,6 +221,12 @@ function logprobsOf(response: OllamaChatResponse): ChatLogprobs | null {
   return response.logprobs?.length ? { content: response.logprobs } : null;
 }
 
+/**
+ * What Ollama's own OpenAI-compatible layer puts in every reply (ollama/openai/openai.go): clients such as the judge
+ * read it to learn that the upstream runs one request at a time, and the translation keeps it.
+ */
+export const OLLAMA_FINGERPRINT = 'fp_ollama';
+
 export function fromOllamaChat(response: OllamaChatResponse, model: string): ChatCompletion {
   const error = (response as { error?: unknown }).error;
   if (typeof error === 'string') throw new OllamaStreamError(error);
@@ -231,6 +237,7 @@ export function fromOllamaChat(response: OllamaChatResponse, model: string): Cha
     object: 'chat.completion',
     created: createdOf(response.created_at),
     model,
+    system_fingerprint: OLLAMA_FINGERPRINT,
     choices: [
       {
         index: 0,
@@ -267,6 +274,7 @@ export async function* ollamaChunksToOpenAi(
     object: 'chat.completion.chunk',
     created,
     model,
+    system_fingerprint: OLLAMA_FINGERPRINT,
     choices: [{ index: 0, delta, finish_reason: finish, logprobs }],
   });
   let started = false;

@@ -182,6 +182,8 @@ describe('fromOllamaChat', () => {
     expect(completion).toMatchObject({
       object: 'chat.completion',
       model: 'assistant-model',
+      // As Ollama's own OpenAI layer marks its replies: the judge reads it to send one request at a time.
+      system_fingerprint: 'fp_ollama',
       created: Math.floor(Date.parse('2025-07-07T20:32:53.844124Z') / 1000),
       usage: { prompt_tokens: 169, completion_tokens: 18, total_tokens: 187 },
     });
@@ -299,6 +301,7 @@ describe('ollamaChunksToOpenAi', () => {
     expect(out.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.model === 'assistant-model')).toBe(
       true,
     );
+    expect(out.every((chunk) => chunk.system_fingerprint === 'fp_ollama')).toBe(true);
 
     const withoutUsage = await collect(ollamaChunksToOpenAi(fromArray(chunks), 'm', false));
     expect(withoutUsage).toHaveLength(4);
