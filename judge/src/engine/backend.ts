@@ -82,6 +82,8 @@ export interface TokenPlan {
   longest: number;
   /** How many times the state is sent (once per prompt for chat backends); default 1. */
   statePasses?: number;
+  /** Why it is sent that often, when not once per prompt (e.g. the sampling fallback's samples), with its setting. */
+  passesWhy?: string;
 }
 
 export interface ModelDescriptor {

@@ -224,7 +224,8 @@ export class JudgeEngine {
     }
     if (plan.total > this.limits.maxInputTokens) {
       const passes = plan.statePasses ?? 1;
-      const howOften = passes > 1 ? ` (the state is sent ${passes} times, once per prompt)` : '';
+      const why = plan.passesWhy ?? 'once per prompt';
+      const howOften = passes > 1 ? ` (the state is sent ${passes} times, ${why})` : '';
       throw badRequest(
         `The request needs about ${plan.total} input tokens${howOften}; the limit is ${this.limits.maxInputTokens}. ` +
           'Shorten the state or ask fewer questions.',

@@ -193,6 +193,10 @@ export class OpenAIBackend implements Backend {
         plan.statePasses! += sends;
       }
     }
+    if (sends > 1)
+      plan.passesWhy =
+        `${sends} samples of each prompt: the upstream returns no logprobs, so answers are sampled ` +
+        '(JUDGE_OPENAI_SAMPLES sets how many)';
     return plan;
   }
 

@@ -154,6 +154,18 @@ describe('the scoring method', () => {
     expect(response.answers.team).toMatchObject({ method: 'samples', calibrated: false });
   });
 
+  it('a request over the input limit because of its samples is refused naming the samples setting', async () => {
+    const backend = await backendOn('returned', { scoring: 'samples' });
+    const { plan } = await new JudgeEngine({ backend }).prepareWithPlan(REQUEST);
+    const engine = new JudgeEngine({ backend, limits: { maxInputTokens: plan.total - 1 } });
+    const error = (await engine.judge(REQUEST).catch((e: unknown) => e)) as { status: number; message: string };
+    expect(error.status).toBe(400);
+    expect(error.message).toContain(
+      `(the state is sent ${3 * SAMPLES} times, ${SAMPLES} samples of each prompt: the upstream returns no logprobs, so answers are sampled (JUDGE_OPENAI_SAMPLES sets how many))`,
+    );
+    expect(fake!.requests).toHaveLength(0);
+  });
+
   it('probes on demand: concurrent probes share one request, a later probe asks again', async () => {
     const backend = await backendOn('returned');
     expect(await Promise.all([backend.probe(), backend.probe(), backend.scoringOf()])).toEqual([
