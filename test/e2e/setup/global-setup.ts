@@ -15,6 +15,7 @@ import { fakeEnvName, fakes, type RunningFake } from './fakes';
 import { listenOnLoopback, sendJson } from '../../fakes/http-util';
 import { Pool } from 'pg';
 import { runMigrations, updateInstanceSettings } from 'assistant-core';
+import { setEmbeddingsCredential } from './embeddings';
 
 async function withAssistantDatabase(url: string, work: (db: Pool) => Promise<void>): Promise<void> {
   const db = new Pool({ connectionString: url, max: 1 });
@@ -72,6 +73,10 @@ export default async function setup(project: TestProject) {
     await runMigrations(db);
     await updateInstanceSettings(db, { captureIdleMinutes: 0, memoryBudget: 0 });
   });
+
+  // Embeddings are off for the run (the credential's base URL empty, as an install without them writes it), so that
+  // recall and the write gate work by words as the tests expect; the embeddings e2e switches them on.
+  await setEmbeddingsCredential(stack, false);
 
   // What tests (in workers) may ask of the stack the main process owns: its PIDs now, and a restart of n8n or of the
   // browser service.
