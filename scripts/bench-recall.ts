@@ -3,6 +3,7 @@
 // Loads the memories in one INSERT … SELECT, then times recall() (the same code the Assistant Memory node runs)
 // for a fixed query mix, side by side with the same queries with index scans disabled. --write puts the result
 // into the "Assistant memory recall" section of docs/BENCHMARKS.md.
+// Recall by meaning (embeddings, pgvector on PGlite): scripts/bench-recall-meaning.ts, on this file's data.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
@@ -19,8 +20,10 @@ import {
 import { startPostgres } from './runtime/postgres';
 
 const SECTION = '## Assistant memory recall';
+/** The embedding model's name on the benchmark's random embeddings. */
+export const BENCH_MODEL = 'bench-random-unit';
 
-function argument(name: string, fallback: number): number {
+export function argument(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
   if (index === -1) return fallback;
   const value = Number(process.argv[index + 1]);
@@ -29,7 +32,7 @@ function argument(name: string, fallback: number): number {
 }
 
 /** A deterministic vocabulary of pseudo-words plus some real ones, so that word frequencies are realistic. */
-function vocabulary(size: number): string[] {
+export function vocabulary(size: number): string[] {
   let seed = 7;
   // mulberry32: a small deterministic generator in 32-bit integer arithmetic.
   const next = () => {
@@ -84,7 +87,7 @@ function vocabulary(size: number): string[] {
   return [...words];
 }
 
-const FIRST = [
+export const FIRST = [
   'Anna',
   'Ben',
   'Clara',
@@ -119,7 +122,7 @@ const LAST = [
   'Wolf',
 ];
 
-async function load(client: PoolClient, userId: string, count: number, words: string[]) {
+export async function load(client: PoolClient, userId: string, count: number, words: string[], dimensions = 0) {
   const people = FIRST.flatMap((first) => LAST.map((last) => `${first} ${last}`));
   await client.query('DROP TABLE IF EXISTS pg_temp.bench_words');
   await client.query(
@@ -135,21 +138,24 @@ async function load(client: PoolClient, userId: string, count: number, words: st
               (SELECT string_agg(w.word, ' ')
                  FROM (SELECT 1 + floor(power(random(), 2) * $4::int)::int AS id FROM generate_series(1, 8 + (g % 9))) AS picks
                  JOIN bench_words w USING (id)) AS words,
-              CASE WHEN random() < 0.3 THEN ($2::text[])[1 + floor(random() * $5::int)::int] END AS person
+              CASE WHEN random() < 0.3 THEN ($2::text[])[1 + floor(random() * $5::int)::int] END AS person,
+              CASE WHEN $6::int > 0 THEN ARRAY(SELECT random() - 0.5 + 0 * g FROM generate_series(1, $6::int)) END AS v
          FROM generate_series(1, $3::int) AS g
      )
-     INSERT INTO assistant.memories (user_id, content, kind, importance, tags, people, entities, name_keys, names, source, language, search_vector, created_at, updated_at)
+     INSERT INTO assistant.memories (user_id, content, kind, importance, tags, people, entities, name_keys, names, source, language, search_vector, created_at, updated_at, embedding, embedding_model)
      SELECT $1, concat_ws(' ', person, words), 'fact', 1 + g % 5, '{}',
             coalesce(ARRAY[person], '{}'), '{}', coalesce(ARRAY[lower(person)], '{}'), coalesce(person, ''), 'bench', 'english',
             setweight(to_tsvector('english', concat_ws(' ', person, words)), 'A') || setweight(to_tsvector('english', coalesce(person, '')), 'B'),
-            now() - (g % 17520) * interval '1 hour', now()
+            now() - (g % 17520) * interval '1 hour', now(),
+            CASE WHEN v IS NOT NULL THEN ARRAY(SELECT x / sqrt((SELECT sum(y * y) FROM unnest(v) AS y)) FROM unnest(v) AS x)::real[] END,
+            CASE WHEN v IS NOT NULL THEN '${BENCH_MODEL}' END
        FROM raw`,
-    [userId, people, count, words.length, people.length],
+    [userId, people, count, words.length, people.length, dimensions],
   );
   await client.query('VACUUM ANALYZE assistant.memories');
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
@@ -314,7 +320,9 @@ function writeSection(report: string) {
   writeFileSync(file, `${current.slice(0, start)}${report}${rest ? `\n${rest}` : ''}`);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
