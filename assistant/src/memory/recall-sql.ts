@@ -7,6 +7,11 @@ import { COMMON_CANDIDATES, type SearchTerms } from './search-terms';
 export const RECALL_CANDIDATES = 300;
 /** Candidates found by embedding alone: the nearest, by pgvector's HNSW index or else by exact cosine on real[]. */
 export const SEMANTIC_CANDIDATES = 200;
+/**
+ * Without pgvector, the newest embedded memories of a user that recall by meaning compares by exact cosine: every
+ * memory up to this many (a scan: ~0.5 s at 10,000 on 2 cores, docs/BENCHMARKS.md); beyond it pgvector's index.
+ */
+export const COSINE_SCAN_LIMIT = 20_000;
 
 /** A single lexeme as a tsquery literal (quoted, so any character is taken literally). */
 const lexemeQuery = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
@@ -92,8 +97,16 @@ export function recallSql(plan: RecallPlan): string {
     arms.length > 0
       ? `SELECT id, true AS lexical FROM (SELECT id FROM (${arms.join(' UNION ')}) matched ORDER BY hits DESC, created_at DESC LIMIT ${RECALL_CANDIDATES}) lexical`
       : '',
-    semantic !== 'none'
-      ? `SELECT id, false AS lexical FROM (SELECT m.id FROM assistant.memories m WHERE m.user_id = $1 AND m.embedding_model = ${model} ${semanticFilter} ${current} ${kindFilter}
+    semantic === 'pgvector'
+      ? `SELECT id, false AS lexical FROM (SELECT m.id FROM assistant.memories m WHERE m.user_id = $1 AND m.embedding_model = ${model} ${current} ${kindFilter}
+           ORDER BY ${semanticOrder} LIMIT ${SEMANTIC_CANDIDATES}) semantic`
+      : '',
+    // Without the index: the newest COSINE_SCAN_LIMIT embedded memories scanned, so a turn's recall stays bounded.
+    semantic === 'cosine'
+      ? `SELECT id, false AS lexical FROM (SELECT m.id FROM (
+             SELECT m.id, m.embedding, m.created_at FROM assistant.memories m
+              WHERE m.user_id = $1 AND m.embedding_model = ${model} ${semanticFilter} ${current} ${kindFilter}
+              ORDER BY m.created_at DESC LIMIT ${COSINE_SCAN_LIMIT}) m
            ORDER BY ${semanticOrder} LIMIT ${SEMANTIC_CANDIDATES}) semantic`
       : '',
   ].filter(Boolean);
