@@ -114,11 +114,14 @@ export const FEATURE_QUESTIONS: Question[] = [
       (chatProvider(answers).id === 'ollama' ? '; e.g. nomic-embed-text once pulled into Ollama)' : ')'),
     defaultValue: (answers) => EMBEDDINGS_MODELS[chatProvider(answers).id] ?? OFF,
     check: async (value, answers, checks) => {
+      answers.ASSISTANT_EMBEDDING_DIMENSIONS = '';
       if (isOff(value) || value.trim() === '') return OFF;
       const model = modelName(value, 'model');
       const key = acceptedKey(answers.ASSISTANT_LLM_API_KEY);
       const result = await checks.embeddingsCall(chatProvider(answers), key, model);
       if (!result.ok) throw new Error(`the test embedding failed: ${result.message}`);
+      // The test embedding's size: what pgvector's index is made for at install (assistant/src/storage/vector-index.ts).
+      answers.ASSISTANT_EMBEDDING_DIMENSIONS = /^(\d+) dimensions/.exec(result.detail ?? '')?.[1] ?? '';
       return model;
     },
   },
@@ -155,6 +158,7 @@ export function modelSettings(answers: Answers): Answers {
     JUDGE_OPENAI_API_KEY: judgeKey(answers) ?? '',
     ASSISTANT_EMBEDDINGS_BASE_URL: embeddings ? chat.baseUrl : '',
     ASSISTANT_EMBEDDINGS_API_KEY: embeddings ? key : '',
+    ASSISTANT_EMBEDDING_DIMENSIONS: embeddings ? (answers.ASSISTANT_EMBEDDING_DIMENSIONS ?? '') : '',
     ASSISTANT_TRANSCRIPTION_BASE_URL: voice ? chat.baseUrl : '',
     ASSISTANT_TRANSCRIPTION_API_KEY: voice ? key : '',
   };

@@ -115,6 +115,8 @@ describe('scripts/installer/main.ts', () => {
       `JUDGE_OPENAI_API_KEY=${KEY}`,
       'ASSISTANT_EMBEDDINGS_MODEL=text-embedding-3-small',
       `ASSISTANT_EMBEDDINGS_BASE_URL=${llm.url}/v1`,
+      // The test embedding's size (the fake's default, as OpenAI's for this model): pgvector's index at install.
+      'ASSISTANT_EMBEDDING_DIMENSIONS=1536',
       'ASSISTANT_TRANSCRIPTION_MODEL=whisper-1',
       `ASSISTANT_TRANSCRIPTION_BASE_URL=${llm.url}/v1`,
     ]) {
@@ -369,7 +371,11 @@ describe('setup.sh --non-interactive: the judge, embeddings and voice, for both 
     const again = await run(envFile, ['--non-interactive', '--answers', answers('models-off.env', off)]);
     expect(again.stdout).toContain('ASSISTANT_EMBEDDINGS_MODEL=off');
     const cleared = readEnvFile(envFile);
-    expect(cleared).toMatchObject({ ASSISTANT_EMBEDDINGS_BASE_URL: '', ASSISTANT_TRANSCRIPTION_BASE_URL: '' });
+    expect(cleared).toMatchObject({
+      ASSISTANT_EMBEDDINGS_BASE_URL: '',
+      ASSISTANT_EMBEDDING_DIMENSIONS: '',
+      ASSISTANT_TRANSCRIPTION_BASE_URL: '',
+    });
     for (const id of ['asstEmbeddings01', 'asstTranscribe01'])
       expect(nativeCredentials(cleared).find((c) => c.id === id)!.data).toMatchObject({ baseUrl: '' });
   });

@@ -10,6 +10,7 @@ import { AssistantInputError } from '../errors';
 import { linkOwnerIdentities } from '../identities/link-owner';
 import { updateInstanceSettings } from '../settings/settings';
 import { runMigrations, type MigrationResult } from '../storage/migrate';
+import { enableVectorIndexFromSettings, type VectorIndexResult } from '../storage/vector-index';
 
 const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -31,6 +32,8 @@ export const SETTINGS_FROM_ENV: ReadonlyArray<readonly [string, string]> = [
 
 export interface PreparedAssistant {
   migration: MigrationResult;
+  /** pgvector's index, when embeddings are on with ASSISTANT_EMBEDDING_DIMENSIONS (null otherwise). */
+  vectorIndex: VectorIndexResult | null;
   ownerChatId: string | null;
   chatModel: string;
   /** The instance's spending caps now in force (ASSISTANT_BUDGET_*). */
@@ -95,6 +98,8 @@ export async function prepareAssistantDatabase(
       });
       linkedIdentities = linked.identities;
     }
+    // pgvector's index for recall by meaning, when embeddings are on and their dimension is known (else the cosine scan).
+    const vectorIndex = await enableVectorIndexFromSettings(pool, settings);
     return {
       migration,
       ownerChatId: stored.rows[0].owner_telegram_chat_id,
@@ -103,6 +108,7 @@ export async function prepareAssistantDatabase(
       jobCaps,
       userCaps,
       linkedIdentities,
+      vectorIndex,
     };
   } finally {
     await pool.end();

@@ -56,6 +56,23 @@ describe('prepareAssistantDatabase', () => {
     expect(again.chatModel).toBe('gpt-4o-mini');
   });
 
+  it("tries pgvector's index when embeddings are on with a size: without the extension it says so; off, nothing", async () => {
+    const off = await prepareAssistantDatabase(connection, { ASSISTANT_EMBEDDINGS_MODEL: 'off' });
+    expect(off.vectorIndex).toBeNull();
+    const on = await prepareAssistantDatabase(connection, {
+      ASSISTANT_EMBEDDINGS_MODEL: 'text-embedding-3-small',
+      ASSISTANT_EMBEDDING_DIMENSIONS: '1536',
+    });
+    // The embedded Postgres 17 has no vector extension: recall by meaning keeps the cosine scan.
+    expect(on.vectorIndex).toMatchObject({ pgvector: false, reason: expect.stringContaining('vector extension') });
+    await expect(
+      prepareAssistantDatabase(connection, {
+        ASSISTANT_EMBEDDINGS_MODEL: 'text-embedding-3-small',
+        ASSISTANT_EMBEDDING_DIMENSIONS: 'many',
+      }),
+    ).rejects.toMatchObject({ field: 'ASSISTANT_EMBEDDING_DIMENSIONS' });
+  });
+
   it('stores the model timeout, the reply deadline and the run limit; unset, the defaults a model on a CPU meets stay', async () => {
     const readTimes = async () => {
       const pool = new Pool({ ...connection, max: 1 });
