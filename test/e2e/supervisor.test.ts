@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOL_PROBE_MESSAGE } from '../../scripts/doctor/chat';
 import { freePort, StartupFailed, waitFor } from '../../scripts/runtime/process';
 import { OllamaFakeControl, startOllamaFake, type OllamaFake } from '../fakes/ollama';
 
@@ -35,6 +36,11 @@ beforeAll(async () => {
     models: [{ name: MODEL, family: 'qwen2', contextLength: 32_768, parameterSize: '7.6B' }],
   });
   ollamaControl = new OllamaFakeControl(ollama.url);
+  // The model calls doctor's tool at start, as a tool-capable model does (unscripted, the fake answers in plain text).
+  await ollamaControl.addScript(TOOL_PROBE_MESSAGE, [
+    { tool_calls: [{ name: 'doctor_lucky_number', arguments: { word: 'ping' } }] },
+    { content: 'The number is 42.' },
+  ]);
   n8nPort = await freePort();
   const env = {
     ...process.env,
@@ -104,14 +110,35 @@ describe("run.sh's default setup with a local Ollama", () => {
       const answer = await askAgent(message);
       expect(answer).toEqual({ status: 200, body: expect.objectContaining({ reply: `echo: ${message}` }) });
     }
+    // doctor's quick verdict follows the start-up summary (the start does not wait for it): the model works.
+    await waitFor(async () => output.includes(`doctor (quick): the chat model ${MODEL} works`), {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+      what: "doctor's verdict at start",
+    }).catch((error: Error) => {
+      throw new Error(
+        `${error.message}; doctor printed: ${output
+          .split('\n')
+          .filter((l) => /doctor|will not/.test(l))
+          .join(' | ')}`,
+      );
+    });
     const seen = await ollamaControl.requests();
     // Every call (the agent's, and the judge's probe of its scoring method at start) goes to the derived model, whole.
     for (const request of seen) {
       expect(request).toMatchObject({ route: '/api/chat', model: `${MODEL}-ctx16384`, numCtx: 16_384, cut: null });
     }
-    // The agent's prompt (its 48 tools' schemas alone are ~6,000 tokens) over Ollama's 4,096 default: the gateway's
+    // The agent's prompt (its 50 tools' schemas alone are ~6,000 tokens) over Ollama's 4,096 default: the gateway's
     // derived model holds it whole.
-    const agentCalls = seen.filter((request) => ((request.body as { tools?: unknown[] }).tools ?? []).length > 0);
+    // doctor's quick check at start (run.sh's summary) makes one small tool call of its own: not the agent's.
+    const byDoctor = (request: { body: unknown }) =>
+      ((request.body as { messages?: Array<{ content?: unknown }> }).messages ?? []).some(
+        (message) => message.content === TOOL_PROBE_MESSAGE,
+      );
+    expect(seen.filter(byDoctor).length).toBeGreaterThanOrEqual(1);
+    const agentCalls = seen.filter(
+      (request) => ((request.body as { tools?: unknown[] }).tools ?? []).length > 0 && !byDoctor(request),
+    );
     expect(agentCalls.length).toBeGreaterThanOrEqual(2);
     for (const request of agentCalls) expect(request.promptEvalCount).toBeGreaterThan(4096);
     const tags = (await (await fetch(`${ollama.url}/api/tags`)).json()) as { models: Array<{ name: string }> };
