@@ -8,10 +8,12 @@ export const RECALL_CANDIDATES = 300;
 /** Candidates found by embedding alone: the nearest, by pgvector's HNSW index or else by exact cosine on real[]. */
 export const SEMANTIC_CANDIDATES = 200;
 /**
- * Without pgvector, the newest embedded memories of a user that recall by meaning compares by exact cosine: every
- * memory up to this many (a scan: ~0.5 s at 10,000 on 2 cores, docs/BENCHMARKS.md); beyond it pgvector's index.
+ * Without pgvector, the newest embedded memories of a user that recall by meaning scans (every memory up to this
+ * many; ~0.27 s p50 at 10,000 1536-dimension embeddings on 2 cores, docs/BENCHMARKS.md); beyond it pgvector's index.
  */
 export const COSINE_SCAN_LIMIT = 20_000;
+/** How many leading dimensions the scan without pgvector ranks by before the candidates' exact cosine. */
+export const PREFILTER_DIMENSIONS = 128;
 
 /** A single lexeme as a tsquery literal (quoted, so any character is taken literally). */
 const lexemeQuery = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
@@ -90,8 +92,12 @@ export function recallSql(plan: RecallPlan): string {
       : `CASE WHEN m.embedding_model = ${model} AND ${sameSize} THEN ${cosine} ELSE 0 END`;
   // The nearest embedded memories of every age: by the HNSW index, or else by cosine over all the user's embeddings
   // of this model and size (exact; a scan of the user's rows).
+  // Without the index the scan ranks by the dot product of the first PREFILTER_DIMENSIONS only (a fraction of the
+  // work; the leading dimensions of Matryoshka models such as text-embedding-3 carry most of the meaning, and any
+  // model's are a sample of its dot product), and the candidates' full score uses the exact cosine.
+  const prefix = `(SELECT sum(a::float8 * b::float8) FROM unnest(m.embedding[1:${PREFILTER_DIMENSIONS}], (${vector})[1:${PREFILTER_DIMENSIONS}]) AS v(a, b))`;
   const semanticOrder =
-    semantic === 'pgvector' ? `m.embedding_vector <=> ${vector}::vector` : `${cosine} DESC, m.created_at DESC`;
+    semantic === 'pgvector' ? `m.embedding_vector <=> ${vector}::vector` : `${prefix} DESC, m.created_at DESC`;
   const semanticFilter = semantic === 'pgvector' ? '' : `AND ${sameSize}`;
   const sources = [
     arms.length > 0
