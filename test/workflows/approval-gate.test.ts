@@ -61,6 +61,14 @@ describe('the approval gate', () => {
     }
   });
 
+  it("gives a gated tool time to wait for the yes: its own limit and the gate's 660 s (the reliability e2e's rule)", () => {
+    for (const tool of gated) {
+      const { settings } = read(tool.workflow.file) as Workflow & { settings: { executionTimeout: number } };
+      expect([tool.name, settings.executionTimeout]).toEqual([tool.name, expect.any(Number)]);
+      expect(settings.executionTimeout, tool.name).toBeGreaterThanOrEqual(660 + 300);
+    }
+  });
+
   it('lets a click through only with the form it was approved for', () => {
     const click = read('assistant-tool-browser-click.json').nodes.find((node) => node.name === 'Click the Element')!;
     expect(click.parameters).toMatchObject({
