@@ -7,19 +7,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import { consolidateMemories, resolveIdentity, runMigrations } from 'assistant-core';
-import { startPostgres } from './runtime/postgres';
+import { argument, startBenchDatabase } from './bench-recall';
 
 const SECTION = '## Memory consolidation (issue 34)';
-
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  if (index === -1) return fallback;
-  const value = Number(process.argv[index + 1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: expected a positive integer`);
-  return value;
-}
 
 /** 3,000 made-up words (two or three syllables); picks are skewed, so a few are common and most are rare. */
 const SYLLABLES = 'ka lo mi ne su ta ri po ve da mo li ru se no'.split(' ');
@@ -141,12 +133,8 @@ function writeSection(body: string): void {
 async function main(): Promise<void> {
   const count = argument('memories', 10_000);
   const repeats = argument('repeats', 3);
-  const server = await startPostgres({ database: 'bench_consolidation' });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void server.stop().finally(() => process.exit(130)));
-  }
-  const pool = new Pool({ connectionString: server.url, max: 2 });
-  pool.on('error', () => undefined);
+  const database = await startBenchDatabase('bench_consolidation');
+  const { pool } = database;
   try {
     await runMigrations(pool);
     const { userId } = await resolveIdentity(pool, 'api', 'bench-consolidation');
@@ -158,8 +146,7 @@ async function main(): Promise<void> {
     console.log(body);
     if (process.argv.includes('--write')) writeSection(body);
   } finally {
-    await pool.end();
-    await server.stop();
+    await database.stop();
   }
 }
 

@@ -197,17 +197,30 @@ async function timeQueries(
 
 const QUERY_KINDS = ['first name', 'full name', 'one word', 'three words', 'chatty question'];
 
-async function main() {
-  const count = argument('memories', 100_000);
-  const queryCount = argument('queries', 200);
-  const write = process.argv.includes('--write');
-  const server = await startPostgres({ database: 'bench_recall' });
+/** A benchmark's own embedded Postgres 17 and a pool on it; stopped on Ctrl-C or a timeout, and by `stop`. */
+export async function startBenchDatabase(database: string): Promise<{ pool: Pool; stop(): Promise<void> }> {
+  const server = await startPostgres({ database });
   // Interrupted (Ctrl-C, timeout): stop the database before leaving.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void server.stop().finally(() => process.exit(130)));
   }
   const pool = new Pool({ connectionString: server.url, max: 2 });
   pool.on('error', () => undefined);
+  return {
+    pool,
+    async stop() {
+      await pool.end();
+      await server.stop();
+    },
+  };
+}
+
+async function main() {
+  const count = argument('memories', 100_000);
+  const queryCount = argument('queries', 200);
+  const write = process.argv.includes('--write');
+  const database = await startBenchDatabase('bench_recall');
+  const { pool } = database;
   try {
     await runMigrations(pool);
     const { userId } = await resolveIdentity(pool, 'api', 'bench-user');
@@ -301,8 +314,7 @@ async function main() {
       client.release();
     }
   } finally {
-    await pool.end();
-    await server.stop();
+    await database.stop();
   }
 }
 
