@@ -91,7 +91,10 @@ const exitOf = (child: ChildProcess): Promise<ProcessEnd> =>
     ? Promise.resolve({ code: child.exitCode, signal: child.signalCode })
     : new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 
-/** Postgres, the gateway, the judge and n8n are watched from the moment all are up; each comes back on its own. */
+/**
+ * Postgres, the gateway, the judge, n8n, the browser service (when Chromium is there) and in queue mode Redis and the
+ * n8n worker are watched from the moment all are up; each comes back on its own.
+ */
 function superviseServices(run: LocalRun): void {
   const services: SupervisedService[] = [
     {
@@ -125,6 +128,17 @@ function superviseServices(run: LocalRun): void {
       restart: () => run.stack!.n8n.restart(),
     },
   ];
+  const { browser, queue } = run.stack!;
+  if (browser) services.push({ name: 'browser service', ...browser });
+  if (queue) {
+    services.push({ name: 'redis', ...queue.redis });
+    services.push({
+      name: 'n8n worker',
+      pid: () => queue.workerPid(),
+      whenExited: () => queue.workerWhenExited(),
+      restart: () => queue.restartWorker(),
+    });
+  }
   for (const service of services) run.supervisor.watch(service);
 }
 

@@ -11,6 +11,8 @@ export interface RedisServer {
   port: number;
   pid: number;
   logFile: string;
+  /** For a supervisor (scripts/runtime/supervisor.ts). */
+  whenExited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(): Promise<void>;
 }
 
@@ -53,7 +55,12 @@ export async function startRedis(options: { dir: string; port?: number }): Promi
   );
   closeSync(logFd);
   let exited = false;
-  child.once('exit', () => (exited = true));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = true;
+      resolve({ code, signal });
+    }),
+  );
   try {
     await waitFor(
       async () => {
@@ -72,6 +79,7 @@ export async function startRedis(options: { dir: string; port?: number }): Promi
     port,
     pid: child.pid!,
     logFile,
+    whenExited: () => exit,
     stop: () => stopProcess(child, { signal: 'SIGTERM', timeoutMs: 10_000 }),
   };
 }

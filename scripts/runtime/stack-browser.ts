@@ -41,6 +41,7 @@ export async function startBrowserIfWanted(
       key: first.key,
       logFile,
       pid: () => current.pid(),
+      whenExited: () => current.whenExited(),
       restart: async () => {
         await current.stop();
         current = await startBrowserService({ ...settings, port: first.port, key: first.key });

@@ -3,17 +3,20 @@ import { existsSync, readFileSync } from 'node:fs';
 import { spawnN8n, type N8nProcess } from './n8n-process';
 import { freePort, StartupFailed, waitFor } from './process';
 import { startRedis, type RedisServer } from './redis';
-import type { Cleanup, Log } from './stack-types';
+import type { Cleanup, Log, StackRedis } from './stack-types';
 
-/** Queue mode: Redis, and the settings that make the main instance queue its executions there. */
+/**
+ * Queue mode: Redis, and the settings that make the main instance queue its executions there. A restart brings it
+ * back on the same port (the queue is empty then: jobs in flight are lost, executions stay in Postgres).
+ */
 export async function startQueueRedis(
   userFolder: string,
   env: Record<string, string>,
   processEnv: NodeJS.ProcessEnv,
   cleanups: Cleanup[],
   log: Log,
-): Promise<RedisServer> {
-  const redis = await startRedis({ dir: userFolder });
+): Promise<StackRedis> {
+  let redis: RedisServer = await startRedis({ dir: userFolder });
   cleanups.push(() => redis.stop());
   log(`Redis on ${redis.host}:${redis.port} (queue mode)`);
   const queueEnv = {
@@ -23,7 +26,17 @@ export async function startQueueRedis(
   };
   Object.assign(env, queueEnv);
   Object.assign(processEnv, queueEnv);
-  return redis;
+  const { host, port } = redis;
+  return {
+    host,
+    port,
+    pid: () => redis.pid,
+    whenExited: () => redis.whenExited(),
+    restart: async () => {
+      await redis.stop();
+      redis = await startRedis({ dir: userFolder, port });
+    },
+  };
 }
 
 /** One `n8n worker` beside the main instance: its own task-runner broker and health port, ready when /healthz is. */

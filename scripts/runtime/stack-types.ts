@@ -108,7 +108,8 @@ export interface Stack {
     workerPid(): number;
     /** Stops the worker if it runs and starts it again, ready. */
     restartWorker(): Promise<void>;
-    redis: { host: string; port: number };
+    workerWhenExited(): Promise<ProcessExit>;
+    redis: StackRedis;
   };
   /** Calls the public API (/api/v1/...) with the API key; throws on a non-2xx answer, naming it. */
   api<T = unknown>(apiPath: string, init?: { method?: string; body?: unknown }): Promise<T>;
@@ -133,12 +134,22 @@ export interface StackGateway {
   clockFile?: string;
 }
 
+/** Queue mode's Redis: where it is, and a restart on the same port. */
+export interface StackRedis {
+  host: string;
+  port: number;
+  pid(): number;
+  whenExited(): Promise<ProcessExit>;
+  restart(): Promise<void>;
+}
+
 /** The stack's browser service: where it is, its log, and a restart on the same port and key (profiles kept). */
 export interface StackBrowser {
   url: string;
   key: string;
   logFile: string;
   pid(): number;
+  whenExited(): Promise<ProcessExit>;
   restart(): Promise<void>;
 }
 

@@ -106,7 +106,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
               workerLogFile: worker.process.logFile,
               workerPid: () => worker.process.child.pid!,
               restartWorker: () => worker.restart(),
-              redis: { host: redis.host, port: redis.port },
+              workerWhenExited: () => worker.process.whenExited(),
+              redis,
             }
           : undefined,
       n8n: {
