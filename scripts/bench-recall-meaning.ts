@@ -10,7 +10,7 @@
 // times are WebAssembly's on one connection, not comparable with a native server's.
 import { cpus, loadavg } from 'node:os';
 import { Pool, type PoolClient } from 'pg';
-import { enableVectorIndex, type Embedder, recall, resolveIdentity, runMigrations } from 'assistant-core';
+import { enableVectorIndex, type Embedder, recall, resolveIdentity, runMigrations } from '../assistant/src';
 import { startPgliteDatabase } from '../assistant/test/pglite-server';
 import { argument, BENCH_MODEL, FIRST, load, percentile, vocabulary } from './bench-recall';
 import { startPostgres } from './runtime/postgres';
@@ -93,8 +93,15 @@ async function main() {
     const client = await db.pool.connect();
     try {
       let start = process.hrtime.bigint();
-      await load(client, userId, count, words, dimensions);
-      await load(client, other.userId, Math.round(count / 10), words, dimensions);
+      await load(
+        client,
+        [
+          [userId, count],
+          [other.userId, Math.round(count / 10)],
+        ],
+        words,
+        dimensions,
+      );
       const loadSeconds = ms(start) / 1000;
       let indexSeconds: number | null = null;
       if (engine === 'pglite') {

@@ -1,6 +1,7 @@
 // Benchmark: memory recall for one user with 100k memories, on a real Postgres 17 (started here, removed after).
-//   node_modules/.bin/tsx scripts/bench-recall.ts [--memories 100000] [--queries 200] [--write]
-// Loads the memories in one INSERT … SELECT, then times recall() (the same code the Assistant Memory node runs)
+//   node_modules/.bin/tsx scripts/bench-recall.ts [--memories 100000] [--queries 200] [--data-dir DIR [--load-only]] [--write]
+// Loads the memories in one INSERT … SELECT (--data-dir: into a kept cluster there, loaded once and reused by
+// later runs with the same --memories), then times recall() (the same code the Assistant Memory node runs)
 // for a fixed query mix, side by side with the same queries with index scans disabled. --write puts the result
 // into the "Assistant memory recall" section of docs/BENCHMARKS.md.
 // Recall by meaning (embeddings, pgvector on PGlite): scripts/bench-recall-meaning.ts, on this file's data.
@@ -16,7 +17,7 @@ import {
   resolveIdentity,
   runMigrations,
   searchTerms,
-} from 'assistant-core';
+} from '../assistant/src';
 import { startPostgres } from './runtime/postgres';
 
 const SECTION = '## Assistant memory recall';
@@ -122,7 +123,8 @@ const LAST = [
   'Wolf',
 ];
 
-export async function load(client: PoolClient, userId: string, count: number, words: string[], dimensions = 0) {
+/** Loads each user's memories (a user id and how many), with random unit embeddings of `dimensions` when not 0. */
+export async function load(client: PoolClient, users: [string, number][], words: string[], dimensions = 0) {
   const people = FIRST.flatMap((first) => LAST.map((last) => `${first} ${last}`));
   await client.query('DROP TABLE IF EXISTS pg_temp.bench_words');
   await client.query(
@@ -130,8 +132,32 @@ export async function load(client: PoolClient, userId: string, count: number, wo
     [words],
   );
   await client.query('ALTER TABLE bench_words ADD PRIMARY KEY (id)');
-  await client.query('SELECT setseed(0.42)');
-  // One statement: 8–16 skewed word picks per memory, a person in 30% of rows, spread over the last two years.
+  // The secondary indexes are dropped and made again after the insert (a bulk build is many times faster than
+  // inserting row by row into GIN indexes without a pending list); their definitions are the schema's own.
+  const { rows: indexes } = await client.query<{ name: string; definition: string }>(
+    `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS definition
+       FROM pg_index i WHERE i.indrelid = 'assistant.memories'::regclass AND NOT i.indisprimary AND NOT i.indisunique`,
+  );
+  for (const { name } of indexes) await client.query(`DROP INDEX ${name}`);
+  for (const [userId, count] of users) {
+    await client.query('SELECT setseed(0.42)');
+    await insertMemories(client, userId, count, people, words.length, dimensions);
+  }
+  await client.query(`SET maintenance_work_mem = '256MB'`);
+  for (const { definition } of indexes) await client.query(definition);
+  await client.query('RESET maintenance_work_mem');
+  await client.query('VACUUM ANALYZE assistant.memories');
+}
+
+/** One statement: 8–16 skewed word picks per memory, a person in 30% of rows, spread over the last two years. */
+async function insertMemories(
+  client: PoolClient,
+  userId: string,
+  count: number,
+  people: string[],
+  wordCount: number,
+  dimensions: number,
+) {
   await client.query(
     `WITH raw AS (
        SELECT g,
@@ -150,9 +176,23 @@ export async function load(client: PoolClient, userId: string, count: number, wo
             CASE WHEN v IS NOT NULL THEN ARRAY(SELECT x / sqrt((SELECT sum(y * y) FROM unnest(v) AS y)) FROM unnest(v) AS x)::real[] END,
             CASE WHEN v IS NOT NULL THEN '${BENCH_MODEL}' END
        FROM raw`,
-    [userId, people, count, words.length, people.length, dimensions],
+    [userId, people, count, wordCount, people.length, dimensions],
   );
-  await client.query('VACUUM ANALYZE assistant.memories');
+}
+
+/** A text option's value (`--name value`), or undefined when not given. */
+export function textArgument(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  if (index === -1) return undefined;
+  const value = process.argv[index + 1];
+  if (!value || value.startsWith('--')) throw new Error(`--${name}: expected a value`);
+  return value;
+}
+
+/** How many memories the user has: a kept cluster (--data-dir) is loaded once, then reused. */
+export async function loadedCount(client: PoolClient, userId: string): Promise<number> {
+  const { rows } = await client.query('SELECT count(*)::int AS n FROM assistant.memories WHERE user_id = $1', [userId]);
+  return rows[0].n;
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -198,8 +238,11 @@ async function timeQueries(
 const QUERY_KINDS = ['first name', 'full name', 'one word', 'three words', 'chatty question'];
 
 /** A benchmark's own embedded Postgres 17 and a pool on it; stopped on Ctrl-C or a timeout, and by `stop`. */
-export async function startBenchDatabase(database: string): Promise<{ pool: Pool; stop(): Promise<void> }> {
-  const server = await startPostgres({ database });
+export async function startBenchDatabase(
+  database: string,
+  dataDir?: string,
+): Promise<{ pool: Pool; stop(): Promise<void> }> {
+  const server = await startPostgres({ database, ...(dataDir ? { dataDir } : {}) });
   // Interrupted (Ctrl-C, timeout): stop the database before leaving.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void server.stop().finally(() => process.exit(130)));
@@ -219,7 +262,8 @@ async function main() {
   const count = argument('memories', 100_000);
   const queryCount = argument('queries', 200);
   const write = process.argv.includes('--write');
-  const database = await startBenchDatabase('bench_recall');
+  const dataDir = textArgument('data-dir');
+  const database = await startBenchDatabase('bench_recall', dataDir);
   const { pool } = database;
   try {
     await runMigrations(pool);
@@ -229,9 +273,25 @@ async function main() {
     const client = await pool.connect();
     try {
       const loadStart = Date.now();
-      await load(client, userId, count, words);
-      await load(client, other.userId, Math.round(count / 10), words);
+      const reused = (await loadedCount(client, userId)) === count;
+      if (!reused) {
+        await client.query('DELETE FROM assistant.memories');
+        await load(
+          client,
+          [
+            [userId, count],
+            [other.userId, Math.round(count / 10)],
+          ],
+          words,
+        );
+      }
       const loadSeconds = (Date.now() - loadStart) / 1000;
+      if (process.argv.includes('--load-only')) {
+        console.log(
+          `${reused ? 'already loaded' : `loaded in ${loadSeconds.toFixed(1)} s`} (${dataDir ?? 'temporary'})`,
+        );
+        return;
+      }
       // The query mix: a first name, a full name, 1–3 words of varying frequency, and a chatty question.
       const queries: string[] = [];
       for (let i = 0; i < queryCount; i++) {
@@ -280,7 +340,10 @@ async function main() {
         '`node_modules/.bin/tsx scripts/bench-recall.ts --write` — one run, side by side, on ' +
           `${cpus().length} cores (${cpus()[0]?.model.trim()}), Node ${process.version}, Postgres 17 (embedded, fsync off).`,
         `${count.toLocaleString('en')} memories for one user (plus ${Math.round(count / 10).toLocaleString('en')} for another), ` +
-          `8–16 words each from a 5,000-word skewed vocabulary, a person named in 30%; loaded in one INSERT … SELECT in ${loadSeconds.toFixed(1)} s.`,
+          `8–16 words each from a 5,000-word skewed vocabulary, a person named in 30%; ` +
+          (reused
+            ? `loaded earlier into the kept cluster (--data-dir).`
+            : `loaded in one INSERT … SELECT in ${loadSeconds.toFixed(1)} s.`),
         `Each timing is a whole \`recall()\` call as the Assistant Memory node runs it (settings, search terms, the ranked query; 3 round trips),`,
         `limit 10, over ${queryCount} queries (first names, full names, 1 and 3 words, chatty questions) after 20 warm-up; the paths alternate`,
         `query by query. Machine load (1-minute average) ${loadBefore.toFixed(2)} before and ${loadAfter.toFixed(2)} after the timed part (other work was running).`,

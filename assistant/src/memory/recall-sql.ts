@@ -33,7 +33,7 @@ export interface RecallPlan {
 /**
  * The ranked recall query, in two stages so that its cost stays bounded when a common word matches many rows.
  * Candidates: every match of the rare words (tsvector GIN), the newest COMMON_CANDIDATES matches of the common
- * words and of all common words together, and the name matches (trigram GIN); cut to the RECALL_CANDIDATES that
+ * words, of all common words together and of the names (trigram word similarity); cut to the RECALL_CANDIDATES that
  * match the most query words (a rare word counts double) or a name (newest first among equals). With embeddings,
  * up to SEMANTIC_CANDIDATES more: the nearest of any age, by pgvector, or else by cosine over the user's real[] embeddings. Only the
  * candidates get the full score: ts_rank_cd, the best name similarity, importance, cosine similarity, and a recency
@@ -74,13 +74,15 @@ export function recallSql(plan: RecallPlan): string {
   const arm = (where: string, newestFirst = false) =>
     `(SELECT m.id, m.created_at, ${hits} FROM assistant.memories m WHERE m.user_id = $1 AND ${where} ${current} ${kindFilter}` +
     (newestFirst ? ` ORDER BY m.created_at DESC LIMIT ${COMMON_CANDIDATES})` : ')');
-  // Each arm is planned on its own. Rare words and names: one arm, a BitmapOr of the tsvector and trigram GIN
-  // indexes, so a row found by both (a name is also a word of the memory) is fetched once. Common words (and all
-  // of them together): newest first, capped, by the (user_id, created_at) index until enough match, or by GIN
-  // and a sort when that is cheaper. UNION removes rows found twice (their hits agree).
-  const exact = [rareQuery ? `m.search_vector @@ ${rareQuery}` : '', ...nameMatches].filter(Boolean);
+  // Each arm is planned on its own. Rare words: every match, by the tsvector GIN index. Common words (and all of
+  // them together) and names: newest first, capped, by the (user_id, created_at) index until enough match, or by
+  // GIN and a sort when that is cheaper (the planner estimates a name's matches from the names column's
+  // statistics). A first name shared by thousands of memories thus costs no more than a common word; an old
+  // memory is still found by a name together with a rare word, or with all the common words. UNION removes rows
+  // found twice (their hits agree).
   const arms = [
-    exact.length > 0 ? arm(`(${exact.join(' OR ')})`) : '',
+    rareQuery ? arm(`m.search_vector @@ ${rareQuery}`) : '',
+    nameMatches.length > 0 ? arm(`m.names <> '' AND ${nameMatch}`, true) : '',
     commonQuery ? arm(`m.search_vector @@ ${commonQuery}`, true) : '',
     commonAllQuery ? arm(`m.search_vector @@ ${commonAllQuery}`, true) : '',
   ].filter(Boolean);
