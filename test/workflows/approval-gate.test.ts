@@ -1,11 +1,12 @@
 // Approvals are enforced in every tool that changes something, brings outside text or fetches a URL: its workflow
 // runs the approval gate first, naming itself as the registry does, and lets the call through only when the gate
-// grants it; the agent and the experts give those tools what the gate needs (the turn, the channel, the chat). Tools
+// grants it; the agent's routers and the experts give those tools what the gate needs (the turn, the channel, the chat). Tools
 // that ask themselves and delegations are left out (an expert's tools run the gate themselves).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runsApprovalGate, TOOL_REGISTRY } from '../../assistant/src/tools/registry';
+import { TOOL_ROUTERS } from '../../assistant/src/tools/routers';
 
 interface Node {
   name: string;
@@ -80,7 +81,9 @@ describe('the approval gate', () => {
 
   it('is given what it needs by the agent and the experts (the turn it marks, the channel it asks on)', () => {
     const gatedIds = new Set(gated.map((tool) => tool.workflow.id));
-    const callers = ['assistant-agent.json', 'assistant-expert-planner.json', 'assistant-expert-researcher.json'];
+    // The agent reaches its tools through its routers (issue 41), which pass on the turn the agent gives them.
+    const routers = [...new Set(gated.map((tool) => TOOL_ROUTERS[tool.group].workflow.file))];
+    const callers = [...routers, 'assistant-expert-planner.json', 'assistant-expert-researcher.json'];
     for (const file of callers) {
       const calls = read(file).nodes.filter((node) => gatedIds.has(node.parameters.workflowId?.value));
       expect(calls.length, file).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
-// Hard deadlines: the agent passes its run's deadline (Load Context's) to every tool sub-workflow, an expert passes
-// the one it was given to its own tools, and every node that waits inside a tool (a browser step, Wait for Answer)
-// and every hand-off to the code and question workflows gets it. Pure JSON checks, no n8n; a tool added without the
-// deadline fails here.
+// Hard deadlines: the agent passes its run's deadline (Load Context's) to every router and each router to every tool
+// sub-workflow it runs, an expert passes the one it was given to its own tools, and every node that waits inside a
+// tool (a browser step, Wait for Answer) and every hand-off to the code and question workflows gets it. Pure JSON
+// checks, no n8n; a tool added without the deadline fails here.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -54,9 +54,9 @@ function deadlineCalls(workflow: Workflow): Array<{ node: WorkflowNode; source: 
 describe('the run deadline reaches every tool', () => {
   const agent = byId.get('assistantAgent01')!;
 
-  it('the agent passes Load Context’s deadline to each of its tools, and each tool declares it', () => {
+  it('the agent passes Load Context’s deadline to each of its router tools, and each router declares it', () => {
     const tools = agent.nodes.filter((node) => node.type === TOOL_NODE);
-    expect(tools.length).toBeGreaterThan(40);
+    expect(tools.length).toBe(7);
     for (const tool of tools) {
       const inputs = tool.parameters.workflowInputs!;
       expect(inputs.value?.deadline, tool.name).toBe(deadlineFrom('Load Context'));
@@ -67,6 +67,26 @@ describe('the run deadline reaches every tool', () => {
       const target = byId.get(tool.parameters.workflowId!.value!);
       expect(target, tool.name).toBeDefined();
       expect(declaredInputs(target!), `${target!.name} declares the deadline input`).toContain('deadline');
+    }
+  });
+
+  it('each router passes the deadline it was given to every tool it runs, and each tool declares it', () => {
+    const routerIds = new Set(
+      agent.nodes.filter((node) => node.type === TOOL_NODE).map((node) => node.parameters.workflowId!.value!),
+    );
+    const calls = [...routerIds].flatMap((id) =>
+      byId
+        .get(id)!
+        .nodes.filter((node) => node.type === CALL_NODE)
+        .map((node) => ({ router: byId.get(id)!, node })),
+    );
+    expect(calls.length).toBeGreaterThan(40);
+    for (const { router, node } of calls) {
+      expect(node.parameters.workflowInputs?.value?.deadline, `${router.name}: ${node.name}`).toBe(
+        deadlineFrom(trigger(router)!.name),
+      );
+      const target = byId.get(node.parameters.workflowId!.value!)!;
+      expect(declaredInputs(target), `${target.name} declares the deadline input`).toContain('deadline');
     }
   });
 

@@ -1,10 +1,13 @@
 // Renders a catalogue expert into its n8n workflow, the same shape as the shipped experts': a trigger taking the task,
 // Expert Settings (its model), its own AI Agent with the entry's system prompt, a Chat Model and its tools. The Chat
-// Model and the tool nodes are copied from the main agent's workflow as it is in n8n (the operator's edits included),
-// so an expert's tools are exactly the main agent's, bound to the expert's trigger instead of the turn.
+// Model is copied from the main agent's workflow as it is in n8n (the operator's edits included); the tools are the
+// registry's, one tool node each as the main agent had them before its routers (tools/router-workflows.ts), bound to
+// the expert's trigger instead of the turn.
 import { createHash } from 'node:crypto';
 import { AssistantInputError } from '../errors';
 import type { WorkflowJson, WorkflowNode } from '../n8n/workflow-api';
+import { toolByName } from '../tools/registry';
+import { toolNode } from '../tools/router-workflows';
 import type { CatalogueExpert } from './catalogue';
 
 /** The main agent's workflow, whose Chat Model and tool nodes an installed expert reuses. */
@@ -26,10 +29,7 @@ export const EXPERT_MAX_TOOL_CALLS = 8;
 const TRIGGER = 'Task for the Expert';
 const SETTINGS = 'Expert Settings';
 const MODEL = 'Expert Model';
-/** The node of the main agent's workflow its tools read the run's user, turn and channel from. */
-const MAIN_TRIGGER = 'Turn to Run';
 const CHAT_MODEL = 'Chat Model';
-const TOOL_TYPE = '@n8n/n8n-nodes-langchain.toolWorkflow';
 const AGENT_TYPE = '@n8n/n8n-nodes-langchain.agent';
 const NODES_PACKAGE = 'n8n-nodes-judge-assistant';
 
@@ -40,11 +40,6 @@ function nodeId(expertId: string, name: string): string {
 }
 
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-
-/** Rebinds a copied node's expressions from the main agent's trigger to the expert's. */
-function rebind<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value).split(`$('${MAIN_TRIGGER}')`).join(`$('${TRIGGER}')`)) as T;
-}
 
 function findNode(agent: WorkflowJson, name: string, type?: string): WorkflowNode | undefined {
   return agent.nodes.find((node) => node.name === name && (type === undefined || node.type === type));
@@ -86,11 +81,9 @@ export function renderExpertWorkflow(entry: CatalogueExpert, agent: WorkflowJson
   const agentNode = findNode(agent, 'Assistant Agent', AGENT_TYPE);
   const agentName = `${entry.name} Agent`;
   const tools = entry.tools.map((tool, index) => {
-    const found = findNode(agent, tool, TOOL_TYPE);
-    if (!found) {
-      throw new AssistantInputError('tools', `"${tool}" is not a tool of the main agent workflow (${agent.name})`);
-    }
-    const node = rebind(copy(found));
+    const found = toolByName(tool);
+    if (!found) throw new AssistantInputError('tools', `"${tool}" is not a tool of the main agent (tool registry)`);
+    const node = toolNode(found, { turn: TRIGGER, deadline: TRIGGER }, `expert:${entry.id}`);
     return {
       ...node,
       id: nodeId(entry.id, tool),
@@ -147,6 +140,7 @@ export function renderExpertWorkflow(entry: CatalogueExpert, agent: WorkflowJson
             { name: 'channel', type: 'string' },
             { name: 'chat_id', type: 'string' },
             { name: 'task', type: 'string' },
+            { name: 'deadline', type: 'string' },
           ],
         },
       },

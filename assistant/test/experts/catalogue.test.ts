@@ -1,8 +1,6 @@
 // The expert catalogue (data in this repository): the shipped entries are valid against the main agent's real tools
-// (read from workflows/assistant-agent.json, so a renamed tool breaks this test), and validateCatalogue names each
+// (those its routers reach in workflows/, so a renamed tool breaks this test), and validateCatalogue names each
 // kind of problem with the entry's id and the field.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import {
   ASSISTANT_TOOLS,
@@ -13,19 +11,16 @@ import {
   validateCatalogue,
   type CatalogueRules,
 } from '../../src';
+import { routedTools } from '../tools/routed-tools';
 
 const PROVIDERS = ['openai', 'anthropic', 'gemini', 'mistral', 'deepseek', 'openrouter', 'ollama'];
 const RESERVED = ['researcher', 'planner', 'analyst'];
 
-/** The main agent's tools: the names of its toolWorkflow nodes. */
-function agentTools(): string[] {
-  const path = join(__dirname, '..', '..', '..', 'workflows', 'assistant-agent.json');
-  const workflow = JSON.parse(readFileSync(path, 'utf8')) as { nodes: Array<{ type: string; name: string }> };
-  return workflow.nodes
-    .filter((node) => node.type === '@n8n/n8n-nodes-langchain.toolWorkflow')
-    .map((node) => node.name)
+/** The main agent's tools: those its router tools reach. */
+const agentTools = (): string[] =>
+  routedTools()
+    .map((tool) => tool.name)
     .sort();
-}
 
 /** Its tools without the ask_<expert> delegation tools. */
 const agentToolsForExperts = () => agentTools().filter((tool) => !tool.startsWith('ask_') || tool === 'ask_user');

@@ -1,5 +1,5 @@
-// The tool registry against what it describes: the agent workflow's tool nodes (name and workflow), the workflow
-// files, and the docs' table (docs/ASSISTANT.md, generated:tools). Each mismatch names its tool; each check is also run
+// The tool registry against what it describes: the tools the agent workflow's routers reach (name and workflow), the
+// workflow files, and the docs' table (docs/ASSISTANT.md, generated:tools). Each mismatch names its tool; each check is also run
 // on a bad copy, so this test can fail.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,6 +8,8 @@ import { RESERVED_TOOL_NAMES } from '../../src/built-tools/registry';
 import { ASSISTANT_TOOLS, FORBIDDEN_EXPERT_TOOLS } from '../../src/experts/catalogue';
 import { SHIPPED_EXPERTS } from '../../src/experts/registry';
 import { toolsTable, TOOLS_TABLE_MARKERS } from '../../src/tools/docs-table';
+import { TOOL_CALLS } from '../../src/tools/arguments';
+import { routedTools } from './routed-tools';
 import {
   DEFAULT_APPROVAL,
   isDelegation,
@@ -43,13 +45,13 @@ function nodeProblems(registry: readonly AssistantTool[], nodes: ToolNode[]): st
   const problems: string[] = [];
   for (const node of nodes) {
     const entry = registry.find((tool) => tool.name === node.name);
-    if (!entry) problems.push(`${node.name}: a tool node of the agent, not in the registry`);
+    if (!entry) problems.push(`${node.name}: a tool of the agent, not in the registry`);
     else if (entry.workflow.id !== node.workflowId) {
       problems.push(`${node.name}: runs workflow ${node.workflowId}, the registry says ${entry.workflow.id}`);
     }
   }
   for (const tool of registry) {
-    if (!nodes.some((node) => node.name === tool.name)) problems.push(`${tool.name}: in the registry, no tool node`);
+    if (!nodes.some((node) => node.name === tool.name)) problems.push(`${tool.name}: in the registry, not routed`);
   }
   const names = registry.map((tool) => tool.name);
   for (const name of new Set(names)) {
@@ -100,8 +102,17 @@ const rank = (effect: AssistantTool['effect']) => TOOL_EFFECTS.indexOf(effect);
 const REGENERATE = 'regenerate with: npx tsx scripts/docs/tools-table.ts';
 
 describe('the tool registry', () => {
-  it("is the agent workflow's tool nodes, each with its workflow", () => {
-    expect(nodeProblems(TOOL_REGISTRY, toolNodes('assistant-agent.json'))).toEqual([]);
+  it("is what the agent workflow's routers reach, each tool with its workflow", () => {
+    expect(nodeProblems(TOOL_REGISTRY, routedTools())).toEqual([]);
+  });
+
+  it('gives every tool its arguments (what the routers check and map), and nothing else', () => {
+    expect(Object.keys(TOOL_CALLS).sort()).toEqual(TOOL_REGISTRY.map((tool) => tool.name).sort());
+    for (const [name, spec] of Object.entries(TOOL_CALLS)) {
+      expect(spec.description.trim(), name).not.toBe('');
+      expect(spec.turnFields, name).toEqual(expect.arrayContaining(['user_id', 'deadline']));
+      for (const arg of spec.arguments) expect(arg.description.trim(), `${name}.${arg.name}`).not.toBe('');
+    }
   });
 
   it('names each workflow by its real file and id', () => {
@@ -173,16 +184,16 @@ describe('the tool registry', () => {
 });
 
 describe('the registry checks name the tool that differs (this test can fail)', () => {
-  const nodes = toolNodes('assistant-agent.json');
+  const nodes = routedTools();
 
-  it('a tool node missing from the registry, a registry entry without a node, another workflow, a duplicate', () => {
+  it('a routed tool missing from the registry, a registry entry not routed, another workflow, a duplicate', () => {
     const [first, second, ...rest] = TOOL_REGISTRY;
     const changed = { ...second, workflow: { ...second.workflow, id: 'asstSomethingElse' } };
     const extra = { ...first, name: 'send_email' };
     expect(nodeProblems([changed, extra, ...rest, rest[0]], nodes)).toEqual([
-      `${first.name}: a tool node of the agent, not in the registry`,
+      `${first.name}: a tool of the agent, not in the registry`,
       `${second.name}: runs workflow ${second.workflow.id}, the registry says asstSomethingElse`,
-      'send_email: in the registry, no tool node',
+      'send_email: in the registry, not routed',
       `${rest[0].name}: twice in the registry`,
     ]);
   });

@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { postgresCredentials } from '../../../shared/transport/postgres';
 import * as approvalQuestion from './approvalQuestion.operation';
+import * as checkAgentCall from './checkAgentCall.operation';
 import * as decideTool from './decideTool.operation';
 import * as deleteTool from './deleteTool.operation';
 import * as disableTool from './disableTool.operation';
@@ -20,7 +21,10 @@ export const versionDescription: VersionDescription = {
   inputs: [NodeConnectionTypes.Main],
   outputs: [NodeConnectionTypes.Main],
   credentials: [
-    ...postgresCredentials,
+    ...postgresCredentials.map((credential) => ({
+      ...credential,
+      displayOptions: { hide: { operation: ['checkAgentCall'] } },
+    })),
     { name: 'n8nApi', required: true, displayOptions: { show: { operation: API_OPERATIONS } } },
   ],
   properties: [
@@ -35,6 +39,13 @@ export const versionDescription: VersionDescription = {
           value: 'approvalQuestion',
           action: 'Ask the operator to approve a tool',
           description: 'The question with the test output, or the failed test reported and the draft deleted',
+        },
+        {
+          name: 'Check Agent Tool Call',
+          value: 'checkAgentCall',
+          action: 'Check a call of a main agent router tool',
+          description:
+            'The action and its arguments checked against the tool registry; a bad one named, with its field',
         },
         {
           name: 'Decide',
@@ -82,6 +93,7 @@ export const versionDescription: VersionDescription = {
       default: 'listTools',
     },
     ...approvalQuestion.description,
+    ...checkAgentCall.description,
     ...decideTool.description,
     ...deleteTool.description,
     ...disableTool.description,
