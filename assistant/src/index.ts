@@ -393,13 +393,27 @@ export {
   USER_CAPS_SETTING,
   userCapsFromSettings,
 } from './budget/user-caps';
-export { TOOL_GROUPS, TOOL_REGISTRY, type AssistantTool, type ToolGroup } from './tools/registry';
-export { TOOL_CALLS, type ToolArgument, type ToolCallSpec } from './tools/arguments';
 export {
-  checkToolCall,
-  routerDescription,
-  routerOf,
-  TOOL_ROUTERS,
-  type CheckedToolCall,
-  type ToolRouter,
-} from './tools/routers';
+  CHANNEL_NAMES,
+  type AnswerButton,
+  type ChannelAdapter,
+  type ChannelLimits,
+  type ChannelName,
+  deliverOnChannel,
+  type InboundFile,
+  type InboundMessage,
+  type InboundResult,
+  type OutboundMessage,
+  parseTelegramUpdate,
+  parseWebChatBody,
+  parseWebhookBody,
+  questionControls,
+  type QuestionPrompt,
+  type RenderedPart,
+  sendOnChannel,
+  telegramChannel,
+  WEB_CHAT_MAX_MESSAGE,
+  WEB_CHAT_SESSION,
+  webChatChannel,
+  webhookChannel,
+} from './channels';

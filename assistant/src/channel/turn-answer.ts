@@ -12,8 +12,14 @@ export interface AwaitedTurn {
   error: string | null;
   deadlineSeconds?: number;
   sessionId?: string;
-  question?: { id: string; question: string; expiresAt: string };
+  /** `kind` (approval, one_time_code, question) lets a client show buttons or a field (the web chat does). */
+  question?: { id: string; kind?: string; question: string; expiresAt: string };
   attachments?: Array<{ fileName: string; mimeType: string; data: string }>;
+}
+
+function needsInput(question: NonNullable<AwaitedTurn['question']>): Record<string, unknown> {
+  const kind = question.kind ? { kind: question.kind } : {};
+  return { id: question.id, ...kind, question: question.question, expires_at: question.expiresAt };
 }
 
 export function turnAnswer(turn: AwaitedTurn, caller: { userId: string; sessionId: string }): HttpResult {
@@ -43,7 +49,7 @@ export function turnAnswer(turn: AwaitedTurn, caller: { userId: string; sessionI
     return {
       statusCode: 200,
       body: {
-        needs_input: { id: turn.question.id, question: turn.question.question, expires_at: turn.question.expiresAt },
+        needs_input: needsInput(turn.question),
         user_id: caller.userId,
         session_id: caller.sessionId,
         turn_id: turn.turnId,
@@ -84,7 +90,7 @@ export function turnStateAnswer(turn: AwaitedTurn, caller: { userId: string }): 
   } else if (turn.status === 'failed') {
     body.error = describeFailure(turn.error).body.error;
   } else if (turn.question) {
-    body.needs_input = { id: turn.question.id, question: turn.question.question, expires_at: turn.question.expiresAt };
+    body.needs_input = needsInput(turn.question);
   }
   return { statusCode: 200, body };
 }

@@ -251,7 +251,7 @@ export interface TurnState {
   reply: string | null;
   error: string | null;
   /** While pending: the question its run waits on (the caller answers it with reply_to). */
-  question?: { id: string; question: string; expiresAt: string };
+  question?: { id: string; kind: QuestionKind; question: string; expiresAt: string };
   /** Once answered: files the run made for it (screenshots). */
   attachments?: TurnAttachment[];
 }
@@ -277,7 +277,7 @@ export async function getTurn(db: Queryable, userIdInput: unknown, turnIdInput: 
   };
   if (row.status === 'pending') {
     const open = await openQuestionOfTurn(db, userId, turnId);
-    if (open) state.question = { id: open.id, question: open.question, expiresAt: open.expiresAt };
+    if (open) state.question = { id: open.id, kind: open.kind, question: open.question, expiresAt: open.expiresAt };
   }
   if (row.status === 'answered') {
     const files = await turnAttachments(db, userId, turnId);

@@ -72,3 +72,19 @@ describe('turn answer', () => {
     });
   });
 });
+
+describe('needs_input names the kind of question', () => {
+  it('an approval or a code: the kind goes with the question, so a page can show buttons or a field', () => {
+    const question = { id: 'q-3', kind: 'approval', question: 'Install it?', expiresAt: '2026-11-29T10:05:00.000Z' };
+    const turn = { turnId: 9, status: 'pending' as const, reply: null, error: null, question };
+    const answered = turnAnswer(turn, { userId: 'owner', sessionId: 'web-chat' }).body as Record<string, unknown>;
+    expect(answered.needs_input).toEqual({
+      id: 'q-3',
+      kind: 'approval',
+      question: 'Install it?',
+      expires_at: '2026-11-29T10:05:00.000Z',
+    });
+    const state = turnStateAnswer(turn, { userId: 'owner' }).body as Record<string, unknown>;
+    expect(state.needs_input).toMatchObject({ kind: 'approval' });
+  });
+});

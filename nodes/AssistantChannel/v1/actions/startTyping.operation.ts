@@ -11,7 +11,7 @@ import {
   isTurnRunning,
   keepTyping,
   MAX_REPLY_DEADLINE_SECONDS,
-  sendChatAction,
+  telegramChannel,
   TYPING_EVERY_MS,
   type TypingOutcome,
 } from 'assistant-core';
@@ -94,8 +94,9 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
         itemIndex,
       );
       const api = { baseUrl: telegram.baseUrl || 'https://api.telegram.org', token: telegram.accessToken };
+      const channel = telegramChannel(api);
       const loop = keepTyping({
-        send: () => sendChatAction(api, chatId),
+        send: () => channel.typing!(chatId),
         isRunning: () => isTurnRunning(pool, userId, turn.turnId),
         until: new Date(Date.now() + seconds * 1000),
         onError: (error) => logger?.warn(`Start Typing (turn ${turn.turnId}): ${(error as Error).message}`),

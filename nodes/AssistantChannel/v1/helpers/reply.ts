@@ -2,7 +2,7 @@
 // Telegram messages on output 1 as {chatId, text, parseMode, part, parts}, one item per part.
 import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { FieldError } from 'systemone-judge/core';
-import { telegramMessages } from 'assistant-core';
+import { telegramChannel } from 'assistant-core';
 
 import { failedItem } from '../../../shared/helpers/errors';
 
@@ -30,7 +30,10 @@ export function routeReplies(
       } else if (channel === 'telegram') {
         const chatId = String(context.getNodeParameter('chatId', itemIndex, ''));
         if (!/^-?\d{1,20}$/.test(chatId)) throw new FieldError('chatId', `"${chatId}" is not a Telegram chat id`);
-        const parts = telegramMessages(text);
+        // The channel contract's Telegram parts: under 4,096 characters each, as Telegram HTML.
+        const parts = telegramChannel()
+          .render({ text })
+          .map((part) => ({ text: part.text, parseMode: 'HTML' as const }));
         parts.forEach((part, index) => {
           const json = { chatId, text: part.text, parseMode: part.parseMode, part: index + 1, parts: parts.length };
           telegram.push({ json, pairedItem });
