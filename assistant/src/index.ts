@@ -393,6 +393,16 @@ export {
   USER_CAPS_SETTING,
   userCapsFromSettings,
 } from './budget/user-caps';
+export { TOOL_GROUPS, TOOL_REGISTRY, type AssistantTool, type ToolGroup } from './tools/registry';
+export { TOOL_CALLS, type ToolArgument, type ToolCallSpec } from './tools/arguments';
+export {
+  checkToolCall,
+  routerDescription,
+  routerOf,
+  TOOL_ROUTERS,
+  type CheckedToolCall,
+  type ToolRouter,
+} from './tools/routers';
 export {
   CHANNEL_NAMES,
   type AnswerButton,
