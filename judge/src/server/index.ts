@@ -67,7 +67,7 @@ export interface ServerOptions {
   /** The price GET /v1/usage shows costs at (default 0.042 USD per million input tokens). */
   price?: Price;
   /** The operator's console at /console (console/): its password and session length; its clock for tests. */
-  console?: ConsoleContext['settings'] & Pick<ConsoleContext, 'now' | 'signInLimits'>;
+  console?: ConsoleContext['settings'] & Pick<ConsoleContext, 'now' | 'signInLimits' | 'webChat'>;
 }
 
 export interface JudgeServer {
@@ -413,8 +413,14 @@ export async function startJudgeServer(options: ServerOptions): Promise<JudgeSer
     admit: (task, signal) => admission.run(task, { signal }),
     address: () => server.address(),
   });
-  const { now: consoleClock, signInLimits, ...consoleSettings } = options.console ?? {};
-  const operatorConsole = createConsole({ settings: consoleSettings, access, now: consoleClock, signInLimits });
+  const { now: consoleClock, signInLimits, webChat, ...consoleSettings } = options.console ?? {};
+  const operatorConsole = createConsole({
+    settings: consoleSettings,
+    access,
+    now: consoleClock,
+    signInLimits,
+    webChat,
+  });
 
   /** Every route but POST /v1/systemone (which Exchange takes straight through its steps). */
   async function route(

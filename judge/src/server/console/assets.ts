@@ -8,4 +8,7 @@ export const consoleAssets = (): StaticFiles =>
     [CONSOLE_PATH]: { file: 'index.html', type: 'text/html; charset=utf-8' },
     [`${CONSOLE_PATH}/app.js`]: { file: 'app.js', type: 'text/javascript; charset=utf-8' },
     [`${CONSOLE_PATH}/app.css`]: { file: 'app.css', type: 'text/css; charset=utf-8' },
+    [`${CONSOLE_PATH}/chat`]: { file: 'chat.html', type: 'text/html; charset=utf-8' },
+    [`${CONSOLE_PATH}/chat.js`]: { file: 'chat.js', type: 'text/javascript; charset=utf-8' },
+    [`${CONSOLE_PATH}/chat.css`]: { file: 'chat.css', type: 'text/css; charset=utf-8' },
   });

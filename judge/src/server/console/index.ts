@@ -5,6 +5,9 @@
 //   GET|POST        /console/api/keys      the store's keys | create one {name, limits} (the key is shown once)
 //   DELETE          /console/api/keys/<id> revoke a key
 //   GET             /console/api/usage     usage per key and UTC day (?from=&to=, YYYY-MM-DD), with costs
+//   GET             /console/api/chat      whether the web chat is on (GET /console/chat is its page)
+//   POST            /console/api/chat/messages  {message, reply_to?} to the assistant: its reply or question
+//   GET             /console/api/chat/events    ?after=<cursor>: what the assistant said on its own (long poll)
 // Off until a password is set; without a key store it says so. Built to host more pages behind the same sign-in.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KeyAccess } from '../../keys/access';
@@ -16,6 +19,7 @@ import { createKey, publicKey, revokeKey, usageOfAllKeys } from './keys';
 import { cookieValue, passwordMatches, SESSION_COOKIE, SessionSigner, type Session } from './session';
 import { DEFAULT_CONSOLE, type ConsoleSettings } from './settings';
 import { SignInLimit, type SignInLimits } from './sign-in-limit';
+import { WebChat, type WebChatOptions } from './web-chat';
 
 export { CONSOLE_PATH } from './assets';
 export { readConsoleSettings, type ConsoleSettings } from './settings';
@@ -26,6 +30,8 @@ export interface ConsoleContext {
   signInLimits?: SignInLimits;
   /** The clock (epoch ms); tests move it. */
   now?: () => number;
+  /** The web chat's polling, for tests. */
+  webChat?: Omit<WebChatOptions, 'entry'>;
 }
 
 export interface OperatorConsole {
@@ -50,6 +56,7 @@ export function createConsole(context: ConsoleContext): OperatorConsole {
     ? new SessionSigner(settings.password, settings.sessionHours * 3_600_000)
     : undefined;
   const limit = new SignInLimit(context.signInLimits);
+  const webChat = new WebChat({ ...context.webChat, entry: settings.assistant });
   const status = () =>
     !signer
       ? { on: false, reason: 'no password: set JUDGE_CONSOLE_PASSWORD (12 characters or more) to switch it on' }
@@ -139,6 +146,31 @@ export function createConsole(context: ConsoleContext): OperatorConsole {
         200,
         await usageOfAllKeys(context.access, new URL(req.url ?? '/', 'http://localhost').searchParams, now()),
       ];
+    }
+    if (path === `${API}/chat` || path.startsWith(`${API}/chat/`)) return chat(req, path);
+    throw new ApiError(404, `No route ${path}.`, 'not_found');
+  }
+
+  /** The web chat's routes: every one signed in (401 otherwise), a message also same-origin with the CSRF token. */
+  async function chat(req: IncomingMessage, path: string): Promise<[number, unknown]> {
+    const method = req.method ?? 'GET';
+    if (path === `${API}/chat`) {
+      if (method !== 'GET') throw new ApiError(405, 'Use GET /console/api/chat.', 'method_not_allowed');
+      sessionOf(req);
+      return [200, { on: webChat.on, user_id: 'owner' }];
+    }
+    if (path === `${API}/chat/messages`) {
+      if (method !== 'POST') throw new ApiError(405, 'Use POST /console/api/chat/messages.', 'method_not_allowed');
+      changeAllowed(req);
+      return [200, await webChat.send(await jsonBody(req))];
+    }
+    if (path === `${API}/chat/events`) {
+      if (method !== 'GET') throw new ApiError(405, 'Use GET /console/api/chat/events.', 'method_not_allowed');
+      sessionOf(req);
+      const closed = new AbortController();
+      req.once('close', () => closed.abort());
+      const after = new URL(req.url ?? '/', 'http://localhost').searchParams.get('after');
+      return [200, await webChat.events(after, closed.signal)];
     }
     throw new ApiError(404, `No route ${path}.`, 'not_found');
   }

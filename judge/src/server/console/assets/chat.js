@@ -1,0 +1,198 @@
+// The web chat: sign in (the console's password), talk to the assistant, answer its questions with buttons or a
+// field, and see what it says on its own (reminders, notices) while the page is open (long polling).
+// What the user typed goes in through textContent; the assistant's text comes from the console server already
+// rendered as safe HTML (every character escaped, only its own tags), the only HTML this page inserts.
+'use strict';
+(() => {
+  const $ = (selector) => document.querySelector(selector);
+  let csrfToken = '';
+  let cursor = null;
+  let listening = false;
+
+  function errorText(status, body) {
+    const detail = body && body.detail;
+    if (detail && typeof detail === 'object' && !Array.isArray(detail)) return detail.message || detail.error_type;
+    return typeof detail === 'string' ? detail : `HTTP ${status}`;
+  }
+
+  async function api(path, options = {}) {
+    const headers = { 'x-csrf-token': csrfToken };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch('/console/api/' + path, {
+      method: options.method || 'GET',
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+    const body = await response.json().catch(() => null);
+    if (!response.ok) throw Object.assign(new Error(errorText(response.status, body)), { status: response.status });
+    return body;
+  }
+
+  function notice(text, isError) {
+    const element = $('#notice');
+    element.hidden = !text;
+    element.textContent = text || '';
+    element.className = isError ? 'notice error' : 'notice';
+  }
+
+  /** A message bubble: `text` as text, or `html` as the server rendered it. */
+  function bubble(kind, label, content) {
+    const item = document.createElement('li');
+    item.className = 'message ' + kind;
+    const tag = document.createElement('span');
+    tag.className = 'label';
+    tag.textContent = label;
+    item.append(tag);
+    const body = document.createElement('div');
+    body.className = 'body';
+    if (content.html !== undefined) body.innerHTML = content.html;
+    else body.textContent = content.text;
+    item.append(body);
+    $('#messages').append(item);
+    item.scrollIntoView({ block: 'end' });
+    return item;
+  }
+
+  function controlsFor(item, question) {
+    const answer = document.createElement('div');
+    answer.className = 'answer';
+    const done = () => answer.querySelectorAll('button, input').forEach((element) => (element.disabled = true));
+    if (question.buttons) {
+      for (const choice of question.buttons) {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.textContent = choice.label;
+        button.className = 'primary';
+        button.addEventListener('click', () => {
+          done();
+          send(choice.answer, question.id, choice.label);
+        });
+        answer.append(button);
+      }
+    } else if (question.field) {
+      const form = document.createElement('form');
+      form.className = 'answer';
+      const input = document.createElement('input');
+      input.required = true;
+      input.name = 'answer';
+      if (question.field.kind === 'code') {
+        input.autocomplete = 'one-time-code';
+        input.inputMode = 'numeric';
+        input.placeholder = 'Code';
+      } else {
+        input.placeholder = 'Your answer';
+      }
+      const submit = document.createElement('button');
+      submit.type = 'submit';
+      submit.textContent = 'Answer';
+      form.append(input, submit);
+      form.addEventListener('submit', (event) => {
+        event.preventDefault();
+        const value = input.value;
+        done();
+        // A code is not shown again on the page.
+        send(value, question.id, question.field.kind === 'code' ? '••••••' : value);
+      });
+      answer.append(form);
+    }
+    item.append(answer);
+  }
+
+  async function send(text, replyTo, shownAs) {
+    bubble('user', 'You', { text: shownAs === undefined ? text : shownAs });
+    $('#typing').hidden = false;
+    try {
+      const body = { message: text };
+      if (replyTo) body.reply_to = replyTo;
+      const answer = await api('chat/messages', { method: 'POST', body });
+      if (answer.question) controlsFor(bubble('assistant', 'Assistant asks', answer.question), answer.question);
+      else if (answer.reply) bubble('assistant', 'Assistant', answer.reply);
+      else if (answer.pending) bubble('assistant', 'Assistant', { text: answer.note });
+    } catch (error) {
+      if (error.status === 401) return signedOut();
+      bubble('error', 'Not sent', { text: error.message });
+    } finally {
+      $('#typing').hidden = true;
+    }
+  }
+
+  /** What the assistant says on its own: asked again and again, each call waiting on the server for news. */
+  async function listen() {
+    if (listening) return;
+    listening = true;
+    while (listening) {
+      try {
+        const query = cursor === null ? '' : '?after=' + encodeURIComponent(cursor);
+        const events = await api('chat/events' + query);
+        for (const message of events.messages) bubble('proactive', labelOf(message.kind), message);
+        cursor = events.cursor;
+      } catch (error) {
+        if (error.status === 401) return signedOut();
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+      }
+    }
+  }
+
+  const LABELS = { reminder: 'Reminder', check: 'Check', notice: 'Notice', reply: 'Assistant (late reply)' };
+  const labelOf = (kind) => LABELS[kind] || 'Assistant';
+
+  function signedOut() {
+    listening = false;
+    cursor = null;
+    $('#chat').hidden = true;
+    $('#chat-nav').hidden = true;
+    $('#sign-in').hidden = false;
+  }
+
+  async function start(session) {
+    csrfToken = session.csrf_token;
+    $('#sign-in').hidden = true;
+    $('#chat').hidden = false;
+    $('#chat-nav').hidden = false;
+    const state = await api('chat');
+    if (!state.on) {
+      notice('The web chat is off: the judge needs JUDGE_CONSOLE_ASSISTANT_URL and JUDGE_CONSOLE_ASSISTANT_KEY.', true);
+      return;
+    }
+    listen();
+  }
+
+  $('#sign-in-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      const session = await api('session', { method: 'POST', body: { password: $('#password').value } });
+      $('#password').value = '';
+      notice('');
+      await start(session);
+    } catch (error) {
+      notice(error.message, true);
+    }
+  });
+
+  $('#chat-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = $('#chat-input').value;
+    if (text.trim() === '') return;
+    $('#chat-input').value = '';
+    send(text);
+  });
+
+  $('#chat-input').addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      $('#chat-form').requestSubmit();
+    }
+  });
+
+  $('#sign-out').addEventListener('click', async () => {
+    await api('session', { method: 'DELETE' }).catch(() => undefined);
+    signedOut();
+  });
+
+  api('session')
+    .then(start)
+    .catch((error) => {
+      if (error.status !== 401) notice(error.message, true);
+      signedOut();
+    });
+})();

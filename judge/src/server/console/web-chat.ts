@@ -1,0 +1,206 @@
+// The web chat's server side: the console forwards the signed-in operator's messages to the assistant's webhook
+// (POST <url>/agent as user_id "owner", session "web-chat", with the key from the console's config, never given
+// to the browser) and hands the page what the assistant says on its own by long polling its outbox
+// (GET <url>/agent/outbox?user_id=owner&after=<cursor>): reminders, check notices, failure reports, late replies.
+// Replies and questions come back as safe HTML (markdown.ts); a question with its buttons (an approval) or field
+// (a one-time code, a free answer), as the channel contract's web chat renders them (assistant/src/channels).
+import { ApiError } from '../../protocol/errors';
+import { renderMarkdown } from './markdown';
+import type { AssistantEntry } from './settings';
+
+/** The operator's identity on the webhook (assistant-core's OPERATOR_API_USER_ID). */
+export const WEB_CHAT_USER = 'owner';
+export const WEB_CHAT_SESSION = 'web-chat';
+export const WEB_CHAT_MAX_MESSAGE = 32_000;
+/** How long one events call waits for a message before it answers empty (the page asks again). */
+export const EVENTS_WAIT_MS = 20_000;
+const POLL_EVERY_MS = 1000;
+const HISTORY = 20;
+
+export interface ChatControls {
+  buttons?: Array<{ label: string; answer: string }>;
+  field?: { kind: 'code' | 'text'; replyTo: string };
+}
+
+export interface ChatQuestion extends ChatControls {
+  id: string;
+  kind: string;
+  html: string;
+}
+
+interface OutboxRow {
+  id: number;
+  kind: string;
+  text: string;
+  created_at: string;
+  data?: Record<string, unknown>;
+}
+
+export interface WebChatOptions {
+  entry?: AssistantEntry;
+  fetchImpl?: typeof fetch;
+  /** Waits between outbox polls; tests pass a short one. */
+  pollEveryMs?: number;
+  eventsWaitMs?: number;
+}
+
+/** The buttons (an approval) or the field (a one-time code, a free answer) a question is answered with. */
+export function questionControls(id: string, kind: string): ChatControls {
+  if (kind === 'approval') {
+    return {
+      buttons: [
+        { label: 'Yes', answer: 'yes' },
+        { label: 'No', answer: 'no' },
+      ],
+    };
+  }
+  return { field: { kind: kind === 'one_time_code' ? 'code' : 'text', replyTo: id } };
+}
+
+function invalid(field: string, message: string): never {
+  throw new ApiError(400, `${field}: ${message}`, 'invalid_request');
+}
+
+/** The page's body {message, reply_to?}, checked before anything is forwarded. */
+export function parseChatMessage(body: unknown): { message: string; replyTo?: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) invalid('body', 'must be a JSON object');
+  const fields = body as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((key) => key !== 'message' && key !== 'reply_to');
+  if (unknown !== undefined) invalid(unknown, 'is not a known field (use message, reply_to)');
+  const { message, reply_to: replyTo } = fields;
+  if (typeof message !== 'string' || message.trim() === '') invalid('message', 'must be a non-empty string');
+  if (message.length > WEB_CHAT_MAX_MESSAGE) invalid('message', `must be at most ${WEB_CHAT_MAX_MESSAGE} characters`);
+  if (replyTo === undefined || replyTo === null) return { message };
+  if (typeof replyTo !== 'string' || !/^[0-9a-f-]{36}$/i.test(replyTo)) {
+    invalid('reply_to', 'must be the id of the question this message answers');
+  }
+  return { message, replyTo };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+export class WebChat {
+  private readonly fetchImpl: typeof fetch;
+  private readonly pollEveryMs: number;
+  private readonly eventsWaitMs: number;
+
+  constructor(private readonly options: WebChatOptions) {
+    this.fetchImpl = options.fetchImpl ?? fetch;
+    this.pollEveryMs = options.pollEveryMs ?? POLL_EVERY_MS;
+    this.eventsWaitMs = options.eventsWaitMs ?? EVENTS_WAIT_MS;
+  }
+
+  get on(): boolean {
+    return this.options.entry !== undefined;
+  }
+
+  private entry(): AssistantEntry {
+    if (!this.options.entry) {
+      throw new ApiError(
+        503,
+        'The web chat is off: set JUDGE_CONSOLE_ASSISTANT_URL (the webhook base, like http://127.0.0.1:5678/webhook) ' +
+          'and JUDGE_CONSOLE_ASSISTANT_KEY (the assistant API key) for the judge.',
+        'web_chat_off',
+      );
+    }
+    return this.options.entry;
+  }
+
+  /** One call of the assistant's webhook; its status and JSON. Never names the key. */
+  private async call(path: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+    const entry = this.entry();
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${entry.url}/${path}`, {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), [entry.keyHeader]: entry.key },
+      });
+    } catch (error) {
+      throw new ApiError(502, `The assistant at ${entry.url} could not be reached (${(error as Error).message}).`);
+    }
+    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    return { status: response.status, body };
+  }
+
+  /** Sends the operator's message; answers the reply, the question the run waits on, or that it is still working. */
+  async send(body: unknown): Promise<Record<string, unknown>> {
+    const { message, replyTo } = parseChatMessage(body);
+    const payload = {
+      message,
+      user_id: WEB_CHAT_USER,
+      session_id: WEB_CHAT_SESSION,
+      ...(replyTo ? { reply_to: replyTo } : {}),
+    };
+    // The webhook waits for the run up to its reply deadline; so does this request.
+    const { status, body: answer } = await this.call('agent', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+    });
+    const error = answer.error as { code?: string; message?: string } | undefined;
+    if (status === 504 && error?.code === 'reply_pending') {
+      return { pending: true, turn_id: answer.turn_id, note: 'Still working on it: the reply will appear here.' };
+    }
+    if (status >= 400 || error) {
+      const why = error?.message ?? `HTTP ${status}`;
+      throw new ApiError(status >= 500 ? 502 : status, `The assistant answered: ${why}`, error?.code);
+    }
+    const asked = answer.needs_input as { id: string; kind?: string; question: string } | undefined;
+    if (asked) {
+      const kind = asked.kind ?? 'question';
+      const question: ChatQuestion = {
+        id: asked.id,
+        kind,
+        html: renderMarkdown(asked.question),
+        ...questionControls(asked.id, kind),
+      };
+      return { question, turn_id: answer.turn_id };
+    }
+    const reply = typeof answer.reply === 'string' ? answer.reply : '';
+    return { reply: { html: renderMarkdown(reply) }, turn_id: answer.turn_id };
+  }
+
+  private async outbox(after: number, limit: number): Promise<OutboxRow[]> {
+    const query = `agent/outbox?user_id=${WEB_CHAT_USER}&after=${after}&limit=${limit}`;
+    const { status, body } = await this.call(query);
+    // The operator has not talked to the assistant yet: nothing to show.
+    if (status === 404 && (body.error as { code?: string } | undefined)?.code === 'unknown_user') return [];
+    if (status !== 200 || !Array.isArray(body.messages)) {
+      const error = body.error as { message?: string } | undefined;
+      throw new ApiError(502, `The assistant's outbox answered HTTP ${status}: ${error?.message ?? 'no messages'}`);
+    }
+    return body.messages as OutboxRow[];
+  }
+
+  /**
+   * Without `after`: the last messages and the cursor after them. With it: the messages after the cursor, waiting
+   * (polling the outbox) until there is one or the wait is over; the page asks again with the new cursor.
+   */
+  async events(afterParameter: string | null, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    if (afterParameter === null) {
+      let rows: OutboxRow[] = [];
+      let after = 0;
+      for (let page = 0; page < 50; page++) {
+        const next = await this.outbox(after, 500);
+        rows = [...rows, ...next].slice(-HISTORY);
+        if (next.length < 500) break;
+        after = next.at(-1)!.id;
+      }
+      return { messages: rows.map(shown), cursor: rows.at(-1)?.id ?? after };
+    }
+    if (!/^\d{1,18}$/.test(afterParameter)) invalid('after', 'must be the cursor the last events call returned');
+    const after = Number(afterParameter);
+    const until = Date.now() + this.eventsWaitMs;
+    for (;;) {
+      const rows = await this.outbox(after, 100);
+      if (rows.length > 0 || Date.now() >= until || signal?.aborted) {
+        return { messages: rows.map(shown), cursor: rows.at(-1)?.id ?? after };
+      }
+      await sleep(this.pollEveryMs);
+    }
+  }
+}
+
+function shown(row: OutboxRow) {
+  return { id: row.id, kind: row.kind, html: renderMarkdown(row.text), created_at: row.created_at };
+}
