@@ -1,8 +1,9 @@
 // Benchmark: recall by meaning for one user, on the data of scripts/bench-recall.ts plus a random unit embedding per
-// memory, on the embedded Postgres 17 (no pgvector: cosine over every real[] embedding) or on PGlite (Postgres 17 in
+// memory, on the embedded Postgres 17 (no pgvector: sign bits' Hamming distance over every embedding, then the
+// candidates' exact cosine) or on PGlite (Postgres 17 in
 // WebAssembly) with its pgvector HNSW index enabled after the load, as at install.
 //   node_modules/.bin/tsx scripts/bench-recall-meaning.ts [--engine postgres|pglite] [--memories 100000]
-//     [--queries 60] [--dimensions 256]
+//     [--queries 60] [--dimensions 256] [--data-dir DIR (postgres: a kept cluster, loaded once and reused)]
 // Each query's vector is a stored memory's, picked at random over every age, so that memory must come back (found
 // rate); its text is stop words only (MEANING_ONLY), so only its embedding can find it. Words-only recall
 // (the mix of scripts/bench-recall.ts) is timed alongside on the same data. The embeddings endpoint is not timed: an in-process embedder
@@ -12,8 +13,17 @@ import { cpus, loadavg } from 'node:os';
 import { Pool, type PoolClient } from 'pg';
 import { enableVectorIndex, type Embedder, recall, resolveIdentity, runMigrations } from '../assistant/src';
 import { startPgliteDatabase } from '../assistant/test/pglite-server';
-import { argument, BENCH_MODEL, FIRST, load, percentile, vocabulary } from './bench-recall';
-import { startPostgres } from './runtime/postgres';
+import {
+  argument,
+  BENCH_MODEL,
+  FIRST,
+  load,
+  loadedCount,
+  percentile,
+  startBenchDatabase,
+  textArgument,
+  vocabulary,
+} from './bench-recall';
 
 type Engine = 'postgres' | 'pglite';
 
@@ -26,23 +36,14 @@ interface Database {
   stop(): Promise<void>;
 }
 
-async function startDatabase(engine: Engine): Promise<Database> {
+async function startDatabase(engine: Engine, dataDir: string | undefined): Promise<Database> {
   if (engine === 'pglite') {
     const db = await startPgliteDatabase();
     return { pool: db.pool, label: 'PGlite 0.4.6 (Postgres 17.5 in WebAssembly), one connection', stop: db.stop };
   }
-  const server = await startPostgres({ database: 'bench_recall_meaning' });
-  const pool = new Pool({ connectionString: server.url, max: 2 });
-  pool.on('error', () => undefined);
+  const { pool, stop } = await startBenchDatabase('bench_recall_meaning', dataDir);
   await runMigrations(pool);
-  return {
-    pool,
-    label: 'Postgres 17 (embedded, fsync off, no pgvector)',
-    stop: async () => {
-      await pool.end();
-      await server.stop();
-    },
-  };
+  return { pool, label: 'Postgres 17 (embedded, no pgvector)', stop };
 }
 
 interface Target {
@@ -82,9 +83,12 @@ async function main() {
   const count = argument('memories', 100_000);
   const queryCount = argument('queries', 60);
   const dimensions = argument('dimensions', 256);
-  const db = await startDatabase(engine);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void db.stop().finally(() => process.exit(130)));
+  const dataDir = textArgument('data-dir');
+  const db = await startDatabase(engine, engine === 'postgres' ? dataDir : undefined);
+  if (engine === 'pglite') {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => void db.stop().finally(() => process.exit(130)));
+    }
   }
   try {
     const { userId } = await resolveIdentity(db.pool, 'api', 'bench-user');
@@ -93,15 +97,19 @@ async function main() {
     const client = await db.pool.connect();
     try {
       let start = process.hrtime.bigint();
-      await load(
-        client,
-        [
-          [userId, count],
-          [other.userId, Math.round(count / 10)],
-        ],
-        words,
-        dimensions,
-      );
+      const reused = (await loadedCount(client, userId)) === count;
+      if (!reused) {
+        await client.query('DELETE FROM assistant.memories');
+        await load(
+          client,
+          [
+            [userId, count],
+            [other.userId, Math.round(count / 10)],
+          ],
+          words,
+          dimensions,
+        );
+      }
       const loadSeconds = ms(start) / 1000;
       let indexSeconds: number | null = null;
       if (engine === 'pglite') {
@@ -142,7 +150,7 @@ async function main() {
       const lines = [
         `engine: ${db.label}; ${cpus().length} cores (${cpus()[0]?.model.trim()}), Node ${process.version}`,
         `${count.toLocaleString('en')} memories (+${Math.round(count / 10).toLocaleString('en')} for another user), ${dimensions}-dimension random unit embeddings; ` +
-          `loaded in ${loadSeconds.toFixed(1)} s${indexSeconds === null ? '' : `, pgvector index (column, backfill, HNSW) in ${indexSeconds.toFixed(1)} s`}`,
+          `${reused ? 'loaded earlier (--data-dir)' : `loaded in ${loadSeconds.toFixed(1)} s`}${indexSeconds === null ? '' : `, pgvector index (column, backfill, HNSW) in ${indexSeconds.toFixed(1)} s`}`,
         `${semantic.length} queries after 5 warm-up; machine load ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after`,
         `recall by meaning alone: p50 ${fmt(percentile(sortedSemantic, 50))} ms, p95 ${fmt(percentile(sortedSemantic, 95))} ms, max ${fmt(sortedSemantic.at(-1)!)} ms`,
         `recall, words only (same queries): p50 ${fmt(percentile(sortedWords, 50))} ms, p95 ${fmt(percentile(sortedWords, 95))} ms, max ${fmt(sortedWords.at(-1)!)} ms`,

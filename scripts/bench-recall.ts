@@ -276,14 +276,11 @@ async function main() {
       const reused = (await loadedCount(client, userId)) === count;
       if (!reused) {
         await client.query('DELETE FROM assistant.memories');
-        await load(
-          client,
-          [
-            [userId, count],
-            [other.userId, Math.round(count / 10)],
-          ],
-          words,
-        );
+        const users: [string, number][] = [
+          [userId, count],
+          [other.userId, Math.round(count / 10)],
+        ];
+        await load(client, users, words);
       }
       const loadSeconds = (Date.now() - loadStart) / 1000;
       if (process.argv.includes('--load-only')) {

@@ -5,20 +5,12 @@ import { COMMON_CANDIDATES, type SearchTerms } from './search-terms';
 
 /** Recall scores in full only this many candidates, picked by how many query words (and names) they match. */
 export const RECALL_CANDIDATES = 300;
-/** Candidates found by embedding alone: the nearest, by pgvector's HNSW index or else by exact cosine on real[]. */
+/** Candidates found by embedding alone: the nearest, by pgvector's HNSW index or else by the sign bits' Hamming distance. */
 export const SEMANTIC_CANDIDATES = 200;
-/**
- * Without pgvector, the newest embedded memories of a user that recall by meaning scans (every memory up to this
- * many; ~0.27 s p50 at 10,000 1536-dimension embeddings on 2 cores, docs/BENCHMARKS.md); beyond it pgvector's index.
- */
-export const COSINE_SCAN_LIMIT = 20_000;
-/** How many leading dimensions the scan without pgvector ranks by before the candidates' exact cosine. */
-export const PREFILTER_DIMENSIONS = 128;
-
 /** A single lexeme as a tsquery literal (quoted, so any character is taken literally). */
 const lexemeQuery = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
-/** How recall uses embeddings: not at all, or also the nearest embedded memories by cosine on real[] or by pgvector. */
+/** How recall uses embeddings: not at all, or also the nearest embedded memories by sign bits (then cosine on real[]) or by pgvector. */
 export type SemanticMode = 'none' | 'cosine' | 'pgvector';
 
 export interface RecallPlan {
@@ -35,7 +27,7 @@ export interface RecallPlan {
  * Candidates: every match of the rare words (tsvector GIN), the newest COMMON_CANDIDATES matches of the common
  * words, of all common words together and of the names (trigram word similarity); cut to the RECALL_CANDIDATES that
  * match the most query words (a rare word counts double) or a name (newest first among equals). With embeddings,
- * up to SEMANTIC_CANDIDATES more: the nearest of any age, by pgvector, or else by cosine over the user's real[] embeddings. Only the
+ * up to SEMANTIC_CANDIDATES more: the nearest of any age, by pgvector, or else by the sign bits of every embedding of the user. Only the
  * candidates get the full score: ts_rank_cd, the best name similarity, importance, cosine similarity, and a recency
  * decay (half-life $4 days, never below 0.7). A memory found only by its embedding needs a similarity of at least the minimum.
  * Parameters: $1 user id, $2 name words, $3 limit, $4 half-life, then the OR tsquery, the rare-word tsquery, the
@@ -92,29 +84,26 @@ export function recallSql(plan: RecallPlan): string {
     semantic === 'none'
       ? '0::float8'
       : `CASE WHEN m.embedding_model = ${model} AND ${sameSize} THEN ${cosine} ELSE 0 END`;
-  // The nearest embedded memories of every age: by the HNSW index, or else by cosine over all the user's embeddings
-  // of this model and size (exact; a scan of the user's rows).
-  // Without the index the scan ranks by the dot product of the first PREFILTER_DIMENSIONS only (a fraction of the
-  // work; the leading dimensions of Matryoshka models such as text-embedding-3 carry most of the meaning, and any
-  // model's are a sample of its dot product), and the candidates' full score uses the exact cosine.
-  const prefix = `(SELECT sum(a::float8 * b::float8) FROM unnest(m.embedding[1:${PREFILTER_DIMENSIONS}], (${vector})[1:${PREFILTER_DIMENSIONS}]) AS v(a, b))`;
+  // The nearest embedded memories of every age: by the HNSW index, or else by the Hamming distance of the sign bits
+  // (migration 27's embedding_signs, over a covering index: a few bytes a memory, every memory of the user compared;
+  // the query's bits computed once), and the candidates' full score uses the exact cosine. Sign bits keep the
+  // direction of each dimension: for unit embeddings their Hamming distance grows with the angle, so the nearest by
+  // it are the nearest by cosine up to its coarseness (approximate, like HNSW).
+  const querySigns = `(SELECT assistant.embedding_signs(${vector}))`;
+  const signDistance = `CASE WHEN bit_length(m.embedding_signs) = cardinality(${vector}) THEN bit_count(m.embedding_signs # ${querySigns}) END`;
   const semanticOrder =
-    semantic === 'pgvector' ? `m.embedding_vector <=> ${vector}::vector` : `${prefix} DESC, m.created_at DESC`;
-  const semanticFilter = semantic === 'pgvector' ? '' : `AND ${sameSize}`;
+    semantic === 'pgvector' ? `m.embedding_vector <=> ${vector}::vector` : `${signDistance}, m.id DESC`;
+  const semanticFilter =
+    semantic === 'pgvector'
+      ? ''
+      : `AND m.embedding_signs IS NOT NULL AND bit_length(m.embedding_signs) = cardinality(${vector})`;
   const sources = [
     arms.length > 0
       ? `SELECT id, true AS lexical FROM (SELECT id FROM (${arms.join(' UNION ')}) matched ORDER BY hits DESC, created_at DESC LIMIT ${RECALL_CANDIDATES}) lexical`
       : '',
-    semantic === 'pgvector'
-      ? `SELECT id, false AS lexical FROM (SELECT m.id FROM assistant.memories m WHERE m.user_id = $1 AND m.embedding_model = ${model} ${current} ${kindFilter}
-           ORDER BY ${semanticOrder} LIMIT ${SEMANTIC_CANDIDATES}) semantic`
-      : '',
-    // Without the index: the newest COSINE_SCAN_LIMIT embedded memories scanned, so a turn's recall stays bounded.
-    semantic === 'cosine'
-      ? `SELECT id, false AS lexical FROM (SELECT m.id FROM (
-             SELECT m.id, m.embedding, m.created_at FROM assistant.memories m
-              WHERE m.user_id = $1 AND m.embedding_model = ${model} ${semanticFilter} ${current} ${kindFilter}
-              ORDER BY m.created_at DESC LIMIT ${COSINE_SCAN_LIMIT}) m
+    semantic !== 'none'
+      ? `SELECT id, false AS lexical FROM (SELECT m.id FROM assistant.memories m
+           WHERE m.user_id = $1 AND m.embedding_model = ${model} ${semanticFilter} ${current} ${kindFilter}
            ORDER BY ${semanticOrder} LIMIT ${SEMANTIC_CANDIDATES}) semantic`
       : '',
   ].filter(Boolean);

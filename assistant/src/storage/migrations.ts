@@ -821,4 +821,26 @@ ALTER TABLE assistant.consolidation_runs ADD COLUMN entities_summarised text[] N
 ALTER TABLE assistant.consolidation_runs ADD COLUMN complete boolean NOT NULL DEFAULT true;
 `,
   },
+  {
+    version: 27,
+    name: 'recall at a million memories: a covering index for the newest-first arms, sign bits of each embedding',
+    sql: `
+-- Recall's capped arms (common words, names) read a user's newest current memories until enough match; this index
+-- holds everything they test, so they read no table rows (an index-only scan).
+CREATE INDEX memories_recall_recent_idx ON assistant.memories (user_id, created_at DESC)
+  INCLUDE (id, search_vector, names, confirmed, kind) WHERE superseded_at IS NULL AND folded_at IS NULL;
+-- Recall by meaning without pgvector: an embedding's sign bits (1 where a dimension is positive), one bit a
+-- dimension. Their Hamming distance to the query's, over the covering index below, picks the candidates whose exact
+-- cosine recall then computes: every memory of the user is compared, at a few bytes each.
+CREATE FUNCTION assistant.embedding_signs(embedding real[]) RETURNS varbit
+  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+  RETURN (SELECT string_agg(CASE WHEN x > 0 THEN '1' ELSE '0' END, '' ORDER BY i)
+            FROM unnest(embedding) WITH ORDINALITY AS t(x, i))::varbit;
+ALTER TABLE assistant.memories
+  ADD COLUMN embedding_signs varbit GENERATED ALWAYS AS (assistant.embedding_signs(embedding)) STORED;
+CREATE INDEX memories_embedding_signs_idx ON assistant.memories (user_id, embedding_model)
+  INCLUDE (id, embedding_signs, confirmed, kind)
+  WHERE embedding_signs IS NOT NULL AND superseded_at IS NULL AND folded_at IS NULL;
+`,
+  },
 ];
