@@ -89,8 +89,9 @@
       form.addEventListener('submit', (event) => {
         event.preventDefault();
         const value = input.value;
+        // A code is not left on the page: the field is emptied, the bubble shows dots.
+        if (question.field.kind === 'code') input.value = '';
         done();
-        // A code is not shown again on the page.
         send(value, question.id, question.field.kind === 'code' ? '••••••' : value);
       });
       answer.append(form);
