@@ -13,6 +13,21 @@ export function withKeyStore(settings: Record<string, string>, postgres: { url: 
   return { ...settings, JUDGE_KEYS_DATABASE_URL: postgres.url };
 }
 
+/**
+ * The console's web chat reaches the assistant through its webhook on this machine's n8n, with the assistant's API
+ * key from the settings (the judge holds it; the browser never gets it). Settings of its own win.
+ */
+export function webChatEntry(settings: Record<string, string>, judgeEnv: NodeJS.ProcessEnv): Record<string, string> {
+  const entry: Record<string, string> = {};
+  if (!judgeEnv.JUDGE_CONSOLE_ASSISTANT_URL && settings.N8N_PORT) {
+    entry.JUDGE_CONSOLE_ASSISTANT_URL = `http://127.0.0.1:${settings.N8N_PORT}/webhook`;
+  }
+  if (!judgeEnv.JUDGE_CONSOLE_ASSISTANT_KEY && settings.ASSISTANT_API_KEY) {
+    entry.JUDGE_CONSOLE_ASSISTANT_KEY = settings.ASSISTANT_API_KEY;
+  }
+  return entry;
+}
+
 /** Starts the judge server and waits until it answers on JUDGE_PORT. */
 export async function startJudge(settings: Record<string, string>): Promise<ChildProcess> {
   if (!existsSync(JUDGE_CLI))
@@ -21,6 +36,7 @@ export async function startJudge(settings: Record<string, string>): Promise<Chil
   for (const [key, value] of Object.entries(settings))
     if (key.startsWith('JUDGE_') && value !== '') judgeEnv[key] = value;
   judgeEnv.JUDGE_HOST = '127.0.0.1';
+  Object.assign(judgeEnv, webChatEntry(settings, judgeEnv));
   const child = spawn(process.execPath, [JUDGE_CLI, 'serve'], {
     env: judgeEnv,
     stdio: ['ignore', 'inherit', 'inherit'],

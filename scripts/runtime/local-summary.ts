@@ -23,6 +23,7 @@ export async function printSummary(
       `  owner login: ${owner.email} (password: OWNER_PASSWORD in ${ENV_FILE})`,
       `  System One:  POST ${stack.webhookUrl}/v1/systemone  (Authorization: Bearer <SYSTEMONE_WRAPPER_KEY>)`,
       `  judge:       http://127.0.0.1:${settings.JUDGE_PORT}/v1  (Authorization: Bearer <JUDGE_API_KEYS>)`,
+      `  web chat:    http://127.0.0.1:${settings.JUDGE_PORT}/console/chat  (talk to the assistant; the console's password: JUDGE_CONSOLE_PASSWORD in ${ENV_FILE})`,
       `  console:     http://127.0.0.1:${settings.JUDGE_PORT}/console  (API keys, usage, playground; password: JUDGE_CONSOLE_PASSWORD in ${ENV_FILE})`,
       `  assistant:   POST ${stack.webhookUrl}/agent  (X-API-Key: <ASSISTANT_API_KEY>)`,
       `               model ${assistant.chatModel} at ${settings.ASSISTANT_LLM_BASE_URL}${(await llmReachable(settings)) ? '' : '  (NOT reachable yet: start it, or set ASSISTANT_LLM_BASE_URL / ASSISTANT_LLM_API_KEY / ASSISTANT_LLM_MODEL)'}`,
