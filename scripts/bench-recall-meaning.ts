@@ -109,6 +109,9 @@ async function main() {
           words,
           dimensions,
         );
+      } else {
+        // Kept data: the visibility map and statistics as after a load (a migration may have rewritten the table).
+        await client.query('VACUUM ANALYZE assistant.memories');
       }
       const loadSeconds = ms(start) / 1000;
       let indexSeconds: number | null = null;

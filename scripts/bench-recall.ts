@@ -208,7 +208,7 @@ const cappedRecall: RecallRun = (client, userId, query) => recall(client, userId
 const uncappedRecall: RecallRun = async (client, userId, query) => {
   const { language } = await getUserSettings(client, userId);
   const found = await searchTerms(client, language, query);
-  const terms = { ...found, rare: found.lexemes, common: [] };
+  const terms = { ...found, rare: found.lexemes, common: [], commonNames: [] };
   if (!terms.tsquery && terms.names.length === 0) return [];
   const sql = recallSql({ withText: terms.tsquery !== null, withKind: false, terms, semantic: 'none' });
   return (await client.query(sql, recallParameters(userId, terms, 10, 30))).rows;
@@ -281,6 +281,9 @@ async function main() {
           [other.userId, Math.round(count / 10)],
         ];
         await load(client, users, words);
+      } else {
+        // Kept data: the visibility map and statistics as after a load (a migration may have rewritten the table).
+        await client.query('VACUUM ANALYZE assistant.memories');
       }
       const loadSeconds = (Date.now() - loadStart) / 1000;
       if (process.argv.includes('--load-only')) {

@@ -16,7 +16,7 @@ export type SemanticMode = 'none' | 'cosine' | 'pgvector';
 export interface RecallPlan {
   withText: boolean;
   withKind: boolean;
-  terms: Pick<SearchTerms, 'lexemes' | 'rare' | 'common' | 'names'>;
+  terms: Pick<SearchTerms, 'lexemes' | 'rare' | 'common' | 'names'> & Partial<Pick<SearchTerms, 'commonNames'>>;
   semantic: SemanticMode;
   /** Also recall facts captured from outside content that the user has not confirmed (default: not). */
   withUnconfirmed?: boolean;
@@ -24,8 +24,8 @@ export interface RecallPlan {
 
 /**
  * The ranked recall query, in two stages so that its cost stays bounded when a common word matches many rows.
- * Candidates: every match of the rare words (tsvector GIN), the newest COMMON_CANDIDATES matches of the common
- * words, of all common words together and of the names (trigram word similarity); cut to the RECALL_CANDIDATES that
+ * Candidates: every match of the rare words and names (tsvector and trigram GIN), the newest COMMON_CANDIDATES
+ * matches of the common words, of all common words together and of the common names; cut to the RECALL_CANDIDATES that
  * match the most query words (a rare word counts double) or a name (newest first among equals). With embeddings,
  * up to SEMANTIC_CANDIDATES more: the nearest of any age, by pgvector, or else by the sign bits of every embedding of the user. Only the
  * candidates get the full score: ts_rank_cd, the best name similarity, importance, cosine similarity, and a recency
@@ -50,8 +50,12 @@ export function recallSql(plan: RecallPlan): string {
     (lexeme) => `(m.search_vector @@ ${param()}::tsquery)::int${terms.common.includes(lexeme) ? '' : ' * 2'}`,
   );
   // One clause per name word, so that each is a GIN trigram index scan (OR-ed as a bitmap).
-  const nameMatches = terms.names.map(() => `m.names %> ${param()}`);
+  const nameClauses = terms.names.map((name) => ({ name, sql: `m.names %> ${param()}` }));
+  const nameMatches = nameClauses.map((clause) => clause.sql);
   const nameMatch = nameMatches.length > 0 ? `(${nameMatches.join(' OR ')})` : 'false';
+  const isCommonName = (name: string) => terms.commonNames?.includes(name) ?? false;
+  const rareNameMatches = nameClauses.filter((clause) => !isCommonName(clause.name)).map((clause) => clause.sql);
+  const commonNameMatches = nameClauses.filter((clause) => isCommonName(clause.name)).map((clause) => clause.sql);
   const vector = semantic !== 'none' ? `${param()}::real[]` : '';
   const model = semantic !== 'none' ? param() : '';
   const minSimilarity = semantic !== 'none' ? `${param()}::float8` : '';
@@ -66,15 +70,16 @@ export function recallSql(plan: RecallPlan): string {
   const arm = (where: string, newestFirst = false) =>
     `(SELECT m.id, m.created_at, ${hits} FROM assistant.memories m WHERE m.user_id = $1 AND ${where} ${current} ${kindFilter}` +
     (newestFirst ? ` ORDER BY m.created_at DESC LIMIT ${COMMON_CANDIDATES})` : ')');
-  // Each arm is planned on its own. Rare words: every match, by the tsvector GIN index. Common words (and all of
-  // them together) and names: newest first, capped, by the (user_id, created_at) index until enough match, or by
-  // GIN and a sort when that is cheaper (the planner estimates a name's matches from the names column's
-  // statistics). A first name shared by thousands of memories thus costs no more than a common word; an old
-  // memory is still found by a name together with a rare word, or with all the common words. UNION removes rows
-  // found twice (their hits agree).
+  // Each arm is planned on its own. Rare words and rare names: every match, one arm, a BitmapOr of the tsvector and
+  // trigram GIN indexes, so a row found by both (a name is also a word of the memory) is fetched once. Common words
+  // (and all of them together) and names whose word is common: newest first, capped, by the covering
+  // (user_id, created_at) index until enough match, or by GIN and a sort when that is cheaper. A first name in
+  // thousands of memories thus costs no more than a common word; an old memory is still found by that name together
+  // with a rare word, or with all the common words. UNION removes rows found twice (their hits agree).
+  const exact = [rareQuery ? `m.search_vector @@ ${rareQuery}` : '', ...rareNameMatches].filter(Boolean);
   const arms = [
-    rareQuery ? arm(`m.search_vector @@ ${rareQuery}`) : '',
-    nameMatches.length > 0 ? arm(`m.names <> '' AND ${nameMatch}`, true) : '',
+    exact.length > 0 ? arm(`(${exact.join(' OR ')})`) : '',
+    commonNameMatches.length > 0 ? arm(`m.names <> '' AND (${commonNameMatches.join(' OR ')})`, true) : '',
     commonQuery ? arm(`m.search_vector @@ ${commonQuery}`, true) : '',
     commonAllQuery ? arm(`m.search_vector @@ ${commonAllQuery}`, true) : '',
   ].filter(Boolean);

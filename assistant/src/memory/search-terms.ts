@@ -13,6 +13,8 @@ export interface SearchTerms {
   rare: string[];
   /** The common lexemes (see COMMON_LEXEME_FREQUENCY): their matches are capped, newest first. */
   common: string[];
+  /** The names whose words are common lexemes: their matches are capped too (the others' are all candidates). */
+  commonNames: string[];
 }
 
 const MAX_TERMS = 12;
@@ -41,15 +43,20 @@ export async function orQuery(db: Queryable, language: string, text: string): Pr
 
 /**
  * What recall searches for: the OR tsquery of the stemmed words, the words worth comparing with names (at least
- * 3 letters and not a stop word in the user's language), and which lexemes are common. One round trip.
+ * 3 letters and not a stop word in the user's language), and which lexemes and names are common (a name is when
+ * its word is: people and entities are words of a memory's search vector too). One round trip.
  */
 export async function searchTerms(db: Queryable, language: string, text: string): Promise<SearchTerms> {
   const [result, common] = await Promise.all([
-    db.query<{ q: string; names: string[]; lexemes: string[] }>(
+    db.query<{ q: string; names: string[]; lexemes: string[]; name_lexemes: string[] }>(
       `SELECT replace(plainto_tsquery($1::regconfig, $2)::text, ' & ', ' | ') AS q,
               tsvector_to_array(to_tsvector($1::regconfig, $2)) AS lexemes,
               coalesce((SELECT array_agg(w ORDER BY i) FROM unnest($3::text[]) WITH ORDINALITY AS t(w, i)
-                         WHERE to_tsvector($1::regconfig, w) <> ''::tsvector), '{}') AS names`,
+                         WHERE to_tsvector($1::regconfig, w) <> ''::tsvector), '{}') AS names,
+              -- each name's lexemes, space-separated, in the order of names
+              coalesce((SELECT array_agg(array_to_string(tsvector_to_array(to_tsvector($1::regconfig, w)), ' ') ORDER BY i)
+                          FROM unnest($3::text[]) WITH ORDINALITY AS t(w, i)
+                         WHERE to_tsvector($1::regconfig, w) <> ''::tsvector), '{}') AS name_lexemes`,
       [language, text, nameCandidates(text)],
     ),
     commonLexemes(db),
@@ -57,12 +64,15 @@ export async function searchTerms(db: Queryable, language: string, text: string)
   const row = result.rows[0];
   const q = row?.q ?? '';
   const lexemes = (row?.lexemes ?? []).slice(0, MAX_TERMS);
+  const names = row?.names ?? [];
+  const nameLexemes = row?.name_lexemes ?? [];
   return {
     tsquery: q.trim() === '' ? null : q,
-    names: row?.names ?? [],
+    names,
     lexemes,
     rare: lexemes.filter((lexeme) => !common.has(lexeme)),
     common: lexemes.filter((lexeme) => common.has(lexeme)),
+    commonNames: names.filter((_, i) => (nameLexemes[i] ?? '').split(' ').every((lexeme) => common.has(lexeme))),
   };
 }
 
