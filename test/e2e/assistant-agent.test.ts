@@ -28,6 +28,7 @@ import {
   type TelegramEntryWorkflow,
 } from 'assistant-core';
 import { postgresCredentialData } from './setup/postgres-credential';
+import { viaRouter } from './setup/tool-calls';
 
 const API_KEY = E2E_ASSISTANT_API_KEY;
 const OWNER_CHAT = 4242001;
@@ -139,7 +140,7 @@ describe('assistant memory', () => {
     const tell = await converse('tell', [
       {
         tool_calls: [
-          { name: 'remember_memory', arguments: { content: 'My accountant is Stefan Huber.', people: 'Stefan Huber' } },
+          viaRouter('remember_memory', { content: 'My accountant is Stefan Huber.', people: 'Stefan Huber' }),
         ],
       },
       { content: 'Noted.' },
@@ -152,7 +153,7 @@ describe('assistant memory', () => {
     expect(stored.rows).toContainEqual({ content: 'My accountant is Stefan Huber.', people: ['Stefan Huber'] });
 
     const question = await converse('recall', [
-      { tool_calls: [{ name: 'recall_memories', arguments: { query: 'Stefan' } }] },
+      { tool_calls: [viaRouter('recall_memories', { query: 'Stefan' })] },
       { content: '{{last_tool_result}}' },
     ]);
     const answer = await ask(`${question} Who is Stefan?`, 'alice', 'session-two');
@@ -163,7 +164,7 @@ describe('assistant memory', () => {
 
   it('keeps users apart: another webhook user and a Telegram user see nothing of it', async () => {
     const bobAsks = await converse('bob', [
-      { tool_calls: [{ name: 'recall_memories', arguments: { query: 'Stefan accountant' } }] },
+      { tool_calls: [viaRouter('recall_memories', { query: 'Stefan accountant' })] },
       { content: '{{last_tool_result}}' },
     ]);
     const bob = await ask(`${bobAsks} Who is Stefan?`, 'bob');
@@ -172,7 +173,7 @@ describe('assistant memory', () => {
     expect(await userIdOf('api:bob')).not.toBe(await userIdOf('api:alice'));
 
     const ownerAsks = await converse('owner-recall', [
-      { tool_calls: [{ name: 'recall_memories', arguments: { query: 'Stefan accountant' } }] },
+      { tool_calls: [viaRouter('recall_memories', { query: 'Stefan accountant' })] },
       { content: 'Found: {{last_tool_result}}' },
     ]);
     const earlier = (await telegram.sent(OWNER_CHAT)).length;
@@ -234,24 +235,19 @@ describe('assistant knowledge graph and tasks', () => {
     const build = await converse('graph', [
       {
         tool_calls: [
-          { name: 'upsert_entity', arguments: { name: 'Maria Gruber', entity_type: 'person', summary: 'a colleague' } },
-          {
-            name: 'upsert_entity',
-            arguments: { name: 'Acme Robotics', entity_type: 'company', summary: 'robot maker' },
-          },
+          viaRouter('upsert_entity', { name: 'Maria Gruber', entity_type: 'person', summary: 'a colleague' }),
+          viaRouter('upsert_entity', { name: 'Acme Robotics', entity_type: 'company', summary: 'robot maker' }),
         ],
       },
       {
-        tool_calls: [
-          { name: 'relate_entities', arguments: { from: 'Maria Gruber', relation: 'works_at', to: 'Acme Robotics' } },
-        ],
+        tool_calls: [viaRouter('relate_entities', { from: 'Maria Gruber', relation: 'works_at', to: 'Acme Robotics' })],
       },
       { content: 'Got it.' },
     ]);
     expect((await ask(`${build} Maria Gruber works at Acme Robotics.`, 'carol')).status).toBe(200);
 
     const query = await converse('graph-query', [
-      { tool_calls: [{ name: 'query_graph', arguments: { name: 'Acme Robotics' } }] },
+      { tool_calls: [viaRouter('query_graph', { name: 'Acme Robotics' })] },
       { content: '{{last_tool_result}}' },
     ]);
     const answer = await ask(`${query} Who works at Acme?`, 'carol');
@@ -266,8 +262,8 @@ describe('assistant knowledge graph and tasks', () => {
     const create = await converse('tasks-create', [
       {
         tool_calls: [
-          { name: 'create_task', arguments: { title: 'File the tax return', due: yesterday, priority: 'urgent' } },
-          { name: 'create_task', arguments: { title: 'Buy a birthday present', due: nextWeek, priority: 'low' } },
+          viaRouter('create_task', { title: 'File the tax return', due: yesterday, priority: 'urgent' }),
+          viaRouter('create_task', { title: 'Buy a birthday present', due: nextWeek, priority: 'low' }),
         ],
       },
       { content: 'Both tasks created.' },
@@ -285,7 +281,7 @@ describe('assistant knowledge graph and tasks', () => {
     const present = Number(rows.rows.find((row) => row.title === 'Buy a birthday present')!.id);
 
     const overdue = await converse('tasks-overdue', [
-      { tool_calls: [{ name: 'list_tasks', arguments: { filter: 'overdue', priority: '' } }] },
+      { tool_calls: [viaRouter('list_tasks', { filter: 'overdue', priority: '' })] },
       { content: '{{last_tool_result}}' },
     ]);
     const listed = String((await ask(`${overdue} what is overdue?`, 'dave')).body.reply);
@@ -295,14 +291,11 @@ describe('assistant knowledge graph and tasks', () => {
     const change = await converse('tasks-update', [
       {
         tool_calls: [
-          {
-            name: 'update_task',
-            arguments: { task_id: present, title: 'Buy a present for Anna', due: '', priority: 'high' },
-          },
+          viaRouter('update_task', { task_id: present, title: 'Buy a present for Anna', due: '', priority: 'high' }),
         ],
       },
-      { tool_calls: [{ name: 'complete_task', arguments: { task_id: taxes } }] },
-      { tool_calls: [{ name: 'delete_task', arguments: { task_id: present } }] },
+      { tool_calls: [viaRouter('complete_task', { task_id: taxes })] },
+      { tool_calls: [viaRouter('delete_task', { task_id: present })] },
       { content: 'Done.' },
     ]);
     const changed = await ask(`${change} rename, finish, delete`, 'dave');
@@ -492,7 +485,7 @@ describe('assistant chat model', () => {
 
   it("every model call of a turn goes through the model gateway and is in its ledger, with the turn's user", async () => {
     const marker = await converse('ledger', [
-      { tool_calls: [{ name: 'list_tasks', arguments: { filter: 'overdue', priority: '' } }] },
+      { tool_calls: [viaRouter('list_tasks', { filter: 'overdue', priority: '' })] },
       { content: 'You have nothing due.' },
     ]);
     const answer = await ask(`${marker} what is due?`, 'lena');

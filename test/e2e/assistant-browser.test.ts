@@ -17,6 +17,7 @@ import { totp } from '../../assistant/test/browser/login-site';
 import { waitFor } from '../../scripts/runtime/process';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { configureAssistantCredentials, postToAgent } from './setup/assistant';
+import { callTool } from './setup/tool-calls';
 
 const run = Math.random().toString(36).slice(2, 8);
 const OWNER_CHAT = 4242001;
@@ -28,9 +29,8 @@ let telegram: TelegramBotApiFakeControl;
 let db: Pool;
 let site: string;
 
-const call = (name: string, args: Record<string, string>): ScriptStep => ({
-  tool_calls: [{ name, arguments: args }],
-});
+/** The main agent calls a registry tool (through its router). */
+const call = (name: string, args: Record<string, string>): ScriptStep => callTool(name, args);
 /** browser_fill's arguments as a model gives them: every field, the unused ones empty. */
 const fill = (ref: string, given: { value?: string; login?: string; part?: string }) =>
   call('browser_fill', { ref, value: '', login: '', part: '', ...given });

@@ -12,6 +12,7 @@ import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { WebSiteControl } from '../fakes/web-site';
 import { configureAssistantCredentials, postToAgent } from './setup/assistant';
 import { e2eStack, type E2EStack } from './setup/harness';
+import { viaRouter } from './setup/tool-calls';
 
 const run = Math.random().toString(36).slice(2, 8);
 let stack: E2EStack;
@@ -77,7 +78,7 @@ beforeAll(async () => {
   await site.setPage(`capture-${run}`, { body: '<html><body><p>Opening hours: 9 to 5.</p></body></html>' });
   const pageMessage = `Read ${site.watchUrl(`capture-${run}`)} please. Bob Stone is my lawyer [capture-page-${run}]`;
   await say(users.page, pageMessage, [
-    { tool_calls: [{ name: 'read_page', arguments: { url: site.watchUrl(`capture-${run}`), max_chars: '' } }] },
+    { tool_calls: [viaRouter('read_page', { url: site.watchUrl(`capture-${run}`), max_chars: '' })] },
     { content: 'Read it: {{last_tool_result}}' },
   ]);
   await say(users.bad, 'Clara Stein is my doctor [bad-extraction]');

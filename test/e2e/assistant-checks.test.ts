@@ -15,6 +15,7 @@ import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
 import { waitFor } from '../../scripts/runtime/process';
 import { postgresCredentialData } from './setup/postgres-credential';
 import { startFastTick } from './setup/fast-tick';
+import { viaRouter } from './setup/tool-calls';
 
 const run = Math.random().toString(36).slice(2, 8);
 const USER = `checks-${run}`;
@@ -166,36 +167,28 @@ describe('background checks', () => {
     const marker = `[checks-add-${run}]`;
     await llm.addScript(marker, [
       {
-        tool_calls: [
-          { name: 'add_check', arguments: addArgs({ what: 'ftp://files.test/list', schedule: 'every minute' }) },
-        ],
+        tool_calls: [viaRouter('add_check', addArgs({ what: 'ftp://files.test/list', schedule: 'every minute' }))],
+      },
+      {
+        tool_calls: [viaRouter('add_check', addArgs({ what: 'http://127.0.0.1:9/admin', schedule: 'every minute' }))],
+      },
+      {
+        tool_calls: [viaRouter('add_check', addArgs({ what: site.watchUrl(page('page')), schedule: 'now and then' }))],
+      },
+      {
+        tool_calls: [viaRouter('add_check', addArgs({ what: site.watchUrl(page('page')), schedule: 'every minute' }))],
       },
       {
         tool_calls: [
-          { name: 'add_check', arguments: addArgs({ what: 'http://127.0.0.1:9/admin', schedule: 'every minute' }) },
-        ],
-      },
-      {
-        tool_calls: [
-          { name: 'add_check', arguments: addArgs({ what: site.watchUrl(page('page')), schedule: 'now and then' }) },
-        ],
-      },
-      {
-        tool_calls: [
-          { name: 'add_check', arguments: addArgs({ what: site.watchUrl(page('page')), schedule: 'every minute' }) },
-        ],
-      },
-      {
-        tool_calls: [
-          {
-            name: 'add_check',
-            arguments: addArgs({
+          viaRouter(
+            'add_check',
+            addArgs({
               what: site.watchUrl(page('gate')),
               schedule: 'every minute',
               notify_when: 'only if it is a major release',
               notify_threshold: '0.00001',
             }),
-          },
+          ),
         ],
       },
       { content: 'Done: {{last_tool_result}}' },
@@ -325,7 +318,7 @@ describe('background checks', () => {
     expect(failures).toEqual([{ workflow: `check ${ids.broken} (${site.watchUrl(page('broken'))})` }]);
     const marker = `[checks-failed-${run}]`;
     await llm.addScript(marker, [
-      { tool_calls: [{ name: 'list_failures', arguments: { since: '' } }] },
+      { tool_calls: [viaRouter('list_failures', { since: '' })] },
       { content: 'Failures: {{last_tool_result}}' },
     ]);
     const reply = await ask(marker, 'Did anything fail today?');

@@ -16,6 +16,7 @@ import { waitFor } from '../../scripts/runtime/process';
 import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { configureAssistantCredentials, postToAgent } from './setup/assistant';
 import { e2eStack, type E2EStack } from './setup/harness';
+import { viaRouter } from './setup/tool-calls';
 
 const run = Math.random().toString(36).slice(2, 8);
 const user = `consolidation-${run}`;
@@ -46,7 +47,7 @@ async function say(message: string, steps: ScriptStep[]): Promise<string | undef
 }
 
 const panel = (args: { action: string; about?: string; memory_id?: number }): ScriptStep[] => [
-  { tool_calls: [{ name: 'memory_panel', arguments: { about: '', memory_id: 0, ...args } }] },
+  { tool_calls: [viaRouter('memory_panel', { about: '', memory_id: 0, ...args })] },
   { content: 'Panel: {{last_tool_result}}' },
 ];
 

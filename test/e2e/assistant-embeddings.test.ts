@@ -10,6 +10,7 @@ import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
 import { configureAssistantCredentials, postToAgent } from './setup/assistant';
 import { setEmbeddingsCredential } from './setup/embeddings';
 import { e2eStack, type E2EStack } from './setup/harness';
+import { viaRouter } from './setup/tool-calls';
 
 const run = Math.random().toString(36).slice(2, 8);
 const user = `embeddings-${run}`;
@@ -43,7 +44,7 @@ afterAll(async () => {
 describe('embeddings on: recall by meaning before each turn', () => {
   it('stores the embedding with the fact, and the next turn recalls it where words find nothing', async () => {
     await say(`Remember this line [remember-${run}]`, [
-      { tool_calls: [{ name: 'remember_memory', arguments: { content: FACT, people: '' } }] },
+      { tool_calls: [viaRouter('remember_memory', { content: FACT, people: '' })] },
       { content: 'Noted.' },
     ]);
     const { userId } = await resolveIdentity(db, 'api', user);

@@ -25,6 +25,7 @@ import { ZOO_FACT } from '../fakes/web-site';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { configureAssistantCredentials, postToAgent } from './setup/assistant';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
+import { callTool } from './setup/tool-calls';
 
 const run = Math.random().toString(36).slice(2, 8);
 const USER = `experts-${run}`;
@@ -34,6 +35,7 @@ let llm: OpenAiChatFakeControl;
 let db: Pool;
 let site: string;
 
+/** An expert's agent calls one of its own tools (an expert binds each tool by name, no routers). */
 const call = (name: string, args: Record<string, string>): ScriptStep => ({ tool_calls: [{ name, arguments: args }] });
 
 /** The main agent delegates `task` (which carries the expert's marker) and relays the expert's answer. */
@@ -42,7 +44,7 @@ async function delegate(expert: string, task: string, expertSteps: ScriptStep[])
   const inner = `[${expert}-${run}]`;
   await llm.addScript(inner, expertSteps);
   await llm.addScript(main, [
-    call(`ask_${expert}`, { task: `${task} ${inner}` }),
+    callTool(`ask_${expert}`, { task: `${task} ${inner}` }),
     { content: 'Main: {{last_tool_result}}' },
   ]);
   const response = await stack.webhook('agent', {
@@ -170,7 +172,7 @@ describe('catalogue experts', () => {
     await db.query(`DELETE FROM assistant.experts WHERE id = $1`, [EXPERT]);
     // A no: the question comes back as needs_input, the answer finishes the run, and nothing is installed.
     await llm.addScript(`[install-no-${run}]`, [
-      call('install_expert', { expert_id: EXPERT }),
+      callTool('install_expert', { expert_id: EXPERT }),
       { content: 'Main: {{last_tool_result}}' },
     ]);
     const asked = await post({ message: `Install gift ideas [install-no-${run}]`, user_id: OPERATOR_API_USER_ID });
@@ -182,7 +184,7 @@ describe('catalogue experts', () => {
 
     // Someone else than the operator is refused before anyone is asked.
     await llm.addScript(`[install-other-${run}]`, [
-      call('install_expert', { expert_id: EXPERT }),
+      callTool('install_expert', { expert_id: EXPERT }),
       { content: 'Main: {{last_tool_result}}' },
     ]);
     const other = await post({ message: `Install gift ideas [install-other-${run}]`, user_id: USER });
@@ -192,7 +194,7 @@ describe('catalogue experts', () => {
 
     // A yes: the workflow is created, published and registered.
     await llm.addScript(`[install-yes-${run}]`, [
-      call('install_expert', { expert_id: EXPERT }),
+      callTool('install_expert', { expert_id: EXPERT }),
       { content: 'Main: {{last_tool_result}}' },
     ]);
     const askedAgain = await post({
@@ -217,7 +219,7 @@ describe('catalogue experts', () => {
       { content: 'Gifts: {{last_tool_result}} A pruning saw.' },
     ]);
     await llm.addScript(`[ask-gift-${run}]`, [
-      call('ask_expert', { expert_id: EXPERT, task: `Gift ideas for Anna, who gardens ${inner}` }),
+      callTool('ask_expert', { expert_id: EXPERT, task: `Gift ideas for Anna, who gardens ${inner}` }),
       { content: 'Main: {{last_tool_result}}' },
     ]);
     const answered = await post({ message: `Gift for Anna? [ask-gift-${run}]`, user_id: OPERATOR_API_USER_ID });
@@ -230,7 +232,7 @@ describe('catalogue experts', () => {
 
     // Removed: its workflow is gone from n8n, and ask_expert says it is not installed.
     await llm.addScript(`[remove-gift-${run}]`, [
-      call('remove_expert', { expert_id: EXPERT }),
+      callTool('remove_expert', { expert_id: EXPERT }),
       { content: 'Main: {{last_tool_result}}' },
     ]);
     const askedRemove = await post({

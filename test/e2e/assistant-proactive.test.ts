@@ -30,6 +30,7 @@ import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
 import { waitFor } from '../../scripts/runtime/process';
 import { postgresCredentialData } from './setup/postgres-credential';
 import { startFastTick } from './setup/fast-tick';
+import { viaRouter } from './setup/tool-calls';
 
 const run = Math.random().toString(36).slice(2, 8);
 /** The fast tick's period: a whole minute is every twelfth of its ticks. */
@@ -169,9 +170,7 @@ describe('proactive messages on the minute tick', { timeout: 600_000 }, () => {
     const marker = `[remind-${run}]`;
     await llm.addScript(marker, [
       {
-        tool_calls: [
-          { name: 'set_reminder', arguments: { text: `stand up ${run}`, when: 'in 1 minute', task_id: '' } },
-        ],
+        tool_calls: [viaRouter('set_reminder', { text: `stand up ${run}`, when: 'in 1 minute', task_id: '' })],
       },
       { content: 'Done: {{last_tool_result}}' },
     ]);
@@ -224,9 +223,7 @@ describe('proactive messages on the minute tick', { timeout: 600_000 }, () => {
     const gerdaMarker = `[erinnerung-${run}]`;
     await llm.addScript(gerdaMarker, [
       {
-        tool_calls: [
-          { name: 'set_reminder', arguments: { text: `Wasser trinken ${run}`, when: 'in 10 Sekunden', task_id: '' } },
-        ],
+        tool_calls: [viaRouter('set_reminder', { text: `Wasser trinken ${run}`, when: 'in 10 Sekunden', task_id: '' })],
       },
       { content: 'Erledigt: {{last_tool_result}}' },
     ]);
@@ -338,7 +335,7 @@ describe('proactive messages on the minute tick', { timeout: 600_000 }, () => {
     // Failure awareness: the failed delivery is a failure of carol's, and the agent can say so.
     const marker = `[failed-today-${run}]`;
     await llm.addScript(marker, [
-      { tool_calls: [{ name: 'list_failures', arguments: { since: '' } }] },
+      { tool_calls: [viaRouter('list_failures', { since: '' })] },
       { content: 'Here is what failed: {{last_tool_result}}' },
     ]);
     const asked = await stack.webhook('agent', {

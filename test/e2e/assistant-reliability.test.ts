@@ -12,6 +12,7 @@ import { e2eStack, type E2EStack } from './setup/harness';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
 import { waitFor } from '../../scripts/runtime/process';
 import { postgresCredentialData } from './setup/postgres-credential';
+import { viaRouter } from './setup/tool-calls';
 
 const OWNER_CHAT = 4242001;
 const run = Math.random().toString(36).slice(2, 8);
@@ -292,7 +293,7 @@ describe('failure awareness sees every failure', () => {
 
     const marker = tag('what-failed');
     await llm.addScript(marker, [
-      { tool_calls: [{ name: 'list_failures', arguments: { since: '' } }] },
+      { tool_calls: [viaRouter('list_failures', { since: '' })] },
       { content: 'Here is what failed: {{last_tool_result}}' },
     ]);
     const asked = await ask({ message: `Did anything fail today? ${marker}`, user_id: user });
@@ -402,8 +403,8 @@ describe('forget everything', () => {
     for (const user of ['rel-7', 'rel-8']) {
       const remember = tag(`remember-all-${user}`);
       await llm.addScript(remember, [
-        { tool_calls: [{ name: 'remember_memory', arguments: { content: 'My bank is Erste.', people: '' } }] },
-        { tool_calls: [{ name: 'create_task', arguments: { title: 'Call the bank', due: '', priority: 'high' } }] },
+        { tool_calls: [viaRouter('remember_memory', { content: 'My bank is Erste.', people: '' })] },
+        { tool_calls: [viaRouter('create_task', { title: 'Call the bank', due: '', priority: 'high' })] },
         { content: 'Noted.' },
       ]);
       expect((await ask({ message: `${remember} my bank is Erste`, user_id: user })).status).toBe(200);
@@ -449,7 +450,7 @@ describe('forget everything', () => {
     const forgetAnswered = async (name: string, answer: string): Promise<string> => {
       const forget = tag(name);
       await llm.addScript(forget, [
-        { tool_calls: [{ name: 'forget_everything', arguments: {} }] },
+        { tool_calls: [viaRouter('forget_everything', {})] },
         { content: 'Forget: {{last_tool_result}}' },
       ]);
       const asked = await ask({ message: `${forget} forget everything about me`, user_id: 'rel-7' });

@@ -16,6 +16,7 @@ import { TelegramBotApiFakeControl } from '../fakes/telegram-bot-api';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { configureAssistantCredentials, postToAgent } from './setup/assistant';
 import { E2E_MCP_TOKEN } from './setup/secrets';
+import { callTool } from './setup/tool-calls';
 
 const run = Math.random().toString(36).slice(2, 8);
 const OWNER_CHAT = 4242007;
@@ -27,7 +28,8 @@ let telegram: TelegramBotApiFakeControl;
 let db: Pool;
 let weather: string;
 
-const call = (name: string, args: Record<string, string>): ScriptStep => ({ tool_calls: [{ name, arguments: args }] });
+/** The main agent calls a registry tool (through its router). */
+const call = (name: string, args: Record<string, string>): ScriptStep => callTool(name, args);
 
 function weatherSpec(name: string, overrides: Record<string, unknown> = {}) {
   return {

@@ -7,6 +7,7 @@ import { OpenAiChatFakeControl } from '../fakes/openai-chat';
 import { JS_FACT, ZOO_FACT } from '../fakes/web-site';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
+import { viaRouter } from './setup/tool-calls';
 
 const run = Math.random().toString(36).slice(2, 8);
 let stack: E2EStack;
@@ -37,8 +38,8 @@ describe('web search and read_page through the agent', () => {
   it('answers by searching and reading: the article text, without navigation and ads', async () => {
     const marker = `[web-zoo-${run}]`;
     await llm.addScript(marker, [
-      { tool_calls: [{ name: 'web_search', arguments: { query: 'riverside zoo opening hours', max_results: '' } }] },
-      { tool_calls: [{ name: 'read_page', arguments: { url: `${site}/articles/zoo`, max_chars: '' } }] },
+      { tool_calls: [viaRouter('web_search', { query: 'riverside zoo opening hours', max_results: '' })] },
+      { tool_calls: [viaRouter('read_page', { url: `${site}/articles/zoo`, max_chars: '' })] },
       { content: 'From the zoo site: {{last_tool_result}}' },
     ]);
     const answer = await ask(marker, 'When is the Riverside Zoo open?');
@@ -56,7 +57,7 @@ describe('web search and read_page through the agent', () => {
   it('renders a page whose text a script inserts, in the browser service', async () => {
     const marker = `[web-js-${run}]`;
     await llm.addScript(marker, [
-      { tool_calls: [{ name: 'read_page', arguments: { url: `${site}/articles/night-tour`, max_chars: '' } }] },
+      { tool_calls: [viaRouter('read_page', { url: `${site}/articles/night-tour`, max_chars: '' })] },
       { content: 'Read: {{last_tool_result}}' },
     ]);
     const answer = await ask(marker, 'When do night tour tickets go on sale?');
@@ -68,7 +69,7 @@ describe('web search and read_page through the agent', () => {
     const marker = `[web-refused-${run}]`;
     const n8nApi = `${stack.n8nUrl}/rest/settings`;
     await llm.addScript(marker, [
-      { tool_calls: [{ name: 'read_page', arguments: { url: n8nApi, max_chars: '' } }] },
+      { tool_calls: [viaRouter('read_page', { url: n8nApi, max_chars: '' })] },
       { content: 'First: {{last_tool_result}}' },
     ]);
     const first = await ask(marker, 'Read the n8n settings');
@@ -76,7 +77,7 @@ describe('web search and read_page through the agent', () => {
     expect(first.reply).toMatch(/n8n instance's own API/);
     const other = `[web-closed-${run}]`;
     await llm.addScript(other, [
-      { tool_calls: [{ name: 'read_page', arguments: { url: 'http://127.0.0.1:9/secret', max_chars: '' } }] },
+      { tool_calls: [viaRouter('read_page', { url: 'http://127.0.0.1:9/secret', max_chars: '' })] },
       { content: 'Second: {{last_tool_result}}' },
     ]);
     const second = await ask(other, 'Read the local page');
