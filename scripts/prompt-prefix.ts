@@ -4,12 +4,16 @@
 // n8n builds them from $fromAI) and the product's own system prompt, context block and history window; the share of a
 // request that is byte-identical to the start of the request before it is what the cache keeps. "before" renders the
 // same conversation the way the agent was built before issue 41 (the time and the memories in the system message, a
-// history window that slides by one message). Run: npx tsx scripts/prompt-prefix.ts
+// history window that slides by one message). Part 2 (the router tools): the tool schemas of a plain turn and the
+// prompts of a plain and a tool turn with the 50 registry tools as they were (one tool node each, rebuilt from the
+// registry) and with the agent's 7 routers. Run: npx tsx scripts/prompt-prefix.ts
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { contextBlock, estimateTokens, historyWindow, systemPrompt } from 'assistant-core';
 import { TOOL_GROUPS, TOOL_REGISTRY } from '../assistant/src/tools/registry';
+import { AGENT_SOURCES, TOOL_NODE_TYPE, toolNode } from '../assistant/src/tools/router-workflows';
+import { TOOL_ROUTERS } from '../assistant/src/tools/routers';
 
 const ROOT = path.join(__dirname, '..');
 
@@ -52,24 +56,32 @@ function agentWorkflow(): { nodes: WorkflowNode[] } {
   return JSON.parse(readFileSync(path.join(ROOT, 'workflows', 'assistant-agent.json'), 'utf8'));
 }
 
-/** The agent's tools as the chat model gets them: each tool node, its description, its $fromAI fields. */
-export function agentTools(): Tool[] {
+/** A tool node as the chat model gets it: its description and its $fromAI fields ('json' is n8n's object). */
+function toolSchema(node: WorkflowNode): Tool {
   const fromAi = /\$fromAI\('([^']+)',\s*'((?:[^'\\]|\\.)*)',\s*'([a-z]+)'/g;
+  const properties: Record<string, { type: string; description: string }> = {};
+  for (const [, key, description, type] of JSON.stringify(node.parameters.workflowInputs).matchAll(fromAi))
+    properties[key] = { type: type === 'json' ? 'object' : type, description: description.replace(/\\'/g, "'") };
+  return {
+    type: 'function',
+    function: {
+      name: node.name,
+      description: String(node.parameters.description ?? ''),
+      parameters: { type: 'object', properties, required: Object.keys(properties) },
+    },
+  };
+}
+
+/** The agent's tools as the chat model gets them (its 7 routers): each tool node of workflows/assistant-agent.json. */
+export function agentTools(): Tool[] {
   return agentWorkflow()
-    .nodes.filter((node) => node.type === '@n8n/n8n-nodes-langchain.toolWorkflow')
-    .map((node) => {
-      const properties: Record<string, { type: string; description: string }> = {};
-      for (const [, key, description, type] of JSON.stringify(node.parameters.workflowInputs).matchAll(fromAi))
-        properties[key] = { type, description: description.replace(/\\'/g, "'") };
-      return {
-        type: 'function',
-        function: {
-          name: node.name,
-          description: String(node.parameters.description ?? ''),
-          parameters: { type: 'object', properties, required: Object.keys(properties) },
-        },
-      };
-    });
+    .nodes.filter((node) => node.type === TOOL_NODE_TYPE)
+    .map(toolSchema);
+}
+
+/** The agent's tools before the routers (issue 41, part 2): one tool node per registry tool, from the registry. */
+export function toolsBeforeRouters(): Tool[] {
+  return TOOL_REGISTRY.map((tool) => toolSchema(toolNode(tool, AGENT_SOURCES, 'before') as WorkflowNode));
 }
 
 /** The static tool instructions the workflow appends to Load Context's system prompt. */
@@ -92,12 +104,18 @@ interface ScriptedTurn {
   message: string;
   memories: string[];
   /** A tool the model calls before answering, with its result. */
-  tool?: { name: string; arguments: Record<string, string>; result: string };
+  tool?: { name: string; arguments: Record<string, unknown>; result: string };
   reply: string;
 }
 
+/** A call of remember_memory: through the memory router (the agent now), or by its own name (before the routers). */
+const rememberCall = (args: Record<string, string>, routed: boolean) =>
+  routed
+    ? { name: 'memory', arguments: { action: 'remember_memory', args } }
+    : { name: 'remember_memory', arguments: args };
+
 /** Ten turns of an ordinary conversation: small talk, a remembered fact, a task, a reminder, recalled memories. */
-export function scriptedConversation(): ScriptedTurn[] {
+export function scriptedConversation(routed = true): ScriptedTurn[] {
   const topics = ['the garden', 'my sister Eva', 'the tax return', 'a trip to Graz', 'the bees', 'dinner'];
   return Array.from({ length: 10 }, (_, i) => ({
     message: `Turn ${i + 1}: what do you think about ${topics[i % topics.length]}? ${'Some more words. '.repeat(3 + (i % 4))}`,
@@ -105,8 +123,7 @@ export function scriptedConversation(): ScriptedTurn[] {
     tool:
       i % 2 === 1
         ? {
-            name: 'remember_memory',
-            arguments: { content: `fact ${i + 1}`, people: '' },
+            ...rememberCall({ content: `fact ${i + 1}`, people: '' }, routed),
             result: `Stored memory ${i}.`,
           }
         : undefined,
@@ -152,8 +169,8 @@ function historyBefore(turns: ScriptedTurn[], index: number, design: 'after' | '
 }
 
 /** The requests the agent sends for each turn: the first, then one more after a tool call. */
-export function conversationRequests(design: 'after' | 'before'): Message[][][] {
-  const turns = scriptedConversation();
+export function conversationRequests(design: 'after' | 'before', routed = true): Message[][][] {
+  const turns = scriptedConversation(routed);
   const instructions = `\n\n${toolInstructions()}`;
   return turns.map((turn, index) => {
     const time = localTimeAt(index);
@@ -228,9 +245,11 @@ export interface PrefixShares {
   toolChars: number;
 }
 
-export function prefixShares(name: TemplateName, design: 'after' | 'before'): PrefixShares {
-  const tools = agentTools();
-  const rendered = conversationRequests(design).map((turn) => turn.map((request) => render(name, request, tools)));
+export function prefixShares(name: TemplateName, design: 'after' | 'before', tools = agentTools()): PrefixShares {
+  const routed = tools.length === agentTools().length;
+  const rendered = conversationRequests(design, routed).map((turn) =>
+    turn.map((request) => render(name, request, tools)),
+  );
   const across = (n: number) => {
     const previous = rendered[n - 2].at(-1)!;
     const current = rendered[n - 1][0];
@@ -264,12 +283,12 @@ export interface SecondTurnOnOllama {
 export async function secondTurnOnOllama(
   design: 'after' | 'before',
   tokensPerSecond = 100,
+  tools = agentTools(),
 ): Promise<SecondTurnOnOllama> {
   const { startOllamaFake } = await import('../test/fakes/ollama');
   const fake = await startOllamaFake({ promptTokensPerSecond: tokensPerSecond, timeScale: 0, defaultNumCtx: 32_768 });
-  const tools = agentTools();
   try {
-    const [turn1, turn2] = conversationRequests(design);
+    const [turn1, turn2] = conversationRequests(design, tools.length === agentTools().length);
     let last = { prompt_eval_count: 0, prompt_eval_duration: 0 };
     for (const messages of [...turn1, turn2[0]]) {
       const response = await fetch(`${fake.url}/api/chat`, {
@@ -291,17 +310,36 @@ export async function secondTurnOnOllama(
   }
 }
 
-/** The agent's tool schemas by registry group (issue 41, part 2): tools and characters of JSON schema per group. */
-export function toolSchemasByGroup(): Array<{ group: string; tools: number; chars: number }> {
-  const byName = new Map(agentTools().map((tool) => [tool.function.name, tool]));
+/** Characters of tool schemas as the chat model gets them (JSON), and ≈ tokens (assistant-core's estimate). */
+export const schemaChars = (tools: Tool[]): number => JSON.stringify(tools).length;
+
+/**
+ * The tool schemas of a plain turn by registry group (issue 41, part 2): its tools, their schemas' characters as
+ * one tool node each (before the routers) and as the group's router (the agent now).
+ */
+export function toolSchemasByGroup(): Array<{ group: string; tools: number; before: number; after: number }> {
+  const before = new Map(toolsBeforeRouters().map((tool) => [tool.function.name, tool]));
+  const after = new Map(agentTools().map((tool) => [tool.function.name, tool]));
   return TOOL_GROUPS.map((group) => {
-    const tools = TOOL_REGISTRY.filter((entry) => entry.group === group && byName.has(entry.name));
+    const tools = TOOL_REGISTRY.filter((entry) => entry.group === group);
+    const router = after.get(TOOL_ROUTERS[group].name);
+    if (!router) throw new Error(`the agent has no router tool "${TOOL_ROUTERS[group].name}" for ${group}`);
     return {
       group,
       tools: tools.length,
-      chars: tools.reduce((sum, entry) => sum + JSON.stringify(byName.get(entry.name)).length, 0),
+      before: tools.reduce((sum, entry) => sum + JSON.stringify(before.get(entry.name)).length, 0),
+      after: JSON.stringify(router).length,
     };
   });
+}
+
+/**
+ * Turn 2 of the conversation under Qwen2.5's template with a tool set: characters of its plain request (the first) and
+ * of its tool request (the one after its tool call), and ≈ tokens (chars / 4).
+ */
+export function turnPrompts(tools: Tool[]): { plain: number; tool: number } {
+  const [, turn2] = conversationRequests('after', tools.length === agentTools().length);
+  return { plain: render('Qwen2.5', turn2[0], tools).length, tool: render('Qwen2.5', turn2[1], tools).length };
 }
 
 async function main(): Promise<void> {
@@ -314,14 +352,38 @@ async function main(): Promise<void> {
         `| ${name} | ${design} | ${percent(s.acrossTurns[2])} | ${percent(s.acrossTurns[10])} | ${percent(s.withinTurn)} | ${s.promptChars.toLocaleString('en')} |`,
       );
     }
-  console.log(
-    `tool schemas: ${agentTools().length} tools, ${JSON.stringify(agentTools()).length.toLocaleString('en')} characters`,
-  );
-  console.log('\n| group | tools | schema characters | ≈ tokens |');
-  console.log('| --- | --- | --- | --- |');
-  for (const { group, tools, chars } of toolSchemasByGroup()) {
+  const plain = { before: toolsBeforeRouters(), after: agentTools() };
+  for (const design of ['before', 'after'] as const) {
+    const chars = schemaChars(plain[design]);
     console.log(
-      `| ${group} | ${tools} | ${chars.toLocaleString('en')} | ${Math.round(chars / 4).toLocaleString('en')} |`,
+      `tool schemas of a plain turn, ${design}: ${plain[design].length} tools, ${chars.toLocaleString('en')} characters, ≈ ${estimateTokens(JSON.stringify(plain[design])).toLocaleString('en')} tokens`,
+    );
+  }
+  console.log('\n| group | tools | before: characters | ≈ tokens | after (router): characters | ≈ tokens |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  const tokens = (chars: number) => Math.round(chars / 4).toLocaleString('en');
+  for (const { group, tools, before, after } of toolSchemasByGroup()) {
+    console.log(
+      `| ${group} | ${tools} | ${before.toLocaleString('en')} | ${tokens(before)} | ${after.toLocaleString('en')} | ${tokens(after)} |`,
+    );
+  }
+  console.log(
+    '\n| tools | plain turn: prompt chars | ≈ tokens | tool turn: prompt chars | ≈ tokens | within a turn, Mistral v3 |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const design of ['before', 'after'] as const) {
+    const { plain: p, tool: t } = turnPrompts(plain[design]);
+    const within = prefixShares('Mistral v3', 'after', plain[design]).withinTurn;
+    console.log(
+      `| ${plain[design].length} | ${p.toLocaleString('en')} | ${tokens(p)} | ${t.toLocaleString('en')} | ${tokens(t)} | ${percent(within)} |`,
+    );
+  }
+  console.log('\n| tools | turn 2 prompt tokens | evaluated (not cached) | prompt evaluation at 100 tokens/s |');
+  console.log('| --- | --- | --- | --- |');
+  for (const design of ['before', 'after'] as const) {
+    const turn = await secondTurnOnOllama('after', 100, plain[design]);
+    console.log(
+      `| ${plain[design].length} | ${turn.promptTokens.toLocaleString('en')} | ${turn.evaluatedTokens.toLocaleString('en')} | ${turn.promptEvalSeconds.toFixed(1)} s |`,
     );
   }
   console.log('\n| design | turn 2 prompt tokens | evaluated (not cached) | prompt evaluation at 100 tokens/s |');

@@ -1,6 +1,7 @@
 // The docs' table of the main agent's tools (docs/ASSISTANT.md, between the generated:tools markers), rendered from
 // the registry; scripts/docs/tools-table.ts writes it there and assistant/test/tools/registry.test.ts checks it.
 import { ASK_CONDITION_WORDS, TOOL_GROUPS, TOOL_REGISTRY, type AssistantTool, type ToolApproval } from './registry';
+import { TOOL_ROUTERS } from './routers';
 
 export const APPROVAL_WORDS: Readonly<Record<ToolApproval, string>> = {
   never: 'never',
@@ -26,17 +27,17 @@ function approvalWords(tool: AssistantTool): string {
   return tool.asksOnlyWhen && tool.approval !== 'never' ? `${words}, ${ASK_CONDITION_WORDS[tool.asksOnlyWhen]}` : words;
 }
 
-/** One row per tool, grouped in TOOL_GROUPS order and in the registry's order within a group. */
+/** One row per tool, grouped in TOOL_GROUPS order (each group with its router tool) and in registry order within. */
 export function toolsTable(): string {
   const rows = TOOL_GROUPS.flatMap((group) =>
     TOOL_REGISTRY.filter((tool) => tool.group === group).map((tool) => [
       `\`${tool.name}\``,
-      group,
+      `${group} (\`${TOOL_ROUTERS[group].name}\`)`,
       tool.effect,
       approvalWords(tool),
       `\`${tool.workflow.file}\``,
       tool.summary,
     ]),
   );
-  return markdownTable(['tool', 'group', 'effect', 'approval', 'workflow', 'what it does'], rows);
+  return markdownTable(['tool', 'group (router)', 'effect', 'approval', 'workflow', 'what it does'], rows);
 }
