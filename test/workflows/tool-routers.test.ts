@@ -1,8 +1,8 @@
 // The main agent's router tools (issue 41, part 2), as JSON: the agent binds one router tool per registry group and
 // nothing else; every registry tool is reached through exactly one router, with its checked arguments and the turn's
-// fields it had before all mapped; a bad call is answered, not thrown; each router waits as long as its slowest tool
-// (a gated one 960 s); and the files are what scripts/tool-routers.ts generates. Each check also runs on a broken
-// copy, so this test can fail.
+// fields it had before all mapped; a bad call is answered, not thrown, and so is a tool's failure; each router waits
+// as long as its slowest tool (a gated one 960 s); and the files are what scripts/tool-routers.ts generates. Each
+// check also runs on a broken copy, so this test can fail.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -54,6 +54,7 @@ function reachProblems(tool: AssistantTool, workflows: Map<string, Workflow>): s
   } else if (workflow.connections[SWITCH_NODE]?.main[output]?.[0]?.node !== node.name) {
     problems.push(`${tool.name}: its Switch output does not lead to ${node.name}`);
   }
+  if (node.onError !== 'continueRegularOutput') problems.push(`${tool.name}: a failure of its workflow fails the turn`);
   const mapped = node.parameters.workflowInputs.value as Record<string, string>;
   const spec = TOOL_CALLS[tool.name];
   for (const arg of spec.arguments) {
@@ -123,7 +124,7 @@ describe('the router tools', () => {
       ).toEqual([[SWITCH_NODE], [REFUSE_NODE]]);
       const refuse = workflow.nodes.find((node) => node.name === REFUSE_NODE)!;
       expect(refuse.parameters.assignments.assignments, file).toEqual([
-        expect.objectContaining({ name: 'error', value: '={{ $json.error }}' }),
+        expect.objectContaining({ name: 'error', value: '={{ $json.error?.message ?? $json.error }}' }),
       ]);
     }
   });
@@ -162,9 +163,11 @@ describe('the router checks name what is wrong (this test can fail)', () => {
     const memory = copy(workflows.get('assistant-tools-memory.json')!);
     const node = memory.nodes.find((found) => found.name === 'Run remember_memory')!;
     delete node.parameters.workflowInputs.value.people;
+    delete node.onError;
     node.parameters.workflowInputs.value.user_id = '={{ $json.user_id }}';
     const broken = new Map(workflows).set('assistant-tools-memory.json', memory);
     expect(reachProblems(remember, broken)).toEqual([
+      'remember_memory: a failure of its workflow fails the turn',
       'remember_memory: people is not mapped',
       'remember_memory: user_id is not mapped',
       'remember_memory: maps other inputs too',

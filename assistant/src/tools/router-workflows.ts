@@ -165,6 +165,9 @@ function callNode(tool: AssistantTool, group: ToolGroup, row: number): WorkflowN
     type: CALL_TYPE,
     typeVersion: 1.2,
     position: [760, row * ROW],
+    // A tool workflow that fails (a row not found, a refused value) answers the model with its error as the result,
+    // instead of failing the router and with it the turn.
+    onError: 'continueRegularOutput',
   };
 }
 
@@ -223,7 +226,7 @@ export function routerWorkflow(group: ToolGroup, executionTimeout: number, versi
         '`action` and its `args`; the user, turn, channel and deadline come from the turn. **Check the Call** checks ' +
         'them against the tool registry (Assistant Tool Builder → Check Agent Tool Call) and a bad action or field is ' +
         "answered by **Say What Is Wrong**, naming it; **Which Action?** runs the tool's own workflow, whose answer " +
-        `is the tool's result. A run stops after ${executionTimeout} s (the longest of its tools).`,
+        `(or error) is the tool's result. A run stops after ${executionTimeout} s (the longest of its tools).`,
       height: tools.length * ROW + 320,
       width: 1100,
       color: 5,
@@ -254,7 +257,12 @@ export function routerWorkflow(group: ToolGroup, executionTimeout: number, versi
       mode: 'manual',
       assignments: {
         assignments: [
-          { id: stableNodeId(`router:${group}:error`), name: 'error', value: '={{ $json.error }}', type: 'string' },
+          {
+            id: stableNodeId(`router:${group}:error`),
+            name: 'error',
+            value: '={{ $json.error?.message ?? $json.error }}',
+            type: 'string',
+          },
         ],
       },
       includeOtherFields: false,
