@@ -124,7 +124,8 @@ export function recallSql(plan: RecallPlan): string {
           + 0.5 * greatest(similarity, 0)
         ) * (0.7 + 0.3 * power(0.5::float8, extract(epoch FROM now() - m.created_at)::float8 / 86400.0::float8 / $4::float8)) AS score
         FROM candidates c JOIN assistant.memories m ON m.id = c.id
-        CROSS JOIN LATERAL (SELECT ${similarity} AS similarity) s
+        -- OFFSET 0: computed once a candidate (inlined, the cosine would be computed again for the WHERE clause)
+        CROSS JOIN LATERAL (SELECT ${similarity} AS similarity OFFSET 0) s
        WHERE c.lexical${semantic !== 'none' ? ` OR s.similarity >= ${minSimilarity}` : ''}
     ) ranked
     ORDER BY score DESC, id DESC
