@@ -60,7 +60,8 @@ function agentWorkflow(): { nodes: WorkflowNode[] } {
 function toolSchema(node: WorkflowNode): Tool {
   const fromAi = /\$fromAI\('([^']+)',\s*'((?:[^'\\]|\\.)*)',\s*'([a-z]+)'/g;
   const properties: Record<string, { type: string; description: string }> = {};
-  for (const [, key, description, type] of JSON.stringify(node.parameters.workflowInputs).matchAll(fromAi))
+  const values = Object.values((node.parameters.workflowInputs as { value: Record<string, unknown> }).value);
+  for (const [, key, description, type] of values.map(String).flatMap((value) => [...value.matchAll(fromAi)]))
     properties[key] = { type: type === 'json' ? 'object' : type, description: description.replace(/\\'/g, "'") };
   return {
     type: 'function',
@@ -111,7 +112,7 @@ interface ScriptedTurn {
 /** A call of remember_memory: through the memory router (the agent now), or by its own name (before the routers). */
 const rememberCall = (args: Record<string, string>, routed: boolean) =>
   routed
-    ? { name: 'memory', arguments: { action: 'remember_memory', args } }
+    ? { name: 'memory', arguments: { action: 'remember_memory', args: JSON.stringify(args) } }
     : { name: 'remember_memory', arguments: args };
 
 /** Ten turns of an ordinary conversation: small talk, a remembered fact, a task, a reminder, recalled memories. */

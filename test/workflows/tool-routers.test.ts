@@ -81,7 +81,7 @@ describe('the router tools', () => {
       expect(node.parameters.workflowId.value, group).toBe(TOOL_ROUTERS[group].workflow.id);
       expect(node.parameters.workflowInputs.value).toEqual({
         action: "={{ $fromAI('action', 'One of the actions listed', 'string') }}",
-        args: "={{ $fromAI('args', 'The action\\'s arguments as a JSON object ({} when it has none)', 'json') }}",
+        args: "={{ $fromAI('args', 'The action\\'s arguments as the text of a JSON object, empty when it has none', 'string') }}",
         user_id: "={{ $('Turn to Run').first().json.user_id }}",
         turn_id: "={{ $('Turn to Run').first().json.turn_id }}",
         channel: "={{ $('Turn to Run').first().json.channel }}",

@@ -109,21 +109,25 @@ export function toolNode(tool: AssistantTool, sources: TurnSources, seed: string
 }
 
 export const ACTION_DESCRIPTION = 'One of the actions listed';
-export const ARGS_DESCRIPTION = "The action's arguments as a JSON object ({} when it has none)";
+/**
+ * `args` is JSON text, not n8n's json type: that type refuses an empty object (a non-empty object or array only), and
+ * a schema mismatch fails the whole turn, so an action without arguments could not be called.
+ */
+export const ARGS_DESCRIPTION = "The action's arguments as the text of a JSON object, empty when it has none";
 
 /** The main agent's router tool node of a group. */
 export function routerToolNode(group: ToolGroup, position: [number, number]): WorkflowNode {
   const router = TOOL_ROUTERS[group];
   const values: Record<string, string> = {
     action: fromAi('action', ACTION_DESCRIPTION, 'string'),
-    args: fromAi('args', ARGS_DESCRIPTION, 'json'),
+    args: fromAi('args', ARGS_DESCRIPTION, 'string'),
   };
   for (const field of TURN_FIELDS) values[field] = turnExpression(field, AGENT_SOURCES);
   return {
     parameters: {
       description: routerDescription(group),
       workflowId: { __rl: true, mode: 'id', value: router.workflow.id },
-      workflowInputs: workflowInputs(values, { ...INPUT_TYPES, action: 'string', args: 'object' }),
+      workflowInputs: workflowInputs(values, { ...INPUT_TYPES, action: 'string', args: 'string' }),
     },
     id: stableNodeId(`agent-router:${router.name}`),
     name: router.name,
@@ -238,7 +242,7 @@ export function routerWorkflow(group: ToolGroup, executionTimeout: number, versi
     workflowInputs: {
       values: [
         { name: 'action', type: 'string' },
-        { name: 'args', type: 'object' },
+        { name: 'args', type: 'string' },
         ...TURN_FIELDS.map((field) => ({ name: field, type: INPUT_TYPES[field] })),
       ],
     },

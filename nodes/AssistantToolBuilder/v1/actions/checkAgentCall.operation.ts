@@ -27,9 +27,9 @@ const properties: INodeProperties[] = [
   {
     displayName: 'Arguments',
     name: 'args',
-    type: 'json',
+    type: 'string',
     default: '={{ $json.args }}',
-    description: "The tool's arguments the model gave, as a JSON object",
+    description: "The tool's arguments the model gave: a JSON object's text (or the object), empty for none",
   },
 ];
 
