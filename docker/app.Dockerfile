@@ -10,11 +10,12 @@ WORKDIR /app
 COPY . .
 # No install scripts: onnxruntime-node would download binaries (the judge here uses an OpenAI-compatible server).
 # doctor (the compose service doctor) as one bundle beside its sources, for node without tsx; require.main is cleared
-# so that the modules it includes do not run their own command lines.
+# so that the modules it includes do not run their own command lines. The image has no test/ (.dockerignore): a
+# script's test-only import (prompt-prefix.ts's Ollama fake, behind its own command line) stays out of the bundle.
 RUN ONNXRUNTIME_NODE_INSTALL=skip npm install --ignore-scripts --no-audit --no-fund \
   && npm run build \
   && node_modules/.bin/esbuild scripts/doctor.ts --bundle --platform=node --target=node24 \
-    --define:require.main=undefined --outfile=scripts/doctor.bundle.js --log-level=warning \
+    --define:require.main=undefined --outfile=scripts/doctor.bundle.js --external:../test/* --log-level=warning \
   && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
   && install -d -o node -g node -m 0700 /data/profiles /state \
   && install -d -o node -g node -m 0755 /nodes

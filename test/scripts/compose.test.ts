@@ -360,6 +360,10 @@ describe('docker-compose.yml', () => {
     expect(bundle).toBeGreaterThan(dockerfile.indexOf('npm run build'));
     expect(bundle).toBeLessThan(dockerfile.indexOf('npm prune --omit=dev'));
     expect(dockerfile).toContain('--define:require.main=undefined --outfile=scripts/doctor.bundle.js');
+    // The image has no test/ (.dockerignore): a script's test-only import must stay out of the bundle (the install
+    // test's image build failed on prompt-prefix.ts's Ollama fake).
+    expect(dockerfile).toContain('--external:../test/*');
+    expect(readFileSync(path.join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n')).toContain('test');
     const env = doctor.environment!;
     const gatewayKey = services.gateway.environment!.ASSISTANT_GATEWAY_KEY;
     const n8nImport = services['n8n-import'].environment!;
