@@ -9,6 +9,9 @@
 # then the unit tests (judge, assistant[-tz], nodes: they need only Postgres 17, installed first in seconds, and the
 # Debian tools) start in the background, and the e2e tests on the real n8n start as soon as n8n is installed.
 # The unit tests' output is shown when they end. Extra arguments go to both vitest runs (filters).
+# Then, once the e2e tests are done (never beside their stack; the unit tests may still run), the install test:
+# setup.sh's Docker path for real, as root (scripts/test-docker.sh; docs/RUNTIME.md "The install test"). It runs
+# without filters, or with INSTALL_TEST=1; INSTALL_TEST=0 leaves it out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # npm's warnings (deprecations, engines, this machine's own npmrc keys) are noise on a newcomer's screen; errors
@@ -78,6 +81,20 @@ if [ "${E2E:-1}" != 0 ]; then
   say "vitest: e2e"
   "${vitest[@]}" --outputFile=.runtime/vitest-e2e.json --project e2e "${filters[@]}" || status=$?
 fi
+install_test=${INSTALL_TEST:-1}
+[ $# -eq 0 ] || install_test=${INSTALL_TEST:-0}
+install_result=left-out
+if [ "$install_test" != 0 ]; then
+  say "install test: setup.sh's Docker path for real (scripts/test-docker.sh)"
+  install_status=0
+  bash scripts/test-docker.sh || install_status=$?
+  case "$install_status" in
+    0) install_result=passed ;;
+    77) install_result=skipped ;;
+    *) install_result=failed status=1 ;;
+  esac
+  say "install test $install_result"
+fi
 unit_status=0
 wait "$unit_pid" || unit_status=$?
 cat "$logs/unit.log"
@@ -85,9 +102,14 @@ cat "$logs/unit.log"
 say "done"
 
 # shellcheck disable=SC2016 # JavaScript, not shell
-node -e '
+INSTALL_RESULT=$install_result node -e '
 const fs = require("fs");
 let passed = 0, failed = 0, skipped = 0;
+// The install test (scripts/test-docker.sh) counts as one test.
+const install = process.env.INSTALL_RESULT;
+if (install === "passed") passed++;
+if (install === "skipped") skipped++;
+if (install === "failed") { failed++; console.log("FAILED install test (scripts/test-docker.sh): its output is above"); }
 for (const file of process.argv.slice(1)) {
   if (!fs.existsSync(file)) { failed++; continue; }
   const r = JSON.parse(fs.readFileSync(file, "utf8"));

@@ -1,9 +1,10 @@
-// The Docker test's checks (scripts/test-docker.sh), against the compose stack it started: the one-shot services end
-// with 0 and every other service is healthy; through Caddy (the self-signed certificate for 127.0.0.1, verified as
-// the only trusted CA, with no SNI as Telegram connects) the judge and the assistant answer and refuse without a key;
-// the Telegram entry is registered with the certificate uploaded; and every service's memory stays inside its limit
-// (printed: the idle memory for docs/BENCHMARKS.md).
-//   tsx docker/test/check-stack.ts <compose.env> [first|again]
+// The install test's checks (scripts/test-docker.sh), against the compose stack setup.sh started: the one-shot
+// services end with 0 and every other service is healthy; through Caddy at the public URL setup.sh wrote (the
+// self-signed certificate for the server's IP, verified as the only trusted CA, with no SNI as Telegram connects) the
+// judge and the assistant answer and refuse without a key; the Telegram entry is registered with the certificate
+// uploaded (the Bot API fake on the host says so); after the first install the idle memory of every service is
+// printed (docs/BENCHMARKS.md).
+//   tsx docker/test/check-stack.ts <compose.env> <first|again> <compose project>
 // "first" (a fresh install) expects the n8n API key created and the imported workflows switched on; "again" (a re-run
 // of the install over it) expects the key reused, nothing switched on again, and what the assistant stored kept.
 import { execFileSync } from 'node:child_process';
@@ -13,10 +14,14 @@ import path from 'node:path';
 import { parseEnv } from '../../scripts/installer/env-file';
 
 const envFile = process.argv[2];
-const run = process.argv[3] ?? 'first';
+const run = process.argv[3];
+const project = process.argv[4];
+if (!envFile || !['first', 'again'].includes(run) || !project) {
+  throw new Error('usage: check-stack.ts <compose.env> <first|again> <compose project>');
+}
 const settings = parseEnv(readFileSync(envFile, 'utf8'), envFile);
-const project = 'judge-assistant-test';
-const base = `https://127.0.0.1:${settings.HTTPS_PORT}`;
+const publicUrl = settings.N8N_PUBLIC_URL;
+const base = publicUrl.replace(/\/$/, '');
 const certificate = readFileSync(path.join(settings.CADDY_CERTS_DIR, 'server.pem'));
 
 function docker(args: string[]): string {
@@ -122,18 +127,12 @@ async function main(): Promise<void> {
     `${answered.status} ${answered.body}`,
   );
 
-  const fakes = containers().find((c) => c.service === 'fakes')!;
-  const webhook = JSON.parse(
-    docker([
-      'exec',
-      fakes.id,
-      'node',
-      '-e',
-      "fetch('http://127.0.0.1:9001/__webhook').then(r=>r.text()).then(console.log)",
-    ]),
-  ) as { url: string; certificate?: string } | null;
+  const webhook = (await (await fetch(`${settings.ASSISTANT_TELEGRAM_API_URL}/__webhook`)).json()) as {
+    url: string;
+    certificate?: string;
+  } | null;
   check(
-    webhook?.url.startsWith(`https://127.0.0.1:${settings.HTTPS_PORT}/webhook/`) === true,
+    webhook?.url.startsWith(`${publicUrl}webhook/`) === true,
     'the Telegram entry is registered at the public URL',
     JSON.stringify(webhook),
   );
@@ -156,6 +155,7 @@ async function main(): Promise<void> {
     check(Number(turns.trim()) >= 1, "the first run's conversation is still in the database", turns);
   }
 
+  if (run !== 'first') return;
   // Idle: a minute after the last request.
   await new Promise((resolve) => setTimeout(resolve, 60_000));
   console.log('\nidle memory (docker stats):');

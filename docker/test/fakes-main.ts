@@ -1,30 +1,44 @@
-// The Docker test's stand-ins for what cannot be reached from here, in one container on the compose network: the
-// OpenAI-compatible chat fake (port 9000) and the Telegram Bot API fake (port 9001), the same fakes the e2e tests
-// use (test/fakes), each behind a plain TCP forwarder from 0.0.0.0 because they listen on the container's loopback.
+// The install test's stand-ins for what cannot be reached from here, run on the host beside the stack (scripts/
+// test-docker.sh): the OpenAI-compatible chat fake and the Telegram Bot API fake, the same fakes the e2e tests use
+// (test/fakes). They listen on the host's loopback; a plain TCP forwarder from 0.0.0.0 makes each reachable from the
+// containers too (the gateway by host.docker.internal, as an operator's model server on the host; n8n and
+// assistant-setup by the server's IP), and from the installer's checks on the host.
+// With FAKE_WEB_SITE=1 also the web-site fake (a page whose text a script inserts), on the loopback only.
+//   node fakes.js <ports file>     writes {"llm": port, "telegram": port[, "web": port]} there once all listen
+import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { startOpenAiChatFake } from '../../test/fakes/openai-chat';
 import { startTelegramBotApiFake } from '../../test/fakes/telegram-bot-api';
+import { startWebSite } from '../../test/fakes/web-site';
 
-function forward(fromPort: number, toUrl: string): void {
+function forward(toUrl: string): Promise<number> {
   const target = new URL(toUrl);
-  net
-    .createServer((client) => {
-      const upstream = net.connect(Number(target.port), target.hostname);
-      client.pipe(upstream).pipe(client);
-      const close = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', close);
-      upstream.on('error', close);
-    })
-    .listen(fromPort, '0.0.0.0');
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    client.pipe(upstream).pipe(client);
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', close);
+    upstream.on('error', close);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '0.0.0.0', () => resolve((server.address() as net.AddressInfo).port));
+  });
 }
 
 void (async () => {
+  const portsFile = process.argv[2];
+  if (!portsFile) throw new Error('usage: fakes.js <ports file>');
   const llm = await startOpenAiChatFake({ apiKey: process.env.FAKE_LLM_API_KEY });
   const telegram = await startTelegramBotApiFake({ token: process.env.FAKE_TELEGRAM_TOKEN ?? '' });
-  forward(9000, llm.url);
-  forward(9001, telegram.url);
-  console.log('fakes: chat model on :9000, Telegram Bot API on :9001');
-})();
+  const ports: Record<string, number> = { llm: await forward(llm.url), telegram: await forward(telegram.url) };
+  if (process.env.FAKE_WEB_SITE === '1') ports.web = Number(new URL((await startWebSite()).url).port);
+  writeFileSync(portsFile, JSON.stringify(ports));
+  console.log(`fakes: chat model on :${ports.llm}, Telegram Bot API on :${ports.telegram}`);
+})().catch((error: Error) => {
+  console.error(`fakes: ${error.message}`);
+  process.exit(1);
+});

@@ -2,7 +2,8 @@
 # Builds the Docker test's images on this machine's dockerd, where no registry can be reached: a Debian bookworm
 # base made with debootstrap, and from it stand-ins tagged judge-assistant-test/*:local for the images
 # docker-compose.yml pins (docker-compose.test.yml swaps them in): Node 24 (the runtime's, from npm), n8n 2.41.1
-# (the runtime's install, built for Node 24), Postgres 17 (the runtime's embedded-postgres binaries), Caddy and Redis
+# (a launcher: the runtime's install, built for Node 24, is mounted by the override), Postgres 17 (the runtime's
+# embedded-postgres binaries), Caddy and Redis
 # (Debian's), and a SearXNG stand-in. Each is built only when missing (REBUILD=1 rebuilds).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,13 +49,14 @@ fi
 
 n8n=judge-assistant-test/n8n:local
 if ! have "$n8n"; then
-  n8n_modules=$(readlink -f "$repo/scripts/runtime/n8n/node_modules")
-  log "n8n 2.41.1 (the runtime's install in $n8n_modules)"
-  docker build -q -t "$n8n" -f - "$n8n_modules" >/dev/null <<DOCKERFILE
+  # Only the launcher: n8n's node_modules are the runtime's install (the run's runtime cache), which
+  # docker-compose.test.yml mounts read-only where `npm install -g` would put them.
+  log "n8n 2.41.1 launcher (the runtime's install mounted by docker-compose.test.yml)"
+  docker build -q -t "$n8n" - >/dev/null <<DOCKERFILE
 FROM $node
-COPY --chown=root:root . /usr/local/lib/node_modules/n8n/node_modules/
 RUN printf '#!/bin/sh\nexec node /usr/local/lib/node_modules/n8n/node_modules/n8n/bin/n8n "\$@"\n' >/usr/local/bin/n8n \
-  && chmod +x /usr/local/bin/n8n && install -d -o node -g node /home/node/.n8n
+  && chmod +x /usr/local/bin/n8n && install -d /usr/local/lib/node_modules/n8n/node_modules \
+  && install -d -o node -g node /home/node/.n8n
 USER node
 WORKDIR /home/node
 ENTRYPOINT ["/usr/local/bin/n8n"]
