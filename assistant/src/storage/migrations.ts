@@ -836,8 +836,16 @@ CREATE FUNCTION assistant.embedding_signs(embedding real[]) RETURNS varbit
   LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
   RETURN (SELECT string_agg(CASE WHEN x > 0 THEN '1' ELSE '0' END, '' ORDER BY i)
             FROM unnest(embedding) WITH ORDINALITY AS t(x, i))::varbit;
-ALTER TABLE assistant.memories
-  ADD COLUMN embedding_signs varbit GENERATED ALWAYS AS (assistant.embedding_signs(embedding)) STORED;
+-- Kept by a trigger when the embedding is written (a generated column would be recomputed on every update).
+ALTER TABLE assistant.memories ADD COLUMN embedding_signs varbit;
+CREATE FUNCTION assistant.memories_embedding_signs() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  NEW.embedding_signs := assistant.embedding_signs(NEW.embedding);
+  RETURN NEW;
+END $fn$;
+CREATE TRIGGER memories_embedding_signs BEFORE INSERT OR UPDATE OF embedding ON assistant.memories
+  FOR EACH ROW EXECUTE FUNCTION assistant.memories_embedding_signs();
+UPDATE assistant.memories SET embedding_signs = assistant.embedding_signs(embedding) WHERE embedding IS NOT NULL;
 CREATE INDEX memories_embedding_signs_idx ON assistant.memories (user_id, embedding_model)
   INCLUDE (id, embedding_signs, confirmed, kind)
   WHERE embedding_signs IS NOT NULL AND superseded_at IS NULL AND folded_at IS NULL;

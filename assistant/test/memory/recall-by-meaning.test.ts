@@ -1,6 +1,6 @@
 // Recall by meaning over 10,000 and 25,000 memories on a real Postgres 17 without pgvector (the real[] fallback): a
 // memory three years older than all the newer ones, found by its embedding alone; every memory is compared, by the
-// sign bits of its embedding (migration 27), not only the newest 20,000 as before.
+// sign bits of its embedding (migration 27, kept by a trigger), not only the newest 20,000 as before.
 import { describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
 import { useAssistantDatabase } from '../database';
@@ -50,5 +50,12 @@ describe('recall by meaning without pgvector', () => {
       [plain.id, null, null],
       [memory.id, 256, true],
     ]);
+    // Written again with the embedding (here: a 2-dimension one), and only then.
+    await db.pool.query(`UPDATE assistant.memories SET embedding = '{-1,1}' WHERE id = $1`, [memory.id]);
+    await db.pool.query(`UPDATE assistant.memories SET importance = 5 WHERE id = $1`, [memory.id]);
+    const updated = await db.pool.query(`SELECT embedding_signs::text AS signs FROM assistant.memories WHERE id = $1`, [
+      memory.id,
+    ]);
+    expect(updated.rows[0].signs).toBe('01');
   });
 });
