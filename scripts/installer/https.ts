@@ -4,7 +4,7 @@
 // to the judge, all the rest (webhooks, the MCP server, the editor) to n8n. The server's IP comes from its own interfaces, never from an
 // outside lookup.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { readEnvFile, writeEnvFile } from './env-file';
 import { flagValue } from './cli-flags';
@@ -77,8 +77,27 @@ export function renderCaddyfile(options: HttpsOptions): string {
 }
 
 /** Makes a self-signed certificate for the IP (subjectAltName IP:…), valid ten years, with openssl. */
+/** The certificate there is for `ip` and valid for at least 30 more days (a re-run keeps it). */
+function certificateStillFits(ip: string, certificateFile: string, keyFile: string): boolean {
+  if (!existsSync(certificateFile) || !existsSync(keyFile)) return false;
+  try {
+    const text = execFileSync('openssl', ['x509', '-in', certificateFile, '-noout', '-text', '-checkend', '2592000'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return text.includes(`IP Address:${ip}`);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes the self-signed certificate for `ip`, unless the one there still fits: a re-run (an upgrade) must not swap
+ * it under the running Caddy, which keeps serving the one it loaded, nor under Telegram's registration.
+ */
 export function makeSelfSignedCertificate(ip: string, certificateFile: string, keyFile: string): void {
   if (!IPV4.test(ip)) throw new Error(`ip: "${ip}" is not an IPv4 address`);
+  if (certificateStillFits(ip, certificateFile, keyFile)) return;
   execFileSync(
     'openssl',
     [

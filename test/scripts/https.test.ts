@@ -60,6 +60,19 @@ describe('the Caddyfile', () => {
     expect(validate(caddyfile)).toBeDefined();
   });
 
+  it('keeps the certificate on a re-run (Caddy keeps serving the one it loaded), and makes a new one for another IP', () => {
+    const certificate = path.join(dir, 'rerun.pem');
+    const key = path.join(dir, 'rerun.key');
+    makeSelfSignedCertificate('203.0.113.8', certificate, key);
+    const first = readFileSync(certificate, 'utf8');
+    makeSelfSignedCertificate('203.0.113.8', certificate, key);
+    expect(readFileSync(certificate, 'utf8')).toBe(first);
+    makeSelfSignedCertificate('203.0.113.9', certificate, key);
+    expect(readFileSync(certificate, 'utf8')).not.toBe(first);
+    const text = execFileSync('openssl', ['x509', '-in', certificate, '-noout', '-text']).toString();
+    expect(text).toContain('IP Address:203.0.113.9');
+  });
+
   it('names bad settings, and finds the IP on the local interfaces', () => {
     const base = {
       domain: null,
