@@ -279,6 +279,7 @@ if [ "$native" = 0 ]; then
   echo "OWNER_PASSWORD), ASSISTANT_API_KEY, JUDGE_API_KEY, and your answers. Data: the Docker volumes ${project}_*."
   echo "  assistant:  POST ${public_url:-https://<server>/}webhook/agent  (X-API-Key: ASSISTANT_API_KEY, {message, user_id})"
   echo "  judge:      ${public_url:-https://<server>/}v1/systemone  (Authorization: Bearer JUDGE_API_KEY)"
+  echo "  web chat:   ${public_url:-https://<server>/}console/chat  (talk to the assistant; the console's password)"
   echo "  console:    ${public_url:-https://<server>/}console  (API keys, usage, playground; password: JUDGE_CONSOLE_PASSWORD)"
   echo "  editor:     ${public_url:-https://<server>/} (HTTPS), or over an SSH tunnel: ssh -L 5678:127.0.0.1:5678 <server>,"
   echo "              then http://127.0.0.1:5678/"

@@ -208,6 +208,15 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it("gives the console's web chat the assistant's webhook inside the stack and its key, never published", () => {
+    expect(services.judge.environment).toMatchObject({
+      JUDGE_CONSOLE_ASSISTANT_URL: 'http://n8n:5678/webhook',
+      JUDGE_CONSOLE_ASSISTANT_KEY: services['n8n-import'].environment!.ASSISTANT_API_KEY,
+    });
+    expect(services.n8n.healthcheck?.test.join(' ')).toContain('http://127.0.0.1:5678/');
+    expect(services.judge.ports).toBeUndefined();
+  });
+
   it("keeps the providers' settings in the gateway: n8n and the judge reach their models through it, with its key", () => {
     const gateway = services.gateway.environment!;
     const providerReference = new RegExp(`\\$\\{(${PROVIDER_SETTING.source.slice(1, -1)})[:}]`);
