@@ -1,4 +1,4 @@
-// Validates the body of POST /webhook/agent: {message, user_id, session_id?, metadata?}.
+// Validates the body of POST /webhook/agent: {message | voice, user_id, session_id?, metadata?, reply_to?, …}.
 import { MAX_METADATA_BYTES } from '../turns/turns';
 import { httpError, type HttpResult } from './http-result';
 
@@ -16,7 +16,22 @@ export interface AgentRequest {
   replyTo?: string;
   /** Where this user's proactive messages are POSTed from now on (checked by the outbound guard before use). */
   callbackUrl?: string;
+  /** A voice note to transcribe (then `message` is empty until it is): base64 audio and its type. */
+  voice?: WebhookVoice;
 }
+
+export interface WebhookVoice {
+  /** The audio, base64 (standard alphabet, padded). */
+  data: string;
+  /** The base type without parameters, e.g. audio/webm. */
+  mimeType: string;
+}
+
+/** A voice note sent to the webhook: 3 MB of audio (minutes of Opus), 4 MB as base64, within the trigger's limit. */
+export const MAX_WEBHOOK_VOICE_BYTES = 3_000_000;
+/** What an OpenAI-compatible transcription endpoint takes; parameters such as `;codecs=opus` are allowed. */
+export const VOICE_MIME_TYPES = ['audio/webm', 'audio/ogg', 'audio/mpeg', 'audio/mp4', 'audio/wav', 'audio/flac'];
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** GET /webhook/agent/outbox?user_id=…&after=…&limit=… */
 export interface OutboxRequest {
@@ -30,7 +45,7 @@ export interface TurnRequest {
   turnId: string;
 }
 
-const KNOWN_FIELDS = new Set(['message', 'user_id', 'session_id', 'metadata', 'reply_to', 'callback_url']);
+const KNOWN_FIELDS = new Set(['message', 'voice', 'user_id', 'session_id', 'metadata', 'reply_to', 'callback_url']);
 export const MAX_CALLBACK_URL_LENGTH = 2000;
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
@@ -44,6 +59,34 @@ function checkId(value: unknown, field: string): HttpResult | string {
   return value.trim();
 }
 
+/** `voice: {data, mime_type}`: base64 audio of an accepted type, at most MAX_WEBHOOK_VOICE_BYTES decoded. */
+function checkVoice(value: unknown): WebhookVoice | HttpResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return invalid('voice', 'must be an object like {"data": "<base64 audio>", "mime_type": "audio/webm"}');
+  }
+  const fields = value as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((key) => key !== 'data' && key !== 'mime_type');
+  if (unknown !== undefined) return invalid(`voice.${unknown}`, 'is not a known field (use data, mime_type)');
+  const mimeType = typeof fields.mime_type === 'string' ? fields.mime_type.split(';')[0].trim().toLowerCase() : '';
+  if (!VOICE_MIME_TYPES.includes(mimeType)) {
+    return invalid('voice.mime_type', `must be one of ${VOICE_MIME_TYPES.join(', ')} (parameters allowed)`);
+  }
+  const { data } = fields;
+  if (typeof data !== 'string' || data === '') return invalid('voice.data', 'must be a non-empty base64 string');
+  if (data.length > Math.ceil(MAX_WEBHOOK_VOICE_BYTES / 3) * 4) {
+    return httpError(
+      413,
+      'voice_too_large',
+      `voice.data: must be at most ${MAX_WEBHOOK_VOICE_BYTES / 1_000_000} MB of audio`,
+      'voice.data',
+    );
+  }
+  if (data.length % 4 !== 0 || !BASE64.test(data)) {
+    return invalid('voice.data', 'must be base64 (A-Z, a-z, 0-9, +, /, padded with =)');
+  }
+  return { data, mimeType };
+}
+
 /** Returns the request, or the 400 answer naming the first bad field. The message is kept verbatim. */
 export function parseAgentRequest(body: unknown): AgentRequest | HttpResult {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -54,12 +97,24 @@ export function parseAgentRequest(body: unknown): AgentRequest | HttpResult {
   if (unknown !== undefined) {
     return invalid(
       unknown,
-      'is not a known field (use message, user_id, session_id, metadata, reply_to, callback_url)',
+      'is not a known field (use message or voice, user_id, session_id, metadata, reply_to, callback_url)',
     );
   }
 
-  const { message } = fields;
-  if (typeof message !== 'string' || message.trim() === '') return invalid('message', 'must be a non-empty string');
+  let voice: WebhookVoice | undefined;
+  if (fields.voice !== undefined && fields.voice !== null) {
+    if (fields.message !== undefined && fields.message !== null) {
+      return invalid('voice', 'send either message or voice, not both');
+    }
+    const checked = checkVoice(fields.voice);
+    if ('statusCode' in checked) return checked;
+    voice = checked;
+  }
+  const message = voice ? '' : fields.message;
+  if (!voice && (typeof message !== 'string' || message.trim() === '')) {
+    return invalid('message', 'must be a non-empty string (or send a voice note as voice)');
+  }
+  if (typeof message !== 'string') return invalid('message', 'must be a non-empty string');
   if (message.length > MAX_MESSAGE_LENGTH)
     return invalid('message', `must be at most ${MAX_MESSAGE_LENGTH} characters`);
 
@@ -93,6 +148,7 @@ export function parseAgentRequest(body: unknown): AgentRequest | HttpResult {
     sessionId,
     metadata: metadata as Record<string, unknown>,
   };
+  if (voice) request.voice = voice;
   if (fields.reply_to !== undefined && fields.reply_to !== null) {
     const replyTo = checkId(fields.reply_to, 'reply_to');
     if (typeof replyTo !== 'string') return replyTo;

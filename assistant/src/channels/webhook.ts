@@ -1,7 +1,8 @@
-// The webhook (POST /webhook/agent) on the channel contract: its JSON body in ({message, user_id, reply_to, …}; no
-// voice or files), the caller's user_id as the identity, the reply whole as plain text (Markdown is the caller's to
-// render), a question as data (needs_input {id, kind, question}), no "typing…", and proactive messages POSTed to
-// the user's callback URL through the outbound guard, signed with HMAC-SHA256 (a 2xx is the delivery receipt).
+// The webhook (POST /webhook/agent) on the channel contract: its JSON body in ({message | voice, user_id, reply_to,
+// …}; a voice body is transcribed by the workflow's Voice to Text first; no files), the caller's user_id as the
+// identity, the reply whole as plain text (Markdown is the caller's to render), a question as data (needs_input {id,
+// kind, question}), no "typing…", and proactive messages POSTed to the user's callback URL through the outbound
+// guard, signed with HMAC-SHA256 (a 2xx is the delivery receipt).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 import { isHttpResult, MAX_MESSAGE_LENGTH, parseAgentRequest } from '../channel/webhook-request';

@@ -1,6 +1,6 @@
 // The Channel's webhook body validation: a valid body kept verbatim, 400 naming the field.
 import { describe, expect, it } from 'vitest';
-import { parseAgentRequest, parseTurnRequest } from '../../src/channel';
+import { MAX_WEBHOOK_VOICE_BYTES, parseAgentRequest, parseTurnRequest } from '../../src/channel';
 
 describe('webhook body validation', () => {
   const fieldOf = (body: unknown): string | undefined => {
@@ -46,6 +46,69 @@ describe('webhook body validation', () => {
       statusCode: 413,
       body: { error: { code: 'metadata_too_large', field: 'metadata' } },
     });
+  });
+});
+
+describe('webhook voice input', () => {
+  const audio = Buffer.from('OggS fake opus frames').toString('base64');
+  const refusal = (body: unknown) => {
+    const result = parseAgentRequest(body);
+    if (!('statusCode' in result)) return undefined;
+    const { error } = result.body as { error: { field: string; message: string } };
+    return [result.statusCode, error.field, error.message] as const;
+  };
+
+  it('takes voice instead of message: the audio kept, the base type, an empty message until transcribed', () => {
+    expect(
+      parseAgentRequest({
+        voice: { data: audio, mime_type: 'audio/webm;codecs=opus' },
+        user_id: 'owner',
+        reply_to: 'q',
+      }),
+    ).toEqual({
+      channel: 'api',
+      externalId: 'owner',
+      message: '',
+      sessionId: 'default',
+      metadata: {},
+      replyTo: 'q',
+      voice: { data: audio, mimeType: 'audio/webm' },
+    });
+  });
+
+  it('refuses neither field, both fields, and bad voice parts with 400 naming the field', () => {
+    expect(refusal({ user_id: 'u' })).toEqual([400, 'message', expect.stringContaining('or send a voice note')]);
+    expect(refusal({ message: 'hi', voice: { data: audio, mime_type: 'audio/ogg' }, user_id: 'u' })?.[1]).toBe('voice');
+    expect(refusal({ voice: 'abc', user_id: 'u' })?.[1]).toBe('voice');
+    expect(refusal({ voice: { data: audio, mime_type: 'audio/ogg', name: 'x' }, user_id: 'u' })?.[1]).toBe(
+      'voice.name',
+    );
+    expect(refusal({ voice: { data: audio, mime_type: 'video/mp4' }, user_id: 'u' })?.slice(0, 2)).toEqual([
+      400,
+      'voice.mime_type',
+    ]);
+    expect(refusal({ voice: { data: audio }, user_id: 'u' })?.[1]).toBe('voice.mime_type');
+    expect(refusal({ voice: { data: '', mime_type: 'audio/ogg' }, user_id: 'u' })?.[1]).toBe('voice.data');
+    expect(refusal({ voice: { data: 'not base64!', mime_type: 'audio/ogg' }, user_id: 'u' })).toEqual([
+      400,
+      'voice.data',
+      expect.stringContaining('must be base64'),
+    ]);
+    expect(refusal({ voice: { data: 'abcde', mime_type: 'audio/ogg' }, user_id: 'u' })?.[1]).toBe('voice.data');
+    expect(refusal({ voice: { data: audio, mime_type: 'audio/ogg' } })?.[1]).toBe('user_id');
+  });
+
+  it('refuses audio over the limit with 413 naming voice.data, and takes audio at the limit', () => {
+    const atLimit = Buffer.alloc(MAX_WEBHOOK_VOICE_BYTES).toString('base64');
+    expect(parseAgentRequest({ voice: { data: atLimit, mime_type: 'audio/ogg' }, user_id: 'u' })).toMatchObject({
+      voice: { mimeType: 'audio/ogg' },
+    });
+    const over = Buffer.alloc(MAX_WEBHOOK_VOICE_BYTES + 3).toString('base64');
+    expect(refusal({ voice: { data: over, mime_type: 'audio/ogg' }, user_id: 'u' })).toEqual([
+      413,
+      'voice.data',
+      'voice.data: must be at most 3 MB of audio',
+    ]);
   });
 });
 
