@@ -313,7 +313,7 @@ export {
   requireCapUsd,
 } from './budget/instance-caps';
 export { describeJobCaps, JOB_CAPS_SETTING, type JobCap, jobCapsFromSettings } from './budget/job-caps';
-export { transcriptionSettings, voiceNoteText } from './voice';
+export { transcriptionSettings, voiceAudioText, voiceNoteText, VOICE_NOT_SET_UP } from './voice';
 export {
   approvalQuestion,
   ASSISTANT_TOOLS,

@@ -1,4 +1,6 @@
-// Voice messages: a Telegram voice note downloaded and transcribed through an OpenAI-compatible endpoint.
+// Voice messages: a Telegram voice note downloaded, or audio sent to the webhook, transcribed through an
+// OpenAI-compatible endpoint.
 export * from './transcribe';
 export * from './telegram-file';
 export * from './voice-note';
+export * from './voice-audio';

@@ -17,6 +17,11 @@ export interface VoiceNote {
 export const VOICE_NOT_SET_UP =
   'I can only read text for now: to send voice messages, set up the Assistant Transcription credential (docs/VOICE.md).';
 
+export const NO_WORDS_HEARD = 'I could not make out any words in that voice message.';
+
+export const voiceTooLarge = (limitMb: number) =>
+  `That voice message is too long for me (over ${limitMb} MB). Please split it or type it.`;
+
 export type VoiceText = { ok: true; text: string } | { ok: false; reply: string };
 
 export async function voiceNoteText(
@@ -28,10 +33,7 @@ export async function voiceNoteText(
   if (!transcription) return { ok: false, reply: VOICE_NOT_SET_UP };
   const limitMb = Math.round(maxBytes / 1024 / 1024);
   if (note.fileSize !== undefined && note.fileSize > maxBytes) {
-    return {
-      ok: false,
-      reply: `That voice message is too long for me (over ${limitMb} MB). Please split it or type it.`,
-    };
+    return { ok: false, reply: voiceTooLarge(limitMb) };
   }
   try {
     const file = await downloadTelegramFile(telegram, note.fileId, maxBytes);
@@ -41,14 +43,11 @@ export async function voiceNoteText(
       fileName: `voice.${/^[a-z0-9]{1,5}$/i.test(extension) ? extension : 'ogg'}`,
       mimeType: note.mimeType || 'audio/ogg',
     });
-    if (!text) return { ok: false, reply: 'I could not make out any words in that voice message.' };
+    if (!text) return { ok: false, reply: NO_WORDS_HEARD };
     return { ok: true, text };
   } catch (error) {
     if (error instanceof TelegramFileError && error.reason === 'too_large') {
-      return {
-        ok: false,
-        reply: `That voice message is too long for me (over ${limitMb} MB). Please split it or type it.`,
-      };
+      return { ok: false, reply: voiceTooLarge(limitMb) };
     }
     if (error instanceof TelegramFileError || error instanceof TranscriptionError) {
       return { ok: false, reply: `Sorry, I could not transcribe that voice message: ${error.message}.` };

@@ -33,7 +33,13 @@ export const versionDescription: VersionDescription = {
     {
       name: voiceToText.TELEGRAM_CREDENTIAL,
       required: true,
-      displayOptions: { show: { operation: ['voiceToText', 'startTyping'] } },
+      displayOptions: { show: { operation: ['startTyping'] } },
+    },
+    // Voice to Text downloads with it only Telegram's voice notes; the webhook's come as audio.
+    {
+      name: voiceToText.TELEGRAM_CREDENTIAL,
+      required: false,
+      displayOptions: { show: { operation: ['voiceToText'] } },
     },
     {
       name: voiceToText.TRANSCRIPTION_CREDENTIAL,
