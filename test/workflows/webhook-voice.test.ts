@@ -53,7 +53,17 @@ describe('the webhook entry routes a voice body through Voice to Text', () => {
     const later = webhook.nodes.filter(
       (candidate) => candidate.type !== 'n8n-nodes-base.stickyNote' && candidate.name !== 'Voice to Text',
     );
-    for (const candidate of later) expect(JSON.stringify(candidate.parameters)).not.toContain("$('Agent Request')");
+    const withoutVoiceCheck = (text: string) => text.replaceAll("$('Agent Request').first().json.voice ?", '');
+    for (const candidate of later) {
+      expect(withoutVoiceCheck(JSON.stringify(candidate.parameters))).not.toContain("$('Agent Request')");
+    }
     expect(node(webhook, 'Store Message').parameters.message).toBe("={{ $('Voice to Text').first().json.message }}");
+  });
+
+  it('answers a voice note with its transcript beside the reply or receipt, a typed message as before', () => {
+    const voiceAware =
+      "={{ $('Agent Request').first().json.voice ? { ...$json.body, transcript: $('Voice to Text').first().json.message } : $json.body }}";
+    expect(node(webhook, 'Send Reply').parameters.responseBody).toBe(voiceAware);
+    expect(node(webhook, 'Send Answer Receipt').parameters.responseBody).toBe(voiceAware);
   });
 });
