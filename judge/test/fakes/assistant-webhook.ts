@@ -4,10 +4,14 @@
 //                               wrong: 403, both {error: {code, message}}): {reply, user_id, session_id, turn_id};
 //                               a message containing "approve" or "code" gets needs_input {id, kind, question,
 //                               expires_at}; an answer (reply_to of an open question) gets the receipt reply;
-//                               "slow" gets 504 reply_pending with the turn id (the reply is queued in the outbox)
+//                               "slow" gets 504 reply_pending with the turn id (the reply is queued in the outbox);
+//                               {voice: {data, mime_type}} instead of message is the audio's transcript (what
+//                               hear() registered; none: 422 no_words) answered as a message with `transcript`
+//                               beside it; transcription off: 503 transcription_off in Telegram's sentence
 //   GET  /webhook/agent/outbox  ?user_id&after&limit: {messages: [{id, kind, text, created_at, …}], next_after};
 //                               404 unknown_user before the user's first message
-// Control: queue(text, kind) adds an outbox message as the tick does; `calls` are the requests it took.
+// Control: queue(text, kind) adds an outbox message as the tick does; hear(audio, text) what a recording says;
+// transcription(on) switches voice on or off; `calls` are the requests it took.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +21,8 @@ export interface AssistantWebhookFake {
   url: string;
   calls: Array<{ method: string; path: string; headers: IncomingMessage['headers']; body: unknown }>;
   queue(text: string, kind?: string): void;
+  hear(audio: Buffer, text: string): void;
+  transcription(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -32,6 +38,8 @@ export async function startAssistantWebhookFake(key: string, header = 'x-api-key
   const users = new Set<string>();
   const outbox = new Map<string, Row[]>();
   const questions = new Map<string, string>();
+  const transcripts = new Map<string, string>();
+  let transcriptionOn = true;
   let nextId = 1;
   let turn = 100;
 
@@ -49,17 +57,33 @@ export async function startAssistantWebhookFake(key: string, header = 'x-api-key
   };
 
   async function agent(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>) {
+    const voice = body.voice as { data?: string } | undefined;
+    if (!voice) return await answer(res, body, String(body.message));
+    if (!transcriptionOn) {
+      return fail(
+        res,
+        503,
+        'transcription_off',
+        'I can only read text for now: to send voice messages, set up the Assistant Transcription credential (docs/VOICE.md).',
+      );
+    }
+    const heard = transcripts.get(String(voice.data));
+    if (!heard) return fail(res, 422, 'no_words', 'I could not make out any words in that voice message.');
+    return await answer(res, body, heard, heard);
+  }
+
+  async function answer(res: ServerResponse, body: Record<string, unknown>, message: string, transcript?: string) {
     const userId = String(body.user_id);
     const sessionId = String(body.session_id ?? 'default');
     users.add(userId);
-    const message = String(body.message);
+    const heard = transcript === undefined ? {} : { transcript };
     const base = { user_id: userId, session_id: sessionId, turn_id: ++turn };
     if (typeof body.reply_to === 'string') {
       const kind = questions.get(body.reply_to);
       if (!kind) return fail(res, 400, 'invalid_request', 'reply_to: no open question with this id');
       questions.delete(body.reply_to);
       const said = kind === 'one_time_code' ? 'the code' : JSON.stringify(message);
-      return send(res, 200, { reply: `Thanks, I got ${said}.`, user_id: userId, session_id: sessionId });
+      return send(res, 200, { reply: `Thanks, I got ${said}.`, user_id: userId, session_id: sessionId, ...heard });
     }
     for (const [word, kind, question] of [
       ['approve', 'approval', 'May I install the expert **"tax"**? Answer yes or no.'],
@@ -69,15 +93,15 @@ export async function startAssistantWebhookFake(key: string, header = 'x-api-key
         const id = randomUUID();
         questions.set(id, kind);
         const expires = new Date(Date.now() + 300_000).toISOString();
-        return send(res, 200, { needs_input: { id, kind, question, expires_at: expires }, ...base });
+        return send(res, 200, { needs_input: { id, kind, question, expires_at: expires }, ...base, ...heard });
       }
     }
     if (message.includes('slow')) {
       queueFor(userId, `Late reply to: ${message}`, 'reply');
       const error = { code: 'reply_pending', message: `No reply: the assistant is still working on turn ${turn}.` };
-      return send(res, 504, { error, turn_id: turn });
+      return send(res, 504, { error, turn_id: turn, ...heard });
     }
-    return send(res, 200, { reply: `You said: **${message}**`, ...base });
+    return send(res, 200, { reply: `You said: **${message}**`, ...base, ...heard });
   }
 
   function listOutbox(res: ServerResponse, query: URLSearchParams) {
@@ -114,6 +138,10 @@ export async function startAssistantWebhookFake(key: string, header = 'x-api-key
     url: `http://127.0.0.1:${port}/webhook`,
     calls,
     queue: (text, kind = 'reminder') => queueFor('owner', text, kind),
+    hear: (audio, text) => transcripts.set(audio.toString('base64'), text),
+    transcription: (on) => {
+      transcriptionOn = on;
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

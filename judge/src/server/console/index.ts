@@ -7,6 +7,7 @@
 //   GET             /console/api/usage     usage per key and UTC day (?from=&to=, YYYY-MM-DD), with costs
 //   GET             /console/api/chat      whether the web chat is on (GET /console/chat is its page)
 //   POST            /console/api/chat/messages  {message, reply_to?} to the assistant: its reply or question
+//   POST            /console/api/chat/voice     ?reply_to=: a recorded voice note (audio/webm, audio/ogg, …, 3 MB)
 //   GET             /console/api/chat/events    ?after=<cursor>: what the assistant said on its own (long poll)
 // Off until a password is set; without a key store it says so. Built to host more pages behind the same sign-in.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -19,7 +20,7 @@ import { createKey, publicKey, revokeKey, usageOfAllKeys } from './keys';
 import { cookieValue, passwordMatches, SESSION_COOKIE, SessionSigner, type Session } from './session';
 import { DEFAULT_CONSOLE, type ConsoleSettings } from './settings';
 import { SignInLimit, type SignInLimits } from './sign-in-limit';
-import { WebChat, type WebChatOptions } from './web-chat';
+import { WEB_CHAT_MAX_VOICE_BYTES, WebChat, type WebChatOptions } from './web-chat';
 
 export { CONSOLE_PATH } from './assets';
 export { readConsoleSettings, type ConsoleSettings } from './settings';
@@ -157,12 +158,19 @@ export function createConsole(context: ConsoleContext): OperatorConsole {
     if (path === `${API}/chat`) {
       if (method !== 'GET') throw new ApiError(405, 'Use GET /console/api/chat.', 'method_not_allowed');
       sessionOf(req);
-      return [200, { on: webChat.on, user_id: 'owner' }];
+      return [200, { on: webChat.on, voice: webChat.voice, user_id: 'owner' }];
     }
     if (path === `${API}/chat/messages`) {
       if (method !== 'POST') throw new ApiError(405, 'Use POST /console/api/chat/messages.', 'method_not_allowed');
       changeAllowed(req);
       return [200, await webChat.send(await jsonBody(req))];
+    }
+    if (path === `${API}/chat/voice`) {
+      if (method !== 'POST') throw new ApiError(405, 'Use POST /console/api/chat/voice.', 'method_not_allowed');
+      changeAllowed(req);
+      const replyTo = new URL(req.url ?? '/', 'http://localhost').searchParams.get('reply_to');
+      const audio = await readBody(req, WEB_CHAT_MAX_VOICE_BYTES);
+      return [200, await webChat.sendVoice(audio, req.headers['content-type'], replyTo)];
     }
     if (path === `${API}/chat/events`) {
       if (method !== 'GET') throw new ApiError(405, 'Use GET /console/api/chat/events.', 'method_not_allowed');

@@ -5,6 +5,8 @@
 //   assistant      the web chat's way to the assistant (env JUDGE_CONSOLE_ASSISTANT_URL / _KEY win): {url, key,
 //                  keyHeader?}: the webhook base (http://127.0.0.1:5678/webhook), the assistant's API key and its
 //                  header (X-API-Key). None: /console/chat says how to switch it on. The key never reaches a browser.
+//                  voice (JUDGE_CONSOLE_ASSISTANT_VOICE on/off wins): the assistant transcribes voice notes, so the
+//                  page offers a microphone (off unless said).
 // The console needs a key store (keys.file or keys.databaseUrl): that is where its keys and usage live.
 
 export interface ConsoleSettings {
@@ -18,6 +20,8 @@ export interface AssistantEntry {
   url: string;
   key: string;
   keyHeader: string;
+  /** The assistant transcribes voice (its Assistant Transcription credential is set): the page offers a microphone. */
+  voice?: true;
 }
 
 export const DEFAULT_CONSOLE: ConsoleSettings = { sessionHours: 12 };
@@ -27,7 +31,7 @@ type Fail = (field: string, reason: string) => Error;
 type Env = Record<string, string | undefined>;
 
 const KNOWN = ['password', 'sessionHours', 'assistant'];
-const ASSISTANT_KNOWN = ['url', 'key', 'keyHeader'];
+const ASSISTANT_KNOWN = ['url', 'key', 'keyHeader', 'voice'];
 
 function password(value: unknown, field: string, fail: Fail): string | undefined {
   if (value === undefined || value === '') return undefined;
@@ -82,5 +86,17 @@ function assistantEntry(raw: unknown, env: Env, fail: Fail): AssistantEntry | un
   if (typeof header !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(header)) {
     throw fail('console.assistant.keyHeader', 'must be an HTTP header name');
   }
-  return { url: url.replace(/\/+$/, ''), key: key.trim(), keyHeader: header };
+  const voice = voiceSetting(env.JUDGE_CONSOLE_ASSISTANT_VOICE, file.voice, fail);
+  return { url: url.replace(/\/+$/, ''), key: key.trim(), keyHeader: header, ...(voice ? { voice } : {}) };
+}
+
+/** JUDGE_CONSOLE_ASSISTANT_VOICE (on/off) wins over console.assistant.voice (true/false); off unless said. */
+function voiceSetting(fromEnv: string | undefined, fromFile: unknown, fail: Fail): true | undefined {
+  if (fromEnv) {
+    if (!['on', 'off'].includes(fromEnv)) throw fail('JUDGE_CONSOLE_ASSISTANT_VOICE', 'must be on or off');
+    return fromEnv === 'on' ? true : undefined;
+  }
+  if (fromFile === undefined) return undefined;
+  if (typeof fromFile !== 'boolean') throw fail('console.assistant.voice', 'must be true or false');
+  return fromFile ? true : undefined;
 }

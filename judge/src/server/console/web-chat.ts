@@ -4,6 +4,7 @@
 // (GET <url>/agent/outbox?user_id=owner&after=<cursor>): reminders, check notices, failure reports, late replies.
 // Replies and questions come back as safe HTML (markdown.ts); a question with its buttons (an approval) or field
 // (a one-time code, a free answer), as the channel contract's web chat renders them (assistant/src/channels).
+// A voice note recorded on the page goes to the webhook's `voice` input as base64, and its transcript comes back.
 import { ApiError } from '../../protocol/errors';
 import { renderMarkdown } from './markdown';
 import type { AssistantEntry } from './settings';
@@ -14,6 +15,11 @@ export const WEB_CHAT_SESSION = 'web-chat';
 export const WEB_CHAT_MAX_MESSAGE = 32_000;
 /** How long one events call waits for a message before it answers empty (the page asks again). */
 export const EVENTS_WAIT_MS = 20_000;
+/** The webhook's own limit on a voice note's audio (assistant-core's MAX_WEBHOOK_VOICE_BYTES). */
+export const WEB_CHAT_MAX_VOICE_BYTES = 3_000_000;
+/** What the webhook's voice input takes (assistant-core's VOICE_MIME_TYPES); the page records webm or ogg. */
+export const WEB_CHAT_VOICE_TYPES = ['audio/webm', 'audio/ogg', 'audio/mpeg', 'audio/mp4', 'audio/wav', 'audio/flac'];
+const QUESTION_ID = /^[0-9a-f-]{36}$/i;
 const POLL_EVERY_MS = 1000;
 const HISTORY = 20;
 
@@ -71,10 +77,27 @@ export function parseChatMessage(body: unknown): { message: string; replyTo?: st
   if (typeof message !== 'string' || message.trim() === '') invalid('message', 'must be a non-empty string');
   if (message.length > WEB_CHAT_MAX_MESSAGE) invalid('message', `must be at most ${WEB_CHAT_MAX_MESSAGE} characters`);
   if (replyTo === undefined || replyTo === null) return { message };
-  if (typeof replyTo !== 'string' || !/^[0-9a-f-]{36}$/i.test(replyTo)) {
+  if (typeof replyTo !== 'string' || !QUESTION_ID.test(replyTo)) {
     invalid('reply_to', 'must be the id of the question this message answers');
   }
   return { message, replyTo };
+}
+
+/** A recorded voice note: the audio's type (parameters dropped), the audio, and the question it answers. */
+export function parseChatVoice(
+  audio: Buffer,
+  contentType: string | undefined,
+  replyTo: string | null,
+): { data: string; mimeType: string; replyTo?: string } {
+  const mimeType = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (!WEB_CHAT_VOICE_TYPES.includes(mimeType)) {
+    throw new ApiError(415, `Send the recording as one of ${WEB_CHAT_VOICE_TYPES.join(', ')}.`, 'invalid_request');
+  }
+  if (audio.length === 0) invalid('body', 'must be the recorded audio');
+  if (replyTo !== null && !QUESTION_ID.test(replyTo)) {
+    invalid('reply_to', 'must be the id of the question this message answers');
+  }
+  return { data: audio.toString('base64'), mimeType, ...(replyTo ? { replyTo } : {}) };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -83,6 +106,8 @@ export class WebChat {
   private readonly fetchImpl: typeof fetch;
   private readonly pollEveryMs: number;
   private readonly eventsWaitMs: number;
+  /** The assistant said transcription is off (503 transcription_off): the page stops offering the microphone. */
+  private transcriptionOff = false;
 
   constructor(private readonly options: WebChatOptions) {
     this.fetchImpl = options.fetchImpl ?? fetch;
@@ -92,6 +117,11 @@ export class WebChat {
 
   get on(): boolean {
     return this.options.entry !== undefined;
+  }
+
+  /** Whether the page offers a microphone: the setting says the assistant transcribes, and it has not said no. */
+  get voice(): boolean {
+    return this.options.entry?.voice === true && !this.transcriptionOff;
   }
 
   private entry(): AssistantEntry {
@@ -125,12 +155,20 @@ export class WebChat {
   /** Sends the operator's message; answers the reply, the question the run waits on, or that it is still working. */
   async send(body: unknown): Promise<Record<string, unknown>> {
     const { message, replyTo } = parseChatMessage(body);
-    const payload = {
-      message,
-      user_id: WEB_CHAT_USER,
-      session_id: WEB_CHAT_SESSION,
-      ...(replyTo ? { reply_to: replyTo } : {}),
-    };
+    return await this.forward({ message, ...(replyTo ? { reply_to: replyTo } : {}) });
+  }
+
+  /** Sends a recorded voice note; answers as `send` does, with the transcript the assistant heard. */
+  async sendVoice(audio: Buffer, contentType: string | undefined, replyTo: string | null) {
+    const voice = parseChatVoice(audio, contentType, replyTo);
+    return await this.forward({
+      voice: { data: voice.data, mime_type: voice.mimeType },
+      ...(voice.replyTo ? { reply_to: voice.replyTo } : {}),
+    });
+  }
+
+  private async forward(fields: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const payload = { ...fields, user_id: WEB_CHAT_USER, session_id: WEB_CHAT_SESSION };
     // The webhook waits for the run up to its reply deadline; so does this request.
     const { status, body: answer } = await this.call('agent', {
       method: 'POST',
@@ -138,8 +176,14 @@ export class WebChat {
       body: JSON.stringify(payload),
     });
     const error = answer.error as { code?: string; message?: string } | undefined;
+    const transcript = typeof answer.transcript === 'string' ? { transcript: answer.transcript } : {};
     if (status === 504 && error?.code === 'reply_pending') {
-      return { pending: true, turn_id: answer.turn_id, note: 'Still working on it: the reply will appear here.' };
+      const note = 'Still working on it: the reply will appear here.';
+      return { pending: true, turn_id: answer.turn_id, note, ...transcript };
+    }
+    if (error?.code === 'transcription_off') {
+      this.transcriptionOff = true;
+      throw new ApiError(503, error.message ?? 'The assistant does not transcribe voice.', 'transcription_off');
     }
     if (status >= 400 || error) {
       const why = error?.message ?? `HTTP ${status}`;
@@ -154,10 +198,10 @@ export class WebChat {
         html: renderMarkdown(asked.question),
         ...questionControls(asked.id, kind),
       };
-      return { question, turn_id: answer.turn_id };
+      return { question, turn_id: answer.turn_id, ...transcript };
     }
     const reply = typeof answer.reply === 'string' ? answer.reply : '';
-    return { reply: { html: renderMarkdown(reply) }, turn_id: answer.turn_id };
+    return { reply: { html: renderMarkdown(reply) }, turn_id: answer.turn_id, ...transcript };
   }
 
   private async outbox(after: number, limit: number): Promise<OutboxRow[]> {
