@@ -1,5 +1,7 @@
 // The web chat: sign in (the console's password), talk to the assistant, answer its questions with buttons or a
-// field, and see what it says on its own (reminders, notices) while the page is open (long polling).
+// field, and see what it says on its own (reminders, notices) while the page is open (long polling). When the
+// console says the assistant transcribes voice, a microphone button records a voice note (MediaRecorder, Opus in
+// WebM or OGG); the transcript the assistant heard is shown as the user's message.
 // What the user typed goes in through textContent; the assistant's text comes from the console server already
 // rendered as safe HTML (every character escaped, only its own tags), the only HTML this page inserts.
 'use strict';
@@ -8,6 +10,9 @@
   let csrfToken = '';
   let cursor = null;
   let listening = false;
+  let recorder = null;
+  /** The question a recording answers: the last one asked with a field. */
+  let openQuestion = null;
 
   function errorText(status, body) {
     const detail = body && body.detail;
@@ -99,22 +104,91 @@
     item.append(answer);
   }
 
+  function showAnswer(answer) {
+    if (answer.question) {
+      openQuestion = answer.question.field ? answer.question.id : null;
+      controlsFor(bubble('assistant', 'Assistant asks', answer.question), answer.question);
+    } else if (answer.reply) bubble('assistant', 'Assistant', answer.reply);
+    else if (answer.pending) bubble('assistant', 'Assistant', { text: answer.note });
+  }
+
   async function send(text, replyTo, shownAs) {
+    if (replyTo && replyTo === openQuestion) openQuestion = null;
     bubble('user', 'You', { text: shownAs === undefined ? text : shownAs });
     $('#typing').hidden = false;
     try {
       const body = { message: text };
       if (replyTo) body.reply_to = replyTo;
-      const answer = await api('chat/messages', { method: 'POST', body });
-      if (answer.question) controlsFor(bubble('assistant', 'Assistant asks', answer.question), answer.question);
-      else if (answer.reply) bubble('assistant', 'Assistant', answer.reply);
-      else if (answer.pending) bubble('assistant', 'Assistant', { text: answer.note });
+      showAnswer(await api('chat/messages', { method: 'POST', body }));
     } catch (error) {
       if (error.status === 401) return signedOut();
       bubble('error', 'Not sent', { text: error.message });
     } finally {
       $('#typing').hidden = true;
     }
+  }
+
+  /** A recorded voice note: its transcript shown as what the user said, then the answer. */
+  async function sendVoice(blob, replyTo) {
+    $('#typing').hidden = false;
+    try {
+      const query = replyTo ? '?reply_to=' + encodeURIComponent(replyTo) : '';
+      const response = await fetch('/console/api/chat/voice' + query, {
+        method: 'POST',
+        headers: { 'x-csrf-token': csrfToken, 'content-type': blob.type },
+        body: blob,
+      });
+      const answer = await response.json().catch(() => null);
+      if (!response.ok) {
+        throw Object.assign(new Error(errorText(response.status, answer)), { status: response.status });
+      }
+      if (replyTo && replyTo === openQuestion) openQuestion = null;
+      bubble('user', 'You (voice)', { text: answer.transcript || '(voice note)' });
+      showAnswer(answer);
+    } catch (error) {
+      if (error.status === 401) return signedOut();
+      // Transcription off: the assistant said why; the microphone goes away.
+      if (error.status === 503) $('#record').hidden = true;
+      bubble('error', 'Voice note not sent', { text: error.message });
+    } finally {
+      $('#typing').hidden = true;
+    }
+  }
+
+  const RECORDING_TYPES = ['audio/webm;codecs=opus', 'audio/ogg;codecs=opus', 'audio/webm', 'audio/ogg'];
+  /** Three minutes of Opus stay well under the console's 3 MB. */
+  const MAX_RECORDING_MS = 180_000;
+
+  async function toggleRecording() {
+    const button = $('#record');
+    if (recorder) {
+      recorder.stop();
+      return;
+    }
+    const type = RECORDING_TYPES.find((candidate) => MediaRecorder.isTypeSupported(candidate));
+    if (!type) return bubble('error', 'Voice note not sent', { text: 'This browser cannot record Opus audio.' });
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+    } catch (error) {
+      return bubble('error', 'Voice note not sent', { text: 'No microphone: ' + error.message });
+    }
+    const chunks = [];
+    const replyTo = openQuestion;
+    recorder = new MediaRecorder(stream, { mimeType: type });
+    recorder.addEventListener('dataavailable', (event) => chunks.push(event.data));
+    recorder.addEventListener('stop', () => {
+      stream.getTracks().forEach((track) => track.stop());
+      recorder = null;
+      button.textContent = '🎤 Voice';
+      button.setAttribute('aria-pressed', 'false');
+      const blob = new Blob(chunks, { type: type.split(';')[0] });
+      if (blob.size > 0) sendVoice(blob, replyTo);
+    });
+    recorder.start();
+    button.textContent = '■ Stop';
+    button.setAttribute('aria-pressed', 'true');
+    setTimeout(() => recorder && recorder.state === 'recording' && recorder.stop(), MAX_RECORDING_MS);
   }
 
   /** What the assistant says on its own: asked again and again, each call waiting on the server for news. */
@@ -155,6 +229,7 @@
       notice('The web chat is off: the judge needs JUDGE_CONSOLE_ASSISTANT_URL and JUDGE_CONSOLE_ASSISTANT_KEY.', true);
       return;
     }
+    $('#record').hidden = !(state.voice && window.MediaRecorder && navigator.mediaDevices);
     listen();
   }
 
@@ -177,6 +252,8 @@
     $('#chat-input').value = '';
     send(text);
   });
+
+  $('#record').addEventListener('click', toggleRecording);
 
   $('#chat-input').addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !event.shiftKey) {
