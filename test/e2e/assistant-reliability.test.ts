@@ -231,6 +231,15 @@ describe('every run has a deadline', () => {
         // They run another workflow with its own limit (an expert 1,260 or 1,560 s, a built tool 300 s) and outlast it.
         'Assistant tool: ask expert': 1620,
         'Assistant tool: run tool': 330,
+        // The agent's router tools (issue 41) outlast the slowest tool they run: a gated tool's 960 s, a browser step
+        // behind the gate (1,000 + 660 s), ask_expert's 1,620 s.
+        'Assistant tools: memory and people': 960,
+        'Assistant tools: tasks and reminders': 960,
+        'Assistant tools: web': 960,
+        'Assistant tools: checks': 960,
+        'Assistant tools: browser': 1660,
+        'Assistant tools: experts and tool building': 1620,
+        'Assistant tools: settings and failures': 960,
       };
       // A browser step may wait for a one-time code.
       const browserTool =
