@@ -2,8 +2,9 @@
 // chat reaches the real n8n's assistant webhook with the assistant's key (the console's config, never the page's),
 // on the stack's Postgres, scripted model, browser service and login site. Signed out, every chat route is refused;
 // signed in, a message and its reply, a reminder arriving while the page is open (queued in the outbox as the tick
-// queues one, pulled through the outbox webhook), an approval answered with its button, and the one-time code a site
-// asks for typed into the question's field.
+// queues one, pulled through the outbox webhook), an approval answered with its button, the one-time code a site
+// asks for typed into the question's field, and a voice note sent through the console answered by its transcript
+// (the webhook's voice input, transcribed through the model gateway's transcription route).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,7 @@ import { CHROMIUM, hasChromium, launchChromium } from '../../judge/tools/playgro
 import { totp } from '../../assistant/test/browser/login-site';
 import { E2E_SITE_PASSWORD, E2E_SITE_TOTP_SECRET, E2E_SITE_USERNAME } from '../fakes/assistant-e2e-fakes';
 import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
+import { speak } from '../fakes/speech';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { configureAssistantCredentials } from './setup/assistant';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
@@ -69,7 +71,7 @@ beforeAll(async () => {
     keys: { store: { kind: 'file', file: path.join(mkdtempSync(path.join(tmpdir(), 'web-chat-')), 'keys.json') } },
     console: {
       password: PASSWORD,
-      assistant: { url: stack.webhookUrl, key: E2E_ASSISTANT_API_KEY, keyHeader: 'X-API-Key' },
+      assistant: { url: stack.webhookUrl, key: E2E_ASSISTANT_API_KEY, keyHeader: 'X-API-Key', voice: true },
       webChat: { pollEveryMs: 250, eventsWaitMs: 5000 },
     },
     log: () => undefined,
@@ -78,7 +80,21 @@ beforeAll(async () => {
   page = await browser.newPage({ viewport: { width: 900, height: 900 } });
 });
 
+// On: the model gateway's transcription route (the fake behind it); off: no base URL (as assistant-voice.test.ts).
+const setTranscription = (on: boolean) =>
+  stack.api('/credentials/asstTranscribe01', {
+    method: 'PATCH',
+    body: {
+      data: {
+        baseUrl: on ? `${stack.gateway.url}/transcription/v1` : '',
+        apiKey: stack.gateway.key,
+        model: 'whisper-1',
+      },
+    },
+  });
+
 afterAll(async () => {
+  await setTranscription(false).catch(() => undefined);
   await browser?.close();
   await judge?.close();
   await db?.end();
@@ -116,6 +132,39 @@ describe('the web chat on the real assistant', () => {
     expect(await lastBubble().locator('strong').textContent()).toBe('the agent');
     const sent = (await llm.requests(marker)).at(-1)!;
     expect(JSON.stringify(sent.body.messages)).toContain(`Hi there ${marker}`);
+  });
+
+  it('a voice note sent through the console is answered by its transcript, shown as what the operator said', async () => {
+    await setTranscription(true);
+    const marker = `[web-voice-${run}]`;
+    await llm.addScript(marker, [{ content: 'Heard you, **operator**.' }]);
+    const audio = speak('put oat milk on the list');
+    await llm.addTranscript(audio, `put oat milk on the list ${marker}`);
+    // The page's own session and origin: what its microphone button sends once MediaRecorder stops.
+    const answer = await page.evaluate(async (base64) => {
+      const session = (await (await fetch('/console/api/session')).json()) as { csrf_token: string };
+      const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+      const response = await fetch('/console/api/chat/voice', {
+        method: 'POST',
+        headers: { 'x-csrf-token': session.csrf_token, 'content-type': 'audio/ogg' },
+        body: bytes,
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    }, audio.toString('base64'));
+    expect(answer.status).toBe(200);
+    expect(answer.body.transcript).toBe(`put oat milk on the list ${marker}`);
+    expect(answer.body.reply.html).toBe('<p>Heard you, <strong>operator</strong>.</p>');
+    expect(JSON.stringify(answer.body)).not.toContain(E2E_ASSISTANT_API_KEY);
+    const sent = (await llm.requests(marker)).at(-1)!;
+    expect(JSON.stringify(sent.body.messages)).toContain(`put oat milk on the list ${marker}`);
+    const owner = await resolveIdentity(db, 'api', OPERATOR_API_USER_ID);
+    const stored = await db.query(`SELECT content FROM assistant.turns WHERE user_id = $1 AND content = $2`, [
+      owner.userId,
+      `put oat milk on the list ${marker}`,
+    ]);
+    expect(stored.rows).toHaveLength(1);
+    // The page offers the microphone, since the console says voice is on.
+    expect(await page.isVisible('#record')).toBe(true);
   });
 
   it('a reminder arrives while the page is open', async () => {
