@@ -126,6 +126,8 @@ export function composeSettings(
   next.ASSISTANT_TRANSCRIPTION_GATEWAY_URL = next.ASSISTANT_TRANSCRIPTION_BASE_URL?.trim()
     ? `${GATEWAY_IN_COMPOSE}/transcription/v1`
     : '';
+  // The console's web chat shows its microphone only when the assistant can transcribe.
+  next.JUDGE_CONSOLE_ASSISTANT_VOICE = next.ASSISTANT_TRANSCRIPTION_GATEWAY_URL ? 'on' : 'off';
   next.ASSISTANT_EMBEDDINGS_GATEWAY_URL = next.ASSISTANT_EMBEDDINGS_BASE_URL?.trim()
     ? `${GATEWAY_IN_COMPOSE}/embeddings/v1`
     : '';

@@ -15,7 +15,8 @@ export function withKeyStore(settings: Record<string, string>, postgres: { url: 
 
 /**
  * The console's web chat reaches the assistant through its webhook on this machine's n8n, with the assistant's API
- * key from the settings (the judge holds it; the browser never gets it). Settings of its own win.
+ * key from the settings (the judge holds it; the browser never gets it), and voice notes when transcription is on.
+ * Settings of its own win.
  */
 export function webChatEntry(settings: Record<string, string>, judgeEnv: NodeJS.ProcessEnv): Record<string, string> {
   const entry: Record<string, string> = {};
@@ -24,6 +25,10 @@ export function webChatEntry(settings: Record<string, string>, judgeEnv: NodeJS.
   }
   if (!judgeEnv.JUDGE_CONSOLE_ASSISTANT_KEY && settings.ASSISTANT_API_KEY) {
     entry.JUDGE_CONSOLE_ASSISTANT_KEY = settings.ASSISTANT_API_KEY;
+  }
+  // The microphone only when the assistant can transcribe (its transcription provider is set).
+  if (!judgeEnv.JUDGE_CONSOLE_ASSISTANT_VOICE) {
+    entry.JUDGE_CONSOLE_ASSISTANT_VOICE = settings.ASSISTANT_TRANSCRIPTION_BASE_URL?.trim() ? 'on' : 'off';
   }
   return entry;
 }

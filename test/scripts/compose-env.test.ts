@@ -52,6 +52,7 @@ describe('composeSettings', () => {
     const first = composeSettings(answers, {}, options);
     expect(first.ASSISTANT_GATEWAY_KEY).toMatch(/^[\w-]{32}$/);
     expect(first.ASSISTANT_TRANSCRIPTION_GATEWAY_URL).toBe('');
+    expect(first.JUDGE_CONSOLE_ASSISTANT_VOICE).toBe('off');
     const voice = composeSettings(
       answers,
       { ...first, ASSISTANT_TRANSCRIPTION_BASE_URL: 'http://127.0.0.1:9000/v1' },
@@ -61,9 +62,11 @@ describe('composeSettings', () => {
       ASSISTANT_GATEWAY_KEY: first.ASSISTANT_GATEWAY_KEY,
       ASSISTANT_TRANSCRIPTION_BASE_URL: 'http://host.docker.internal:9000/v1',
       ASSISTANT_TRANSCRIPTION_GATEWAY_URL: 'http://gateway:5681/transcription/v1',
+      JUDGE_CONSOLE_ASSISTANT_VOICE: 'on',
     });
     expect(composeSettings(answers, { ...voice, ASSISTANT_TRANSCRIPTION_BASE_URL: '' }, options)).toMatchObject({
       ASSISTANT_TRANSCRIPTION_GATEWAY_URL: '',
+      JUDGE_CONSOLE_ASSISTANT_VOICE: 'off',
     });
   });
 

@@ -212,6 +212,7 @@ describe('docker-compose.yml', () => {
     expect(services.judge.environment).toMatchObject({
       JUDGE_CONSOLE_ASSISTANT_URL: 'http://n8n:5678/webhook',
       JUDGE_CONSOLE_ASSISTANT_KEY: services['n8n-import'].environment!.ASSISTANT_API_KEY,
+      JUDGE_CONSOLE_ASSISTANT_VOICE: '${JUDGE_CONSOLE_ASSISTANT_VOICE:-off}',
     });
     expect(services.n8n.healthcheck?.test.join(' ')).toContain('http://127.0.0.1:5678/');
     expect(services.judge.ports).toBeUndefined();
