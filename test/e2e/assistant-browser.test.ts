@@ -343,7 +343,8 @@ describe('browser tasks with the one-time-code hand-off', () => {
     ]);
     await post({ message: `Type my mail password ${unknown}`, user_id: user });
     const filled = JSON.stringify((await llm.requests(unknown)).find((r) => r.step === 2)?.body.messages ?? []);
-    expect(filled).toMatch(/no site login named \\"mail\\"; the known ones: bank/);
+    // The tool's error comes back through its router as the result's JSON (escaped once per JSON layer).
+    expect(filled).toMatch(/no site login named \\+"mail\\+"; the known ones: bank/);
   });
 
   it("another user cannot have the operator's site login typed, and is told why", async () => {
@@ -357,7 +358,7 @@ describe('browser tasks with the one-time-code hand-off', () => {
     await post({ message: `Type the bank password ${marker}`, user_id: `browser-other-${run}` });
     const steps = await llm.requests(marker);
     const filled = JSON.stringify(steps.find((r) => r.step === 2)?.body.messages ?? []);
-    expect(filled).toMatch(/the site login \\"bank\\" belongs to another user/);
+    expect(filled).toMatch(/the site login \\+"bank\\+" belongs to another user/);
     const snapshot = JSON.stringify(steps.find((r) => r.step === 3)?.body.messages?.at(-1) ?? {});
     expect(snapshot).toMatch(/password \\+"Password\\+"/); // (escaped once per JSON layer)
     expect(snapshot).not.toMatch(/\[hidden\]/); // nothing was typed into the password field

@@ -79,6 +79,13 @@ async function cappedUser(name: string, probe: { cost: number; reserved: number 
 
 let probe: { cost: number; reserved: number };
 
+/**
+ * A turn sized like the probe: ~4,000 tokens of message on top of the agent's prompt (its router tools are ~1,700
+ * tokens), so that what a turn costs is a large enough share of what it reserves (its prompt and 2,048 output tokens)
+ * for two turns to reach the 50 % notice of a cap that has no room for a third.
+ */
+const sized = (text: string) => `${text} ${'the quick brown fox jumps over the lazy dog. '.repeat(360)}`;
+
 beforeAll(async () => {
   stack = e2eStack();
   llm = new OpenAiChatFakeControl(stack.fakeUrls.E2E_OPENAI_CHAT_URL);
@@ -101,7 +108,7 @@ beforeAll(async () => {
   ownerId = (await resolveIdentity(db, 'telegram', String(OWNER_CHAT))).userId;
   // A turn without a cap: what one plain turn costs, and what the gateway reserves for it (prompt as measured at
   // $1/M, the 2,048-token answer it may give at $4/M).
-  const answer = await ask(`budget probe ${run}`, `probe-${run}`);
+  const answer = await ask(sized(`budget probe ${run}`), `probe-${run}`);
   expect(answer.status).toBe(200);
   const [call] = await callOf(answer.body.turn_id);
   probe = { cost: Number(call.cost_micros), reserved: call.measured + 2048 * 4 };
@@ -134,8 +141,10 @@ describe('spending caps', () => {
     const user = await cappedUser('capped', probe);
     const costs: number[] = [];
     for (const n of [1, 2]) {
-      const answer = await ask(`question number ${n} ${run}`, user);
-      expect(answer.body).toMatchObject({ reply: `echo: question number ${n} ${run}` });
+      const question = sized(`question number ${n} ${run}`);
+      const answer = await ask(question, user);
+      // The fake echoes the first 200 characters.
+      expect(answer.body).toMatchObject({ reply: `echo: ${question.slice(0, 200)}` });
       const [call] = await callOf(answer.body.turn_id);
       expect(call.outcome).toBe('ok');
       // $1 per million prompt tokens and $4 per million output tokens, in millionths of a dollar.
@@ -172,7 +181,7 @@ describe('spending caps', () => {
     // Room for one turn's reservation and a half: the first holds its reservation while the (slow) model answers.
     const user = await cappedUser('racing', { cost: 0, reserved: probe.reserved * 1.5 });
     await llm.addScript(`race ${run}`, [{ content: 'answered', delay_ms: 3000 }]);
-    const answers = await Promise.all([ask(`race ${run} one`, user), ask(`race ${run} two`, user)]);
+    const answers = await Promise.all([ask(sized(`race ${run} one`), user), ask(sized(`race ${run} two`), user)]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 502]);
     expect(await llm.requests(`race ${run}`)).toHaveLength(1);
   });
@@ -273,8 +282,8 @@ describe('spending caps', () => {
       period: 'day',
       limitUsd: Math.round(probe.reserved + probe.cost / 2) / 1e6,
     });
-    expect((await ask(`reset turn one ${run}`, name)).status).toBe(200);
-    expect((await ask(`reset turn two ${run}`, name)).status).toBe(502);
+    expect((await ask(sized(`reset turn one ${run}`), name)).status).toBe(200);
+    expect((await ask(sized(`reset turn two ${run}`), name)).status).toBe(502);
     const [today] = (
       await db.query<{ ends_at: Date }>(
         `SELECT w.ends_at FROM assistant.budget_windows w JOIN assistant.budget_caps c ON c.id = w.cap_id
@@ -284,7 +293,7 @@ describe('spending caps', () => {
     ).rows;
     try {
       writeFileSync(clockFile, String(Math.ceil((today.ends_at.getTime() - Date.now()) / 1000) + 5));
-      const tomorrow = await ask(`reset turn three ${run}`, name);
+      const tomorrow = await ask(sized(`reset turn three ${run}`), name);
       expect(tomorrow.status).toBe(200);
     } finally {
       writeFileSync(clockFile, '0');
