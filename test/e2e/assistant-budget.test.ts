@@ -154,7 +154,7 @@ describe('spending caps', () => {
     expect(await ownerNotices('50 %')).toHaveLength(1);
 
     const marker = `over the cap ${run}`;
-    const refused = await ask(marker, user);
+    const refused = await ask(sized(marker), user);
     expect(refused.status).toBe(502);
     expect(await llm.requests(marker)).toEqual([]);
     const [call] = await callOf(refused.body.turn_id);
@@ -165,7 +165,7 @@ describe('spending caps', () => {
     expect(turn.rows[0].error).toContain('this agent call was not made. It resets at');
     // The message is kept.
     const stored = await db.query('SELECT content FROM assistant.turns WHERE id = $1', [refused.body.turn_id]);
-    expect(stored.rows[0].content).toBe(marker);
+    expect(stored.rows[0].content).toBe(sized(marker));
     // The owner is told once, and the window spent exactly what the two turns cost.
     expect(await ownerNotices('this agent call was not made')).toHaveLength(1);
     const window = await db.query(

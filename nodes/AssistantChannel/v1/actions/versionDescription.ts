@@ -30,16 +30,12 @@ export const versionDescription: VersionDescription = {
       displayOptions: { show: { operation: ['checkWebhookRequest'] } },
     },
     { name: POSTGRES_CREDENTIAL, required: true, displayOptions: usesDatabase },
-    {
-      name: voiceToText.TELEGRAM_CREDENTIAL,
-      required: true,
-      displayOptions: { show: { operation: ['startTyping'] } },
-    },
-    // Voice to Text downloads with it only Telegram's voice notes; the webhook's come as audio.
+    // One entry per credential: n8n reads the first entry of a name when the node asks for it. Voice to Text
+    // downloads with it only Telegram's voice notes (the webhook's come as audio); Start Typing always needs it.
     {
       name: voiceToText.TELEGRAM_CREDENTIAL,
       required: false,
-      displayOptions: { show: { operation: ['voiceToText'] } },
+      displayOptions: { show: { operation: ['voiceToText', 'startTyping'] } },
     },
     {
       name: voiceToText.TRANSCRIPTION_CREDENTIAL,
