@@ -851,4 +851,45 @@ CREATE INDEX memories_embedding_signs_idx ON assistant.memories (user_id, embedd
   WHERE embedding_signs IS NOT NULL AND superseded_at IS NULL AND folded_at IS NULL;
 `,
   },
+  {
+    version: 28,
+    name: 'several people on one install: the DM policy per channel, the people, pairing codes and their attempts',
+    sql: `
+-- Who may talk on each channel: {"<identity channel>": {"policy": "owner"|"pairing"|"allowlist"|"open",
+-- "allow": ["<external id>", ...]}}; a channel not named keeps its default (people/dm-policy.ts).
+ALTER TABLE assistant.instance_settings
+  ADD COLUMN dm_policies jsonb NOT NULL DEFAULT '{}'::jsonb CHECK (jsonb_typeof(dm_policies) = 'object');
+-- The people the owner let in (by a pairing code or an allow list): each is their own user. removed_at: the owner
+-- removed them (their identities are gone, so they no longer reach the assistant; their data is kept).
+CREATE TABLE assistant.people (
+  user_id uuid PRIMARY KEY REFERENCES assistant.users(id) ON DELETE CASCADE,
+  name text NOT NULL CHECK (name <> '' AND length(name) <= 100),
+  added_at timestamptz NOT NULL,
+  added_by text NOT NULL CHECK (added_by IN ('pairing', 'allowlist')),
+  removed_at timestamptz
+);
+-- One-time pairing codes, stored as their SHA-256 only. for_user_id: the code pairs another channel to that user;
+-- null: it makes a new person, named person_name.
+CREATE TABLE assistant.pairing_codes (
+  id bigserial PRIMARY KEY,
+  code_hash text NOT NULL UNIQUE CHECK (code_hash ~ '^[0-9a-f]{64}$'),
+  issued_by uuid NOT NULL REFERENCES assistant.users(id) ON DELETE CASCADE,
+  for_user_id uuid REFERENCES assistant.users(id) ON DELETE CASCADE,
+  person_name text CHECK (person_name <> '' AND length(person_name) <= 100),
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz,
+  used_by text
+);
+CREATE INDEX pairing_codes_open_idx ON assistant.pairing_codes(expires_at) WHERE used_at IS NULL;
+-- Wrong, expired or used codes sent by strangers: the attempts a sender (and everyone together) may make are limited.
+CREATE TABLE assistant.pairing_attempts (
+  id bigserial PRIMARY KEY,
+  identity text NOT NULL,
+  attempted_at timestamptz NOT NULL
+);
+CREATE INDEX pairing_attempts_identity_idx ON assistant.pairing_attempts(identity, attempted_at);
+CREATE INDEX pairing_attempts_at_idx ON assistant.pairing_attempts(attempted_at);
+`,
+  },
 ];

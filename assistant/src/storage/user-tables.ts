@@ -22,7 +22,7 @@ export const USER_DATA_TABLES = [
 ] as const;
 
 /** Tables with a user_id that are about who the user is rather than what they said: kept by forget-everything. */
-export const USER_IDENTITY_TABLES = ['identities'] as const;
+export const USER_IDENTITY_TABLES = ['identities', 'people'] as const;
 
 /**
  * Tables with a user_id that count what the user's work cost and may cost (the model gateway's ledger, the user's
