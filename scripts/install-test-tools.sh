@@ -13,6 +13,7 @@ command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)
 # The install test (scripts/test-docker.sh, after the e2e tests): a dockerd and debootstrap for its stand-in images.
 [ -x /usr/sbin/dockerd ] || missing+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+[ -x /usr/sbin/dovecot ] || missing+=(dovecot-imapd) # the email channel's IMAP server (test/fakes/mail-servers.ts)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "[test tools] installing ${missing[*]} (apt)"
