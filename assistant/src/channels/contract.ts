@@ -6,7 +6,7 @@ import type { OutboxMessage, SendOutcome } from '../delivery/outbox';
 import type { QuestionKind } from '../pending/pending-questions';
 import type { VoiceNote } from '../voice/voice-note';
 
-export const CHANNEL_NAMES = ['telegram', 'webhook', 'web'] as const;
+export const CHANNEL_NAMES = ['telegram', 'webhook', 'web', 'email'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
 /** A file the user sent: a reference on the channel (Telegram's file_id), or its bytes. */
@@ -45,7 +45,7 @@ export type InboundResult =
   | { kind: 'ignored'; reason: string };
 
 /** The identity table's channels (assistant.identities keys are "<channel>:<external id>"). */
-export type IdentityChannel = 'telegram' | 'api';
+export type IdentityChannel = 'telegram' | 'api' | 'email';
 
 export interface ChannelLimits {
   /** The longest text one outgoing message may carry; longer replies are split into parts. */

@@ -5,7 +5,7 @@ import { withTransaction, type Queryable } from '../storage/db';
 import { AssistantInputError } from '../errors';
 import { requireUserId } from '../validate';
 
-export const CHANNELS = ['telegram', 'api'] as const;
+export const CHANNELS = ['telegram', 'api', 'email'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export interface ResolvedIdentity {
@@ -17,8 +17,8 @@ export interface ResolvedIdentity {
 
 /** Builds the namespaced identity key; this is the only place identities are formed. */
 export function identityKey(channel: unknown, externalId: unknown): string {
-  if (channel !== 'telegram' && channel !== 'api')
-    throw new AssistantInputError('channel', 'must be "telegram" or "api"');
+  if (!(CHANNELS as readonly unknown[]).includes(channel))
+    throw new AssistantInputError('channel', `must be one of ${CHANNELS.map((name) => `"${name}"`).join(', ')}`);
   const id = typeof externalId === 'number' && Number.isSafeInteger(externalId) ? String(externalId) : externalId;
   if (typeof id !== 'string' || id.trim() === '')
     throw new AssistantInputError('externalId', 'must be a non-empty string');
@@ -29,7 +29,11 @@ export function identityKey(channel: unknown, externalId: unknown): string {
   if (channel === 'telegram' && !/^-?\d{1,20}$/.test(trimmed)) {
     throw new AssistantInputError('externalId', 'a Telegram chat id must be an integer');
   }
-  return `${channel}:${trimmed}`;
+  if (channel === 'email' && !/^[^\s@<>]+@[^\s@<>]+$/.test(trimmed)) {
+    throw new AssistantInputError('externalId', 'an email identity must be an address like name@example.org');
+  }
+  // Addresses are compared without case (Ana@Example.org is ana@example.org).
+  return `${channel}:${channel === 'email' ? trimmed.toLowerCase() : trimmed}`;
 }
 
 /** Finds the user behind an identity, creating both on first contact. Safe under concurrency. */

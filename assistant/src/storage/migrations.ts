@@ -892,4 +892,17 @@ CREATE INDEX pairing_attempts_identity_idx ON assistant.pairing_attempts(identit
 CREATE INDEX pairing_attempts_at_idx ON assistant.pairing_attempts(attempted_at);
 `,
   },
+  {
+    version: 29,
+    name: 'email as a channel: email:<address> identities, and proactive messages to a user by email',
+    sql: `
+-- An email address (lower case; identities.ts checks its form) as an identity.
+ALTER TABLE assistant.identities DROP CONSTRAINT identities_identity_check;
+ALTER TABLE assistant.identities ADD CONSTRAINT identities_identity_check
+  CHECK (identity ~ '^(telegram:-?[0-9]+|api:.+|email:[^@[:space:]]+@[^@[:space:]]+)$');
+ALTER TABLE assistant.outbox DROP CONSTRAINT outbox_channel_check;
+ALTER TABLE assistant.outbox
+  ADD CONSTRAINT outbox_channel_check CHECK (channel IN ('telegram', 'webhook', 'pull', 'email'));
+`,
+  },
 ];
