@@ -6,7 +6,7 @@ import type { OutboxMessage, SendOutcome } from '../delivery/outbox';
 import type { QuestionKind } from '../pending/pending-questions';
 import type { VoiceNote } from '../voice/voice-note';
 
-export const CHANNEL_NAMES = ['telegram', 'webhook', 'web', 'email'] as const;
+export const CHANNEL_NAMES = ['telegram', 'webhook', 'web', 'email', 'slack'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 
 /** A file the user sent: a reference on the channel (Telegram's file_id), or its bytes. */
@@ -45,15 +45,18 @@ export type InboundResult =
   | { kind: 'ignored'; reason: string };
 
 /** The identity table's channels (assistant.identities keys are "<channel>:<external id>"). */
-export type IdentityChannel = 'telegram' | 'api' | 'email';
+export type IdentityChannel = 'telegram' | 'api' | 'email' | 'slack';
 
 export interface ChannelLimits {
   /** The longest text one outgoing message may carry; longer replies are split into parts. */
   maxPartLength: number;
   /** The longest incoming text taken. */
   maxInboundLength: number;
-  /** telegram-html: Telegram's HTML subset, everything else escaped; markdown: rendered safely by the page; plain. */
-  formatting: 'telegram-html' | 'markdown' | 'plain';
+  /**
+   * telegram-html: Telegram's HTML subset, everything else escaped; markdown: rendered safely by the page;
+   * slack-mrkdwn: Slack's mrkdwn, &, < and > escaped; plain.
+   */
+  formatting: 'telegram-html' | 'markdown' | 'slack-mrkdwn' | 'plain';
   /** native: a question's answers as buttons or a field; text: spelled out in the message; data: in the JSON. */
   buttons: 'native' | 'text' | 'data';
   /** chat-action: the channel shows "typing…" on request; page: the page shows it while it waits; none. */

@@ -5,7 +5,7 @@ import { withTransaction, type Queryable } from '../storage/db';
 import { AssistantInputError } from '../errors';
 import { requireUserId } from '../validate';
 
-export const CHANNELS = ['telegram', 'api', 'email'] as const;
+export const CHANNELS = ['telegram', 'api', 'email', 'slack'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export interface ResolvedIdentity {
@@ -31,6 +31,9 @@ export function identityKey(channel: unknown, externalId: unknown): string {
   }
   if (channel === 'email' && !/^[^\s@<>]+@[^\s@<>]+$/.test(trimmed)) {
     throw new AssistantInputError('externalId', 'an email identity must be an address like name@example.org');
+  }
+  if (channel === 'slack' && !/^[UW][A-Z0-9]{2,30}$/.test(trimmed)) {
+    throw new AssistantInputError('externalId', 'a Slack identity must be a Slack user id like U012AB3CD');
   }
   // Addresses are compared without case (Ana@Example.org is ana@example.org).
   return `${channel}:${channel === 'email' ? trimmed.toLowerCase() : trimmed}`;
