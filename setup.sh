@@ -294,7 +294,14 @@ fi
 # ---------------------------------------------------------------------------------------------------------------
 echo "== packages: a bootstrap Node/npm, and a compiler for n8n's native modules (sqlite3, isolated-vm)"
 run apt-get update
-run apt-get install -y --no-install-recommends nodejs npm build-essential python3 ca-certificates rsync caddy openssl
+# A Node/npm already there is kept (NodeSource's nodejs conflicts with Debian's npm package).
+packages=(build-essential python3 ca-certificates rsync caddy openssl)
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+# Queue mode (N8N_QUEUE_MODE=true in local.env, set before or after a first install): Redis beside n8n.
+if grep -qiE '^N8N_QUEUE_MODE=true$' "$state_dir/local.env" 2>/dev/null && [ ! -x "${REDIS_SERVER_BIN:-/usr/bin/redis-server}" ]; then
+  packages+=(redis-server)
+fi
+run apt-get install -y --no-install-recommends "${packages[@]}"
 
 # The browser service's Chromium (read_page's JavaScript pages, browser tasks) needs root to install: here, before the
 # steps that run as the service user. Debian has a chromium deb; Ubuntu has none (its chromium-browser deb installs

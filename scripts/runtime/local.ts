@@ -118,7 +118,7 @@ function superviseServices(run: LocalRun): void {
       pid: () => run.judge!.pid!,
       whenExited: () => exitOf(run.judge!),
       restart: async () => {
-        run.judge = await startJudge(judgeThroughGateway(run.settings, run.gateway!));
+        run.judge = await startJudge(withKeyStore(judgeThroughGateway(run.settings, run.gateway!), run.postgres!));
       },
     },
     {

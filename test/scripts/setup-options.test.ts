@@ -13,7 +13,14 @@ const state = mkdtempSync(path.join(tmpdir(), 'setup-options-'));
 afterAll(() => rmSync(state, { recursive: true, force: true }));
 
 function setup(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync('bash', [script, '--dry-run', ...args], { encoding: 'utf8' });
+  return setupWith({}, ...args);
+}
+
+function setupWith(env: Record<string, string>, ...args: string[]) {
+  const result = spawnSync('bash', [script, '--dry-run', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -99,6 +106,26 @@ describe('setup.sh --project, --provider-base-url and HTTPS_PORT', () => {
     const docker = setup('--no-systemd');
     expect(docker.status).toBe(2);
     expect(docker.stderr).toMatch(/--no-systemd and --caddy-dir are for --native/);
+  });
+
+  it('--native: Redis installed for queue mode (N8N_QUEUE_MODE=true in local.env), a Node/npm already there kept', () => {
+    const native = mkdtempSync(path.join(tmpdir(), 'setup-native-'));
+    try {
+      const apt = (stdout: string) => stdout.split('\n').find((line) => line.startsWith('+ apt-get install')) ?? '';
+      const plain = apt(setup('--native', '--no-systemd', '--state', native).stdout);
+      expect(plain).toContain('caddy');
+      expect(plain).not.toContain('redis-server');
+      // The test machine has npm (it runs vitest): Debian's npm would conflict with NodeSource's nodejs.
+      expect(plain).not.toMatch(/ npm( |$)/);
+      writeFileSync(path.join(native, 'local.env'), 'N8N_QUEUE_MODE=true\n', { mode: 0o600 });
+      // Installed when missing (REDIS_SERVER_BIN, as scripts/runtime/redis.ts reads it), kept when there.
+      const missing = { REDIS_SERVER_BIN: path.join(native, 'no-redis-server') };
+      expect(apt(setupWith(missing, '--native', '--no-systemd', '--state', native).stdout)).toContain('redis-server');
+      const there = { REDIS_SERVER_BIN: '/bin/sh' };
+      expect(apt(setupWith(there, '--native', '--no-systemd', '--state', native).stdout)).not.toContain('redis-server');
+    } finally {
+      rmSync(native, { recursive: true, force: true });
+    }
   });
 
   it('refuses a bad project name or base URL, naming the option', () => {
