@@ -1,7 +1,8 @@
 // Sending one outbox message on its channel, through the channel contract (channels/): Telegram to the Bot API base
-// URL the operator configured; a callback through the outbound guard (checked again on every send), signed with
-// HMAC-SHA256; a pull message is not sent (it waits to be listed).
+// URL the operator configured; Slack by chat.postMessage to the user's DM; a callback through the outbound guard
+// (checked again on every send), signed with HMAC-SHA256; a pull message is not sent (it waits to be listed).
 import { sendOnChannel } from '../channels/delivery';
+import { slackChannel, type SlackBotConfig } from '../channels/slack';
 import { telegramChannel } from '../channels/telegram';
 import { webhookChannel } from '../channels/webhook';
 import type { OutboundGuard } from '../outbound/guard';
@@ -13,6 +14,8 @@ export interface SendOptions {
   guard: OutboundGuard;
   /** Bot token and Bot API base URL (https://api.telegram.org unless the operator changed it). */
   telegram?: { token: string; baseUrl: string } | null;
+  /** The Slack app's bot token and Web API base URL (https://slack.com/api unless the credential says otherwise). */
+  slack?: Omit<SlackBotConfig, 'timeoutMs'> | null;
   /** The callback signing secret. */
   signingSecret?: string | null;
   /** Per request; default 15 s. */
@@ -24,6 +27,9 @@ export async function sendMessage(message: OutboxMessage, options: SendOptions):
   if (message.channel === 'telegram') {
     const bot = options.telegram ? { ...options.telegram, timeoutMs } : null;
     return sendOnChannel(telegramChannel(bot), message);
+  }
+  if (message.channel === 'slack') {
+    return sendOnChannel(slackChannel(options.slack ? { ...options.slack, timeoutMs } : null), message);
   }
   if (message.channel === 'webhook') {
     const callback = { guard: options.guard, signingSecret: options.signingSecret, timeoutMs };
