@@ -1,7 +1,8 @@
 // The web chat in real headless Chromium against a loopback copy of the assistant's webhook: signed out, the page
 // asks for the console password; signed in, a message and its reply (hostile Markdown shown as text, a link with
 // rel=noopener), an approval answered with its button, a code typed in its field, a reminder arriving while the
-// page is open; signing out stops it. WEB_CHAT_SCREENSHOT=1 writes docs/images/web-chat.png.
+// page is open and its receipt (delivered on web) in the assistant's outbox, not shown again as news when the page
+// is reloaded; signing out stops it. WEB_CHAT_SCREENSHOT=1 writes docs/images/web-chat.png.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -100,9 +101,27 @@ describe.skipIf(!available)('the web chat in Chromium', () => {
       .poll(() => reminder.textContent(), { timeout: 10_000 })
       .toBe('ReminderReminder: call the bank before 5 pm');
     expect(await reminder.locator('strong').textContent()).toBe('bank');
+    // The page said it showed it: the outbox has it delivered on the web chat.
+    const row = () => assistant.outbox().find((message) => message.text.startsWith('Reminder: call the **bank**'));
+    await expect.poll(() => row()?.status, { timeout: 10_000 }).toBe('delivered');
+    expect(row()).toMatchObject({ channel: 'web', delivered_at: expect.any(String) });
     if (process.env.WEB_CHAT_SCREENSHOT === '1') {
       await page.screenshot({ path: path.join(repoRoot, 'docs', 'images', 'web-chat.png'), fullPage: true });
     }
+  });
+
+  it('reloaded, the page shows what it showed as earlier, and what came meanwhile as news', async () => {
+    assistant.queue('Notice: the backup check failed', 'notice');
+    await page.reload();
+    await page.waitForSelector('#chat:not([hidden])');
+    const reminder = page.locator('#messages li.proactive', { hasText: 'call the bank' });
+    const notice = page.locator('#messages li.proactive', { hasText: 'the backup check failed' });
+    await notice.waitFor();
+    expect(await reminder.getAttribute('class')).toBe('message proactive earlier');
+    expect(await reminder.locator('.label').textContent()).toBe('Reminder (earlier)');
+    expect(await notice.getAttribute('class')).toBe('message proactive');
+    const row = () => assistant.outbox().find((message) => message.text === 'Notice: the backup check failed');
+    await expect.poll(() => row()?.channel, { timeout: 10_000 }).toBe('web');
   });
 
   it('signing out shows the sign-in again, and the session is gone', async () => {

@@ -1,6 +1,7 @@
 // The web chat's routes on a real server, the assistant's webhook a loopback copy: refused signed out (401 on every
 // route), a message forwarded as the operator with the console's key (which no answer carries), replies as safe
-// HTML, an approval's buttons and a code's field, a late reply and a reminder arriving on the long poll, bad input
+// HTML, an approval's buttons and a code's field, a late reply and a reminder arriving on the long poll, the page's
+// receipt recorded in the assistant's outbox (and a page opened later shows every message never shown), bad input
 // named, an off or unreachable assistant said so; and the settings that switch it on.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,6 +86,7 @@ describe('the web chat signed out', () => {
       ['chat/events', 'GET'],
       ['chat/events?after=0', 'GET'],
       ['chat/messages', 'POST'],
+      ['chat/receipts', 'POST'],
     ];
     for (const [route, method] of routes) {
       const reply = await call(route, { method, body: method === 'POST' ? { message: 'hi' } : undefined });
@@ -192,6 +194,78 @@ describe('the web chat signed in', () => {
     const quiet = await call(`chat/events?after=${late.body.cursor}`, { headers: await signedIn() });
     expect(quiet.body.messages).toEqual([]);
     expect(quiet.body.cursor).toBe(late.body.cursor);
+  });
+});
+
+describe("the web chat's receipts", () => {
+  const receipt = async (shown: unknown, headers?: Record<string, string>) =>
+    call('chat/receipts', { method: 'POST', headers: headers ?? (await signedIn()), body: { shown } });
+
+  it('what the page showed is delivered on web in the outbox, through the webhook with the console key', async () => {
+    assistant.queue('Reminder: water the plants');
+    const start = await call('chat/events', { headers: await signedIn() });
+    const row = assistant.outbox().find((message) => message.text === 'Reminder: water the plants')!;
+    expect(start.body.messages.map((message: { id: number }) => message.id)).toContain(row.id);
+    expect(row).toMatchObject({ channel: 'pull', status: 'stored' });
+
+    const recorded = await receipt([row.id, 999_999]);
+    expect(recorded.status).toBe(200);
+    expect(recorded.body.receipts).toEqual([
+      { id: row.id, channel: 'web', status: 'delivered', delivered_at: expect.any(String) },
+    ]);
+    expect(recorded.text).not.toContain(ASSISTANT_KEY);
+    const forwarded = assistant.calls.at(-1)!;
+    expect(forwarded).toMatchObject({ method: 'POST', path: '/webhook/agent/outbox/receipts' });
+    expect(forwarded.headers['x-api-key']).toBe(ASSISTANT_KEY);
+    expect(forwarded.body).toEqual({ user_id: 'owner', channel: 'web', shown: [row.id, 999_999] });
+    expect(assistant.outbox().find((message) => message.id === row.id)).toMatchObject({ status: 'delivered' });
+  });
+
+  it('a page opened later shows the last messages and, before them, every one never shown', async () => {
+    for (let i = 1; i <= 30; i++) assistant.queue(`Notice ${i}`, 'notice');
+    const all = assistant.outbox();
+    const shownBefore = all.filter((message) => /^Notice (2|3|4)$/.test(message.text)).map((message) => message.id);
+    await receipt(shownBefore);
+    const opened = await call('chat/events', { headers: await signedIn() });
+    const ids = opened.body.messages.map((message: { id: number }) => message.id);
+    const lastTwenty = all.slice(-20).map((message) => message.id);
+    const neverShown = all.filter((m) => m.status === 'stored' && !shownBefore.includes(m.id)).map((m) => m.id);
+    expect(ids).toEqual([...neverShown.filter((id) => !lastTwenty.includes(id)), ...lastTwenty]);
+    const texts = opened.body.messages.map((message: { html: string }) => message.html);
+    expect(texts).toContain('<p>Notice 1</p>');
+    expect(texts).not.toContain('<p>Notice 2</p>');
+    expect(opened.body.cursor).toBe(all.at(-1)!.id);
+  });
+
+  it('refuses bad receipts naming the field, signed out or without the CSRF token, before forwarding', async () => {
+    const before = assistant.calls.length;
+    for (const [shown, field] of [
+      [[], 'shown'],
+      [['12'], 'shown'],
+      [[0], 'shown'],
+      ['1', 'shown'],
+    ] as const) {
+      const refused = await receipt(shown);
+      expect(refused.status).toBe(400);
+      expect(refused.body.detail.message).toMatch(new RegExp(`^${field}: `));
+    }
+    const extra = await call('chat/receipts', {
+      method: 'POST',
+      headers: await signedIn(),
+      body: { shown: [1], channel: 'telegram' },
+    });
+    expect(extra.body.detail.message).toMatch(/^channel: is not a known field/);
+    expect((await receipt([1], {})).status).toBe(401);
+    expect((await receipt([1], { cookie: (await signedIn()).cookie })).status).toBe(403);
+    expect(assistant.calls.length).toBe(before);
+  });
+
+  it("a refused key is the assistant's answer said as a 502, never the key", async () => {
+    const chat = new WebChat({ entry: { url: assistant.url, key: 'not-the-key', keyHeader: 'X-API-Key' } });
+    await expect(chat.receipt({ shown: [1] })).rejects.toMatchObject({
+      status: 502,
+      message: "The assistant's receipts answered HTTP 403: no receipts",
+    });
   });
 });
 

@@ -8,8 +8,13 @@
 //                               {voice: {data, mime_type}} instead of message is the audio's transcript (what
 //                               hear() registered; none: 422 no_words) answered as a message with `transcript`
 //                               beside it; transcription off: 503 transcription_off in Telegram's sentence
-//   GET  /webhook/agent/outbox  ?user_id&after&limit: {messages: [{id, kind, text, created_at, …}], next_after};
-//                               404 unknown_user before the user's first message
+//   GET  /webhook/agent/outbox  ?user_id&after&limit: {messages: [{id, kind, text, created_at, channel, status,
+//                               …}], next_after}; 404 unknown_user before the user's first message. A message is
+//                               stored (channel pull) until a receipt names it
+//   POST /webhook/agent/outbox/receipts  {user_id, channel: "web", shown: [ids]} behind n8n's Webhook node header
+//                               auth (missing or wrong key: 403 "Authorization data is wrong!" as text): each stored
+//                               message named becomes delivered on web; {receipts: [{id, channel, status,
+//                               delivered_at}], unknown_ids} as the Record Receipts operation answers
 // Control: queue(text, kind) adds an outbox message as the tick does; hear(audio, text) what a recording says;
 // transcription(on) switches voice on or off; `calls` are the requests it took.
 import { randomUUID } from 'node:crypto';
@@ -20,6 +25,8 @@ export interface AssistantWebhookFake {
   /** The webhook base, like n8n's http://127.0.0.1:5678/webhook. */
   url: string;
   calls: Array<{ method: string; path: string; headers: IncomingMessage['headers']; body: unknown }>;
+  /** The operator's outbox as it now is (status and channel show the receipts). */
+  outbox(): Array<{ id: number; text: string; channel: string; status: string; delivered_at: string | null }>;
   queue(text: string, kind?: string): void;
   hear(audio: Buffer, text: string): void;
   transcription(on: boolean): void;
@@ -31,6 +38,9 @@ interface Row {
   kind: string;
   text: string;
   created_at: string;
+  channel: string;
+  status: string;
+  delivered_at: string | null;
 }
 
 export async function startAssistantWebhookFake(key: string, header = 'x-api-key'): Promise<AssistantWebhookFake> {
@@ -52,7 +62,8 @@ export async function startAssistantWebhookFake(key: string, header = 'x-api-key
 
   const queueFor = (userId: string, text: string, kind: string) => {
     const rows = outbox.get(userId) ?? [];
-    rows.push({ id: nextId++, kind, text, created_at: new Date().toISOString() });
+    const row = { id: nextId++, kind, text, created_at: new Date().toISOString() };
+    rows.push({ ...row, channel: 'pull', status: 'stored', delivered_at: null });
     outbox.set(userId, rows);
   };
 
@@ -115,6 +126,27 @@ export async function startAssistantWebhookFake(key: string, header = 'x-api-key
     send(res, 200, { messages, next_after: messages.at(-1)?.id ?? after });
   }
 
+  function receipts(res: ServerResponse, body: Record<string, unknown> | null) {
+    const userId = String(body?.user_id ?? '');
+    const shown = body?.shown;
+    if (body?.channel !== 'web' || !Array.isArray(shown) || shown.length === 0) {
+      return fail(res, 400, 'invalid_request', 'shown: must be a list of 1 to 500 outbox message ids');
+    }
+    if (!users.has(userId)) {
+      return fail(res, 404, 'unknown_user', `user_id: no user "${userId}" has talked to the assistant`);
+    }
+    const rows = (outbox.get(userId) ?? []).filter((row) => shown.includes(row.id));
+    for (const row of rows) {
+      if (row.status !== 'stored') continue;
+      Object.assign(row, { status: 'delivered', channel: 'web', delivered_at: new Date().toISOString() });
+    }
+    const found = rows.map((row) => row.id);
+    send(res, 200, {
+      receipts: rows.map(({ id, channel, status, delivered_at }) => ({ id, channel, status, delivered_at })),
+      unknown_ids: shown.filter((id) => !found.includes(id as number)),
+    });
+  }
+
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -124,6 +156,13 @@ export async function startAssistantWebhookFake(key: string, header = 'x-api-key
       const body = text ? (JSON.parse(text) as Record<string, unknown>) : null;
       calls.push({ method: req.method ?? '', path: url.pathname + url.search, headers: req.headers, body });
       const given = req.headers[header];
+      if (req.method === 'POST' && url.pathname === '/webhook/agent/outbox/receipts') {
+        if (given !== key) {
+          res.writeHead(403, { 'www-authenticate': 'Basic realm="Webhook"' });
+          return void res.end('Authorization data is wrong!');
+        }
+        return receipts(res, body);
+      }
       if (given === undefined)
         return fail(res, 401, 'unauthenticated', 'Missing API key: send it in the X-API-Key header');
       if (given !== key) return fail(res, 403, 'forbidden', 'Invalid API key');
@@ -138,6 +177,7 @@ export async function startAssistantWebhookFake(key: string, header = 'x-api-key
     url: `http://127.0.0.1:${port}/webhook`,
     calls,
     queue: (text, kind = 'reminder') => queueFor('owner', text, kind),
+    outbox: () => (outbox.get('owner') ?? []).map((row) => ({ ...row })),
     hear: (audio, text) => transcripts.set(audio.toString('base64'), text),
     transcription: (on) => {
       transcriptionOn = on;

@@ -9,6 +9,7 @@
 //   POST            /console/api/chat/messages  {message, reply_to?} to the assistant: its reply or question
 //   POST            /console/api/chat/voice     ?reply_to=: a recorded voice note (audio/webm, audio/ogg, …, 3 MB)
 //   GET             /console/api/chat/events    ?after=<cursor>: what the assistant said on its own (long poll)
+//   POST            /console/api/chat/receipts  {shown: [ids]}: the page showed them (the outbox's receipt, web)
 // Off until a password is set; without a key store it says so. Built to host more pages behind the same sign-in.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KeyAccess } from '../../keys/access';
@@ -179,6 +180,11 @@ export function createConsole(context: ConsoleContext): OperatorConsole {
       req.once('close', () => closed.abort());
       const after = new URL(req.url ?? '/', 'http://localhost').searchParams.get('after');
       return [200, await webChat.events(after, closed.signal)];
+    }
+    if (path === `${API}/chat/receipts`) {
+      if (method !== 'POST') throw new ApiError(405, 'Use POST /console/api/chat/receipts.', 'method_not_allowed');
+      changeAllowed(req);
+      return [200, await webChat.receipt(await jsonBody(req))];
     }
     throw new ApiError(404, `No route ${path}.`, 'not_found');
   }

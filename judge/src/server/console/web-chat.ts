@@ -5,6 +5,10 @@
 // Replies and questions come back as safe HTML (markdown.ts); a question with its buttons (an approval) or field
 // (a one-time code, a free answer), as the channel contract's web chat renders them (assistant/src/channels).
 // A voice note recorded on the page goes to the webhook's `voice` input as base64, and its transcript comes back.
+// Once the page has shown outbox messages it says so, and the console records the receipt in the assistant's
+// outbox (POST <url>/agent/outbox/receipts, channel "web"): a message stored for pulling is then delivered on the
+// web chat, and a page opened later shows it as history, not as news. A page opened shows the last messages and
+// every one still stored (never shown), however old.
 import { ApiError } from '../../protocol/errors';
 import { renderMarkdown } from './markdown';
 import type { AssistantEntry } from './settings';
@@ -19,9 +23,13 @@ export const EVENTS_WAIT_MS = 20_000;
 export const WEB_CHAT_MAX_VOICE_BYTES = 3_000_000;
 /** What the webhook's voice input takes (assistant-core's VOICE_MIME_TYPES); the page records webm or ogg. */
 export const WEB_CHAT_VOICE_TYPES = ['audio/webm', 'audio/ogg', 'audio/mpeg', 'audio/mp4', 'audio/wav', 'audio/flac'];
+/** The most outbox message ids one receipt from the page names. */
+export const WEB_CHAT_MAX_RECEIPT = 500;
 const QUESTION_ID = /^[0-9a-f-]{36}$/i;
 const POLL_EVERY_MS = 1000;
+/** A page opened shows the last this many messages, and before them every one never shown, up to UNSHOWN. */
 const HISTORY = 20;
+const UNSHOWN = 200;
 
 export interface ChatControls {
   buttons?: Array<{ label: string; answer: string }>;
@@ -40,6 +48,9 @@ interface OutboxRow {
   text: string;
   created_at: string;
   data?: Record<string, unknown>;
+  /** 'stored': waiting for a client that pulls (never shown); 'delivered' on 'web': shown on the web chat. */
+  status?: string;
+  channel?: string;
 }
 
 export interface WebChatOptions {
@@ -98,6 +109,22 @@ export function parseChatVoice(
     invalid('reply_to', 'must be the id of the question this message answers');
   }
   return { data: audio.toString('base64'), mimeType, ...(replyTo ? { replyTo } : {}) };
+}
+
+/** The page's receipt {shown: [outbox message ids]}: what it has shown. */
+export function parseChatReceipt(body: unknown): number[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) invalid('body', 'must be a JSON object');
+  const fields = body as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((key) => key !== 'shown');
+  if (unknown !== undefined) invalid(unknown, 'is not a known field (use shown)');
+  const { shown } = fields;
+  if (!Array.isArray(shown) || shown.length === 0 || shown.length > WEB_CHAT_MAX_RECEIPT) {
+    invalid('shown', `must be a list of 1 to ${WEB_CHAT_MAX_RECEIPT} outbox message ids`);
+  }
+  if (!shown.every((id) => Number.isSafeInteger(id) && (id as number) > 0)) {
+    invalid('shown', 'must hold the ids of the messages the page showed (whole numbers from 1)');
+  }
+  return shown as number[];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -217,20 +244,28 @@ export class WebChat {
   }
 
   /**
-   * Without `after`: the last messages and the cursor after them. With it: the messages after the cursor, waiting
+   * Without `after`: the last messages (`earlier` when already delivered) and every one never shown, and the cursor
+   * after them. With it: the messages after the cursor, waiting
    * (polling the outbox) until there is one or the wait is over; the page asks again with the new cursor.
    */
   async events(afterParameter: string | null, signal?: AbortSignal): Promise<Record<string, unknown>> {
     if (afterParameter === null) {
-      let rows: OutboxRow[] = [];
+      let last: OutboxRow[] = [];
+      let unshown: OutboxRow[] = [];
       let after = 0;
       for (let page = 0; page < 50; page++) {
         const next = await this.outbox(after, 500);
-        rows = [...rows, ...next].slice(-HISTORY);
+        const all = [...last, ...next];
+        // Older than the last few: kept only while never shown (still stored for pulling).
+        unshown = [...unshown, ...all.slice(0, -HISTORY).filter((row) => row.status === 'stored')].slice(-UNSHOWN);
+        last = all.slice(-HISTORY);
         if (next.length < 500) break;
         after = next.at(-1)!.id;
       }
-      return { messages: rows.map(shown), cursor: rows.at(-1)?.id ?? after };
+      const rows = [...unshown, ...last];
+      // Already delivered (shown on a page before, or sent on Telegram or to a callback): history, not news.
+      const messages = rows.map((row) => ({ ...shown(row), earlier: row.status !== 'stored' }));
+      return { messages, cursor: rows.at(-1)?.id ?? after };
     }
     if (!/^\d{1,18}$/.test(afterParameter)) invalid('after', 'must be the cursor the last events call returned');
     const after = Number(afterParameter);
@@ -242,6 +277,21 @@ export class WebChat {
       }
       await sleep(this.pollEveryMs);
     }
+  }
+
+  /** The page has shown these outbox messages: the receipt, recorded in the assistant's outbox. */
+  async receipt(body: unknown): Promise<Record<string, unknown>> {
+    const shownIds = parseChatReceipt(body);
+    const { status, body: answer } = await this.call('agent/outbox/receipts', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user_id: WEB_CHAT_USER, channel: 'web', shown: shownIds }),
+    });
+    if (status !== 200 || !Array.isArray(answer.receipts)) {
+      const error = answer.error as { message?: string } | undefined;
+      throw new ApiError(502, `The assistant's receipts answered HTTP ${status}: ${error?.message ?? 'no receipts'}`);
+    }
+    return { receipts: answer.receipts };
   }
 }
 

@@ -1,36 +1,9 @@
 // The operator's console: sign in, API keys (create, list, revoke), usage per key and day, and a quick try of a key.
-// Everything the page shows from the server goes in through textContent, never as HTML.
+// Everything the page shows from the server goes in through textContent, never as HTML. The helpers it shares with
+// the web chat (API calls, errors, the notice line) are common.js's.
 'use strict';
 (() => {
-  const $ = (selector) => document.querySelector(selector);
-  let csrfToken = '';
-
-  function errorText(status, body) {
-    const detail = body && body.detail;
-    if (Array.isArray(detail)) return detail.map((d) => (d.loc || []).slice(1).join('.') + ': ' + d.msg).join('; ');
-    if (detail && typeof detail === 'object') return detail.message || detail.error_type;
-    return typeof detail === 'string' ? detail : `HTTP ${status}`;
-  }
-
-  async function api(path, options = {}) {
-    const headers = { 'x-csrf-token': csrfToken };
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch('/console/api/' + path, {
-      method: options.method || 'GET',
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    });
-    const body = await response.json().catch(() => null);
-    if (!response.ok) throw Object.assign(new Error(errorText(response.status, body)), { status: response.status });
-    return body;
-  }
-
-  function notice(text, isError) {
-    const element = $('#notice');
-    element.hidden = !text;
-    element.textContent = text || '';
-    element.className = isError ? 'notice error' : 'notice';
-  }
+  const { $, api, errorText, notice, useSession } = window.consolePage;
 
   function cell(row, text, className) {
     const td = row.insertCell();
@@ -61,14 +34,14 @@
   }
 
   function signedIn(session) {
-    csrfToken = session.csrf_token;
+    useSession(session.csrf_token);
     $('#sign-in').hidden = true;
     $('#tabs').hidden = false;
     show('keys');
   }
 
   function signedOut(reason) {
-    csrfToken = '';
+    useSession('');
     $('#tabs').hidden = true;
     for (const page of document.querySelectorAll('.page')) page.hidden = true;
     $('#sign-in').hidden = false;

@@ -3,42 +3,19 @@
 // console says the assistant transcribes voice, a microphone button records a voice note (MediaRecorder, Opus in
 // WebM or OGG); the transcript the assistant heard is shown as the user's message.
 // What the user typed goes in through textContent; the assistant's text comes from the console server already
-// rendered as safe HTML (every character escaped, only its own tags), the only HTML this page inserts.
+// rendered as safe HTML (every character escaped, only its own tags), the only HTML this page inserts. Once it has
+// shown what the assistant said on its own, the page says so (the outbox's receipt). The helpers it shares with the
+// console (API calls, errors, the notice line) are common.js's.
 'use strict';
 (() => {
-  const $ = (selector) => document.querySelector(selector);
-  let csrfToken = '';
+  const { $, api, notice, useSession } = window.consolePage;
   let cursor = null;
   let listening = false;
   let recorder = null;
   /** The question a recording answers: the last one asked with a field. */
   let openQuestion = null;
-
-  function errorText(status, body) {
-    const detail = body && body.detail;
-    if (detail && typeof detail === 'object' && !Array.isArray(detail)) return detail.message || detail.error_type;
-    return typeof detail === 'string' ? detail : `HTTP ${status}`;
-  }
-
-  async function api(path, options = {}) {
-    const headers = { 'x-csrf-token': csrfToken };
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch('/console/api/' + path, {
-      method: options.method || 'GET',
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    });
-    const body = await response.json().catch(() => null);
-    if (!response.ok) throw Object.assign(new Error(errorText(response.status, body)), { status: response.status });
-    return body;
-  }
-
-  function notice(text, isError) {
-    const element = $('#notice');
-    element.hidden = !text;
-    element.textContent = text || '';
-    element.className = isError ? 'notice error' : 'notice';
-  }
+  /** Outbox messages shown whose receipt the console has not taken yet (sent again with the next ones). */
+  let unreceipted = [];
 
   /** A message bubble: `text` as text, or `html` as the server rendered it. */
   function bubble(kind, label, content) {
@@ -133,15 +110,7 @@
     $('#typing').hidden = false;
     try {
       const query = replyTo ? '?reply_to=' + encodeURIComponent(replyTo) : '';
-      const response = await fetch('/console/api/chat/voice' + query, {
-        method: 'POST',
-        headers: { 'x-csrf-token': csrfToken, 'content-type': blob.type },
-        body: blob,
-      });
-      const answer = await response.json().catch(() => null);
-      if (!response.ok) {
-        throw Object.assign(new Error(errorText(response.status, answer)), { status: response.status });
-      }
+      const answer = await api('chat/voice' + query, { method: 'POST', raw: blob });
       if (replyTo && replyTo === openQuestion) openQuestion = null;
       bubble('user', 'You (voice)', { text: answer.transcript || '(voice note)' });
       showAnswer(answer);
@@ -199,13 +168,26 @@
       try {
         const query = cursor === null ? '' : '?after=' + encodeURIComponent(cursor);
         const events = await api('chat/events' + query);
-        for (const message of events.messages) bubble('proactive', labelOf(message.kind), message);
+        for (const message of events.messages) {
+          const kind = message.earlier ? 'proactive earlier' : 'proactive';
+          bubble(kind, labelOf(message.kind) + (message.earlier ? ' (earlier)' : ''), message);
+        }
         cursor = events.cursor;
+        await receipt(events.messages.map((message) => message.id));
       } catch (error) {
         if (error.status === 401) return signedOut();
         await new Promise((resolve) => setTimeout(resolve, 3000));
       }
     }
+  }
+
+  /** Tells the console these messages are on the page (their receipt); kept for the next call if it fails. */
+  async function receipt(ids) {
+    unreceipted = [...unreceipted, ...ids].slice(-500);
+    if (unreceipted.length === 0) return;
+    const shown = unreceipted;
+    await api('chat/receipts', { method: 'POST', body: { shown } });
+    unreceipted = unreceipted.filter((id) => !shown.includes(id));
   }
 
   const LABELS = { reminder: 'Reminder', check: 'Check', notice: 'Notice', reply: 'Assistant (late reply)' };
@@ -214,13 +196,15 @@
   function signedOut() {
     listening = false;
     cursor = null;
+    unreceipted = [];
+    useSession('');
     $('#chat').hidden = true;
     $('#chat-nav').hidden = true;
     $('#sign-in').hidden = false;
   }
 
   async function start(session) {
-    csrfToken = session.csrf_token;
+    useSession(session.csrf_token);
     $('#sign-in').hidden = true;
     $('#chat').hidden = false;
     $('#chat-nav').hidden = false;
