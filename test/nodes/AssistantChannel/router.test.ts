@@ -22,6 +22,7 @@ describe('Assistant Channel v1 router', () => {
     const selector = channel.description.properties.find((property) => property.name === 'operation')!;
     const values = (selector.options as { value: string }[]).map((option) => option.value);
     expect(values).toEqual([
+      'admitSender',
       'answerTurn',
       'checkTelegramUpdate',
       'checkWebhookRequest',

@@ -2,6 +2,7 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import type { NodeOperation } from '../../../shared/helpers/operations';
+import * as admitSender from './admitSender.operation';
 import * as answerTurn from './answerTurn.operation';
 import * as checkTelegramUpdate from './checkTelegramUpdate.operation';
 import * as checkWebhookRequest from './checkWebhookRequest.operation';
@@ -11,6 +12,7 @@ import * as startTyping from './startTyping.operation';
 import * as voiceToText from './voiceToText.operation';
 
 export const operations: Record<string, NodeOperation> = {
+  admitSender,
   answerTurn,
   checkTelegramUpdate,
   checkWebhookRequest,

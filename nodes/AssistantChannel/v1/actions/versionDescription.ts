@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import type { VersionDescription } from '../../../shared/helpers/descriptions';
 import { POSTGRES_CREDENTIAL } from '../../../shared/transport/postgres';
 import { configureOutputs } from '../helpers/outputs';
+import * as admitSender from './admitSender.operation';
 import * as answerTurn from './answerTurn.operation';
 import * as checkTelegramUpdate from './checkTelegramUpdate.operation';
 import * as checkWebhookRequest from './checkWebhookRequest.operation';
@@ -12,9 +13,9 @@ import * as formatReply from './formatReply.operation';
 import * as startTyping from './startTyping.operation';
 import * as voiceToText from './voiceToText.operation';
 
-// The database: the owner check, and the turn Start Typing follows (allowedChats is only set on Check Telegram Update).
+// The database: the gate (admitSender), the owner check, and the turn Start Typing follows (allowedChats is only set on Check Telegram Update).
 const usesDatabase = {
-  show: { operation: ['checkTelegramUpdate', 'startTyping'] },
+  show: { operation: ['admitSender', 'checkTelegramUpdate', 'startTyping'] },
   hide: { allowedChats: ['everyone'] },
 };
 
@@ -50,6 +51,14 @@ export const versionDescription: VersionDescription = {
       type: 'options',
       noDataExpression: true,
       options: [
+        {
+          name: 'Admit Sender',
+          value: 'admitSender',
+          action: 'Admit a sender by the channel DM policy',
+          description:
+            'The gate before anything else: the owner and the people the DM policy lets in pass; strangers get ' +
+            'a refusal or the pairing reply, decided by code',
+        },
         {
           name: 'Answer Turn',
           value: 'answerTurn',
@@ -100,6 +109,7 @@ export const versionDescription: VersionDescription = {
       ],
       default: 'checkWebhookRequest',
     },
+    ...admitSender.description,
     ...answerTurn.description,
     ...checkWebhookRequest.description,
     ...checkTelegramUpdate.description,

@@ -9,6 +9,7 @@ export interface OutputDescription {
 export function configureOutputs(parameters: { operation?: string }): OutputDescription[] {
   const main = (displayName: string): OutputDescription => ({ type: 'main', displayName });
   if (parameters.operation === 'checkTelegramUpdate') return [main('Accepted'), main('Refused')];
+  if (parameters.operation === 'admitSender') return [main('Admitted'), main('Stranger')];
   if (parameters.operation === 'answerTurn') return [main('Webhook')];
   if (parameters.operation === 'startTyping') return [main('Typing')];
   if (parameters.operation === 'voiceToText') return [main('Text'), main('Reply Instead')];
