@@ -7,7 +7,7 @@ import { identityKey, resolveIdentity, type Channel } from '../identities/identi
 import { getInstanceSettings } from '../settings/settings';
 import { getDmPolicy, requireChannel } from './dm-policy';
 import { normalisePairingCode, redeemPairingCode } from './pairing';
-import { ownerUserId } from './people';
+import { isOperator } from '../pending/approvals';
 
 export type Admission =
   /** The owner: today's behaviour, their own user. */
@@ -71,7 +71,7 @@ export async function admit(pool: Pool, input: AdmitInput): Promise<Admission> {
     return { kind: 'owner', userId: (await resolveIdentity(pool, channel, externalId)).userId };
   }
   const userId = await userOf(pool, identity);
-  if (userId !== null && userId === (await ownerUserId(pool))) return { kind: 'owner', userId };
+  if (userId !== null && (await isOperator(pool, userId))) return { kind: 'owner', userId };
   const { policy, allow } = await getDmPolicy(pool, channel);
   const person = userId !== null && (await isActivePerson(pool, userId));
   // An open channel's caller: their user, created on first contact (today's behaviour of the API entry).

@@ -6,7 +6,8 @@ import type { Pool } from 'pg';
 import { withTransaction, type Queryable } from '../storage/db';
 import { AssistantInputError } from '../errors';
 import { optionalInt, requireUserId } from '../validate';
-import { ownerUserId, requirePersonName } from './people';
+import { isOperator } from '../pending/approvals';
+import { requirePersonName } from './people';
 
 /** No 0/O, 1/I/L: a code read aloud or copied by hand is typed right. 31 symbols, 8 of them: ~40 bits. */
 const ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
@@ -55,7 +56,7 @@ export async function issuePairingCode(
     throw new AssistantInputError('forSelf', 'must be true or false');
   const minutes = optionalInt(input.minutes, 'minutes', 1, MAX_PAIRING_CODE_MINUTES) ?? DEFAULT_PAIRING_CODE_MINUTES;
   const forSelf = input.forSelf === true;
-  const isOwner = (await ownerUserId(db)) === caller;
+  const isOwner = await isOperator(db, caller);
   if (!forSelf && !isOwner) {
     throw new AssistantInputError(
       'forSelf',
@@ -103,14 +104,16 @@ export async function redeemPairingCode(
     );
     const { mine, all } = attempts.rows[0];
     if (Number(mine) >= MAX_ATTEMPTS_PER_SENDER || Number(all) >= MAX_ATTEMPTS_OVERALL) return { kind: 'limited' };
-    const owner = await ownerUserId(client);
     const found = await client.query<{ id: string; for_user_id: string | null; person_name: string | null }>(
       `SELECT id, for_user_id, person_name FROM assistant.pairing_codes
         WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2 FOR UPDATE`,
       [hashPairingCode(input.normalised), now],
     );
     const code = found.rows[0];
-    if (!code || (input.ownerCodesOnly && (code.for_user_id === null || code.for_user_id !== owner))) {
+    if (
+      !code ||
+      (input.ownerCodesOnly && (code.for_user_id === null || !(await isOperator(client, code.for_user_id))))
+    ) {
       await client.query('DELETE FROM assistant.pairing_attempts WHERE attempted_at < $1', [since]);
       await client.query('INSERT INTO assistant.pairing_attempts (identity, attempted_at) VALUES ($1, $2)', [
         identity,

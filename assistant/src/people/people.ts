@@ -4,8 +4,7 @@
 import type { Pool } from 'pg';
 import { withTransaction, type Queryable } from '../storage/db';
 import { AssistantInputError, AssistantNotFoundError } from '../errors';
-import { getInstanceSettings } from '../settings/settings';
-import { identityKey } from '../identities/identities';
+import { isOperator, operatorUserId } from '../pending/approvals';
 import { requireUserId } from '../validate';
 
 export interface Person {
@@ -17,21 +16,15 @@ export interface Person {
   identities: string[];
 }
 
-/** The owner's user id: the user behind the owner's Telegram chat, or null when none is set or it never talked. */
+/** The owner's user (the operator's: their Telegram chat's, else the API identity "owner"); none yet: null. */
 export async function ownerUserId(db: Queryable): Promise<string | null> {
-  const chatId = (await getInstanceSettings(db)).ownerTelegramChatId;
-  if (chatId === null) return null;
-  const found = await db.query<{ user_id: string }>('SELECT user_id FROM assistant.identities WHERE identity = $1', [
-    identityKey('telegram', chatId),
-  ]);
-  return found.rows[0]?.user_id ?? null;
+  return (await operatorUserId(db)) ?? null;
 }
 
 /** Refuses anyone but the owner: the owner-only actions (issuing codes for new people, listing, removing) call it. */
 export async function requireOwner(db: Queryable, callerInput: unknown, field = 'userId'): Promise<string> {
   const caller = requireUserId(callerInput, field);
-  const owner = await ownerUserId(db);
-  if (owner === null || owner !== caller) throw new AssistantInputError(field, 'only the owner may do this');
+  if (!(await isOperator(db, caller))) throw new AssistantInputError(field, 'only the owner may do this');
   return caller;
 }
 
