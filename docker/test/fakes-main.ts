@@ -6,28 +6,10 @@
 // With FAKE_WEB_SITE=1 also the web-site fake (a page whose text a script inserts), on the loopback only.
 //   node fakes.js <ports file>     writes {"llm": port, "telegram": port[, "web": port]} there once all listen
 import { writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { startOpenAiChatFake } from '../../test/fakes/openai-chat';
 import { startTelegramBotApiFake } from '../../test/fakes/telegram-bot-api';
 import { startWebSite } from '../../test/fakes/web-site';
-
-function forward(toUrl: string): Promise<number> {
-  const target = new URL(toUrl);
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port), target.hostname);
-    client.pipe(upstream).pipe(client);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', close);
-    upstream.on('error', close);
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '0.0.0.0', () => resolve((server.address() as net.AddressInfo).port));
-  });
-}
+import { forward } from './tcp-forward';
 
 void (async () => {
   const portsFile = process.argv[2];
