@@ -427,3 +427,18 @@ export {
   webChatChannel,
   webhookChannel,
 } from './channels';
+export {
+  admitEmail,
+  emailChannel,
+  type EmailAdmission,
+  type EmailChannelConfig,
+  type EmailToSend,
+  holdForApproval,
+  parseEmail,
+  replyTo as emailReplyTo,
+  sendEmail,
+  setAskingEmail,
+  settleHeldEmails,
+  type SmtpConfig,
+  thirdPartyRecipients,
+} from './channels';

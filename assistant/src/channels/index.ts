@@ -7,3 +7,6 @@ export * from './web-chat';
 export * from './slack';
 export * from './slack-admit';
 export * from './slack-socket';
+export * from './email';
+export * from './email-recipients';
+export * from './email-smtp';
