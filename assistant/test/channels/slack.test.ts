@@ -306,23 +306,51 @@ describe('the Events API signature', () => {
 
 describe('who may talk', () => {
   it("the owner's Slack id is the owner's user; a stranger is refused and nothing of theirs is stored", async () => {
+    const now = new Date();
     const operator = await resolveIdentity(db.pool, 'api', OPERATOR_API_USER_ID);
-    const owner = await admitSlackSender(db.pool, { ownerSlackUserId: OWNER, externalId: OWNER });
+    const owner = await admitSlackSender(db.pool, { ownerSlackUserId: OWNER, externalId: OWNER, text: 'hi', now });
     expect(owner).toEqual({ kind: 'owner', userId: operator.userId });
-    expect(await admitSlackSender(db.pool, { ownerSlackUserId: OWNER, externalId: OWNER })).toEqual(owner);
-    const stranger = await admitSlackSender(db.pool, { ownerSlackUserId: OWNER, externalId: 'U0STRANGER' });
-    expect(stranger).toEqual({ kind: 'refused', reply: SLACK_REFUSAL });
+    const again = await admitSlackSender(db.pool, { ownerSlackUserId: OWNER, externalId: OWNER, text: 'hi', now });
+    expect(again).toEqual(owner);
+    const strangerIn = { ownerSlackUserId: OWNER, externalId: 'U0STRANGER', text: 'let me in', now };
+    expect(await admitSlackSender(db.pool, strangerIn)).toEqual({ kind: 'refused', reply: SLACK_REFUSAL });
     expect(await findIdentityUser(db.pool, 'slack', 'U0STRANGER')).toBeNull();
-    // No owner configured: everyone is refused.
-    expect(await admitSlackSender(db.pool, { ownerSlackUserId: '', externalId: OWNER })).toMatchObject({
-      kind: 'refused',
+    // The owner not on Slack: nobody's id is the owner's, so this one is a stranger too.
+    const noOwner = await admitSlackSender(db.pool, {
+      ownerSlackUserId: '',
+      externalId: 'U0OTHER002',
+      text: 'hi',
+      now,
     });
+    expect(noOwner).toMatchObject({ kind: 'refused' });
+  });
+
+  it('with the pairing policy a stranger is asked for a code; a code the owner issued pairs them', async () => {
+    const { setDmPolicy, issuePairingCode } = await import('../../src/people');
+    const now = new Date();
+    const ownerIn = { ownerSlackUserId: OWNER, externalId: OWNER, text: 'hi', now };
+    const owner = (await admitSlackSender(db.pool, ownerIn)) as { userId: string };
+    await setDmPolicy(db.pool, { channel: 'slack', policy: 'pairing' });
+    try {
+      const strangerIn = { ownerSlackUserId: OWNER, externalId: 'U0PAIRME01', text: 'hi', now };
+      expect(await admitSlackSender(db.pool, strangerIn)).toMatchObject({ kind: 'pairing-reply' });
+      expect(await findIdentityUser(db.pool, 'slack', 'U0PAIRME01')).toBeNull();
+      const { code } = await issuePairingCode(db.pool, { callerUserId: owner.userId, personName: 'Ana', now });
+      const paired = await admitSlackSender(db.pool, { ...strangerIn, text: code });
+      expect(paired).toMatchObject({ kind: 'pairing-reply', pairedUserId: expect.any(String) });
+      const after = await admitSlackSender(db.pool, strangerIn);
+      expect(after).toEqual({ kind: 'person', userId: await findIdentityUser(db.pool, 'slack', 'U0PAIRME01') });
+      expect((after as { userId: string }).userId).not.toBe(owner.userId);
+    } finally {
+      await setDmPolicy(db.pool, { channel: 'slack', policy: 'owner' });
+    }
   });
 
   it('a reminder for the owner goes to their Slack DM when Slack is their channel', async () => {
     const { userId } = await resolveIdentity(db.pool, 'slack', 'U0REMIND01');
     const adapter = slackChannel({ apiUrl: slack.apiUrl, botToken: BOT });
-    const { queueMessage, claimDueMessages, deliverOnChannel } = await import('../../src');
+    const { queueMessage, claimDueMessages } = await import('../../src/delivery/outbox');
+    const { deliverOnChannel } = await import('../../src/channels/delivery');
     const { message } = await queueMessage(db.pool, userId, { kind: 'reminder', text: 'Reminder: water the plants' });
     expect(message).toMatchObject({ channel: 'slack', target: 'U0REMIND01', status: 'pending' });
     const now = new Date(Date.now() + 1000);
@@ -330,5 +358,87 @@ describe('who may talk', () => {
     const receipt = await deliverOnChannel(db.pool, adapter, claimed, { now, maxAttempts: 3, retrySeconds: 30 });
     expect(receipt).toMatchObject({ status: 'delivered', channelMessageId: slack.posted('U0REMIND01').at(-1)?.ts });
     expect(slack.posted('U0REMIND01').map((m) => m.text)).toEqual(['Reminder: water the plants']);
+  });
+});
+
+describe("a Slack turn's reply, and the question on the way", () => {
+  it('posts the question with buttons, takes the click as its answer, then posts the reply in the thread', async () => {
+    const { receiveMessage, finishTurn } = await import('../../src/turns/lifecycle');
+    const { askUser } = await import('../../src/pending/pending-questions');
+    const { followTurnOnSlack } = await import('../../src/channels/slack-turn');
+    const { userId } = await resolveIdentity(db.pool, 'slack', 'U0FOLLOW01');
+    const inbound = parseSlackPayload(
+      slack.messageEvent('U0FOLLOW01', 'install the planner', { threadTs: '1700000009.000100' }),
+    );
+    if (inbound.kind !== 'message') throw new Error('not a message');
+    const target = (inbound.message.metadata.slack as { reply_target: string }).reply_target;
+    const stored = await receiveMessage(db.pool, userId, {
+      message: inbound.message.text,
+      sessionId: inbound.message.sessionId,
+      channel: 'api',
+    });
+    if (stored.kind !== 'turn') throw new Error('not a turn');
+    const bot = { apiUrl: slack.apiUrl, botToken: BOT };
+    const followed = followTurnOnSlack(db.pool, bot, {
+      userId,
+      turnId: stored.turnId,
+      target,
+      deadline: new Date(Date.now() + 20_000),
+      pollMs: 20,
+    });
+    const asked = await askUser(db.pool, userId, {
+      kind: 'approval',
+      question: 'Install the expert "planner"?',
+      turnId: stored.turnId,
+    });
+    await until(() => slack.posted('U0FOLLOW01').some((m) => m.blocks !== undefined), 'the question');
+    const question = slack.posted('U0FOLLOW01').find((m) => m.blocks !== undefined)!;
+    expect(question).toMatchObject({ thread_ts: '1700000009.000100', text: 'Install the expert "planner"?' });
+    // The click, as the trigger hands it on, answers that question when stored.
+    const { client, payloads } = socketClient();
+    await client.start();
+    await slack.clickButton('U0FOLLOW01', question, 'answer_0');
+    const click = parseSlackPayload(payloads.at(-1)!.payload);
+    if (click.kind !== 'message') throw new Error('not a message');
+    expect(click.message).toMatchObject({ text: 'yes', replyTo: asked.id });
+    const answered = await receiveMessage(db.pool, userId, {
+      message: click.message.text,
+      sessionId: click.message.sessionId,
+      channel: 'api',
+      replyTo: click.message.replyTo,
+    });
+    expect(answered.kind).toBe('answer');
+    await finishTurn(db.pool, userId, stored.turnId, 'Installed **planner** <!channel>');
+    expect(await followed).toMatchObject({ status: 'answered', asked: [asked.id] });
+    const reply = slack.posted('U0FOLLOW01').at(-1)!;
+    expect(reply).toMatchObject({ thread_ts: '1700000009.000100', text: 'Installed *planner* &lt;!channel&gt;' });
+  });
+
+  it('past the deadline the user is told the answer will come, and the turn is left to the outbox', async () => {
+    const { receiveMessage, getTurn } = await import('../../src/turns/lifecycle');
+    const { followTurnOnSlack, SLACK_STILL_WORKING } = await import('../../src/channels/slack-turn');
+    const { userId } = await resolveIdentity(db.pool, 'slack', 'U0SLOW0001');
+    const stored = await receiveMessage(db.pool, userId, {
+      message: 'slow one',
+      sessionId: 'slack:D0SLOW0001',
+      channel: 'api',
+    });
+    if (stored.kind !== 'turn') throw new Error('not a turn');
+    const followed = await followTurnOnSlack(
+      db.pool,
+      { apiUrl: slack.apiUrl, botToken: BOT },
+      {
+        userId,
+        turnId: stored.turnId,
+        target: 'D0SLOW0001',
+        deadline: new Date(Date.now() + 100),
+        pollMs: 20,
+      },
+    );
+    expect(followed.status).toBe('left');
+    expect(slack.posted('U0SLOW0001').at(-1)?.text).toBe(SLACK_STILL_WORKING);
+    const state = await db.pool.query('SELECT caller_left_at FROM assistant.turns WHERE id = $1', [stored.turnId]);
+    expect(state.rows[0].caller_left_at).not.toBeNull();
+    expect((await getTurn(db.pool, userId, stored.turnId)).status).toBe('pending');
   });
 });
