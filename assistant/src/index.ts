@@ -404,6 +404,17 @@ export {
   type ToolRouter,
 } from './tools/routers';
 export {
+  admitSlackSender,
+  followTurnOnSlack,
+  parseSlackPayload,
+  renderSlack,
+  sendSlackParts,
+  type SlackBotConfig,
+  slackChannel,
+  slackSignatureProblem,
+  SlackSocketMode,
+} from './channels';
+export {
   CHANNEL_NAMES,
   type AnswerButton,
   type ChannelAdapter,

@@ -7,6 +7,7 @@ export * from './web-chat';
 export * from './slack';
 export * from './slack-admit';
 export * from './slack-socket';
+export * from './slack-turn';
 export * from './email';
 export * from './email-recipients';
 export * from './email-smtp';

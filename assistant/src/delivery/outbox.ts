@@ -10,7 +10,7 @@ import { requireUserId } from '../validate';
 
 export const OUTBOX_KINDS = ['reminder', 'nudge', 'action', 'briefing', 'notice', 'check', 'reply'] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
-export type OutboxChannel = 'telegram' | 'webhook' | 'pull' | 'email';
+export type OutboxChannel = 'telegram' | 'webhook' | 'pull' | 'email' | 'slack';
 export type OutboxStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'unknown' | 'stored';
 
 export interface OutboxMessage {
@@ -68,8 +68,8 @@ export interface QueueInput {
 }
 
 /**
- * Queues a message for a user on their channel: Telegram if they have a chat, else their callback URL, else their
- * email address, else the outbox alone (status 'stored', for pulling). Returns the row and whether it was new (false: the key was queued).
+ * Queues a message for a user on their channel: Telegram if they have a chat, else Slack (a DM to their Slack user
+ * id), else their callback URL, else their email address, else the outbox alone (status 'stored', for pulling). Returns the row and whether it was new (false: the key was queued).
  */
 export async function queueMessage(
   db: Queryable,
@@ -87,15 +87,17 @@ export async function queueMessage(
     `WITH target AS (
        SELECT (SELECT substr(identity, 10) FROM assistant.identities
                 WHERE user_id = $1 AND identity LIKE 'telegram:%' ORDER BY created_at LIMIT 1) AS chat_id,
+              (SELECT substr(identity, 7) FROM assistant.identities
+                WHERE user_id = $1 AND identity LIKE 'slack:%' ORDER BY created_at LIMIT 1) AS slack_user,
               (SELECT callback_url FROM assistant.user_settings WHERE user_id = $1) AS callback_url,
               (SELECT substr(identity, 7) FROM assistant.identities
                 WHERE user_id = $1 AND identity LIKE 'email:%' ORDER BY created_at LIMIT 1) AS email)
      INSERT INTO assistant.outbox (user_id, kind, text, data, dedupe_key, channel, target, status, tick_id)
      SELECT $1, $2, $3, $4, $5,
-            CASE WHEN chat_id IS NOT NULL THEN 'telegram' WHEN callback_url IS NOT NULL THEN 'webhook'
-                 WHEN email IS NOT NULL THEN 'email' ELSE 'pull' END,
-            coalesce(chat_id, callback_url, email),
-            CASE WHEN coalesce(chat_id, callback_url, email) IS NULL THEN 'stored' ELSE 'pending' END, $6
+            CASE WHEN chat_id IS NOT NULL THEN 'telegram' WHEN slack_user IS NOT NULL THEN 'slack'
+                 WHEN callback_url IS NOT NULL THEN 'webhook' WHEN email IS NOT NULL THEN 'email' ELSE 'pull' END,
+            coalesce(chat_id, slack_user, callback_url, email),
+            CASE WHEN coalesce(chat_id, slack_user, callback_url, email) IS NULL THEN 'stored' ELSE 'pending' END, $6
        FROM target WHERE EXISTS (SELECT 1 FROM assistant.users WHERE id = $1)
      ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
     [

@@ -905,4 +905,17 @@ ALTER TABLE assistant.outbox
   ADD CONSTRAINT outbox_channel_check CHECK (channel IN ('telegram', 'webhook', 'pull', 'email'));
 `,
   },
+  {
+    version: 30,
+    name: 'Slack as a channel: slack:<user id> identities, and proactive messages to a Slack user',
+    sql: `
+-- A Slack user id (U… or W… in an Enterprise Grid) as an identity.
+ALTER TABLE assistant.identities DROP CONSTRAINT identities_identity_check;
+ALTER TABLE assistant.identities ADD CONSTRAINT identities_identity_check
+  CHECK (identity ~ '^(telegram:-?[0-9]+|api:.+|email:[^@[:space:]]+@[^@[:space:]]+|slack:[UW][A-Z0-9]{2,30})$');
+ALTER TABLE assistant.outbox DROP CONSTRAINT outbox_channel_check;
+ALTER TABLE assistant.outbox
+  ADD CONSTRAINT outbox_channel_check CHECK (channel IN ('telegram', 'webhook', 'pull', 'email', 'slack'));
+`,
+  },
 ];
