@@ -125,6 +125,9 @@ export function parseEmail(raw: unknown, config: Pick<EmailChannelConfig, 'addre
     return refused(400, 'invalid_email', 'email', 'must be the Email Trigger\'s item (format "resolved")');
   }
   const mail = raw as Record<string, unknown>;
+  // Text only: the trigger's item never has these; a body that does is not an email and is not taken as one.
+  const foreign = ['voice', 'file'].find((field) => field in mail);
+  if (foreign) return refused(415, 'unsupported_message', foreign, 'the email channel takes the text of an email only');
   const [from] = addressesOf(mail.from);
   if (!from) return refused(400, 'invalid_email', 'from', 'the email names no sender address');
   const own = normaliseAddress(config.address);

@@ -17,6 +17,13 @@ import {
 import { TelegramBotApiFakeControl } from '../../../test/fakes/telegram-bot-api';
 import { CallbackReceiverControl, startCallbackReceiver } from '../../../test/fakes/callback-receiver';
 import type { RunningServer } from '../../../test/fakes/http-util';
+import {
+  composeEmail,
+  startDovecot,
+  startSmtpReceiver,
+  type Dovecot,
+  type SmtpReceiver,
+} from '../../../test/fakes/mail-servers';
 
 const db = useAssistantDatabase();
 const SECRET = 'contract-callback-secret';
@@ -292,4 +299,41 @@ channelContract('the web chat', {
     const { userId } = await assistant.resolveIdentity(db.pool, 'api', assistant.OPERATOR_API_USER_ID);
     return { externalId: assistant.OPERATOR_API_USER_ID, userId };
   },
+});
+
+// Email against Debian's dovecot (IMAP: each message delivered to the assistant's mailbox and read back as n8n's
+// Email Trigger reads it) and npm's smtp-server (SMTP submission with a login; what is sent recorded).
+const EMAIL_ADDRESS = 'assistant@example.test';
+let dovecot: Dovecot;
+let smtp: SmtpReceiver;
+beforeAll(async () => {
+  [dovecot, smtp] = await Promise.all([startDovecot(EMAIL_ADDRESS), startSmtpReceiver(EMAIL_ADDRESS)]);
+}, 60_000);
+afterAll(async () => {
+  await dovecot?.close();
+  await smtp?.close();
+});
+
+channelContract('email', {
+  adapter: () =>
+    assistant.emailChannel({
+      address: EMAIL_ADDRESS,
+      smtp: { host: smtp.host, port: smtp.port, user: smtp.user, password: smtp.password, disableStartTls: true },
+    }),
+  async textIn(from, text, replyTo) {
+    const messageId = `<c${unique()}@mail.example.test>`;
+    const inReplyTo = replyTo ? { inReplyTo: `<${replyTo}>` } : {};
+    await dovecot.deliver(
+      await composeEmail({ from, to: EMAIL_ADDRESS, subject: 'Hello', text, messageId, ...inReplyTo }),
+    );
+    const [item] = await dovecot.triggerItems();
+    return item;
+  },
+  badIn: { raw: { from: { value: [{ address: 'ana@example.test' }] }, text: 'no Message-ID' }, field: 'messageId' },
+  newSender: () => `sender${unique()}@example.test`,
+  async recipient() {
+    const address = `reader${unique()}@example.test`;
+    return { externalId: address, userId: (await assistant.resolveIdentity(db.pool, 'email', address)).userId };
+  },
+  received: async (recipient) => smtp.textsTo(recipient.externalId),
 });
