@@ -107,6 +107,27 @@ describe('fake OpenAI chat server', () => {
     ).rejects.toMatchObject({ status: 400 });
   });
 
+  it('transcribes the audio a test registered, in WebM as a browser records it; refuses what is not audio', async () => {
+    // A WebM header (EBML, DocType "webm") as MediaRecorder's first bytes, then stand-in frames.
+    const webm = Buffer.concat([
+      Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81, 0x01, 0x42, 0x82, 0x84]),
+      Buffer.from('webm'),
+      Buffer.alloc(64, 7),
+    ]);
+    await control.addTranscript(webm, 'put oat milk on the list');
+    const heard = await client.audio.transcriptions.create({
+      file: await OpenAI.toFile(webm, 'voice.webm', { type: 'audio/webm' }),
+      model: 'whisper-1',
+    });
+    expect(heard.text).toBe('put oat milk on the list');
+    await expect(
+      client.audio.transcriptions.create({
+        file: await OpenAI.toFile(Buffer.from('not audio'), 'voice.webm', { type: 'audio/webm' }),
+        model: 'whisper-1',
+      }),
+    ).rejects.toMatchObject({ status: 400, message: expect.stringContaining('Invalid file format') });
+  });
+
   it('lists models and returns deterministic unit embeddings', async () => {
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toContain('gpt-4o-mini');

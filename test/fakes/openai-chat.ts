@@ -1,8 +1,9 @@
 // A loopback OpenAI-compatible server that plays scripted conversations.
 //
 // Protocol served (as the OpenAI API does): POST /v1/chat/completions (JSON or `stream: true` SSE, tool calls),
-// GET /v1/models, POST /v1/embeddings, POST /v1/audio/transcriptions (multipart; OGG/Opus, like a voice note, or a
-// RIFF/WAVE file, both formats OpenAI's endpoint lists; the text is what a test registered for that audio, by its SHA-256: the fake cannot hear). Errors use OpenAI's `{error: {message, type, code}}` envelope.
+// GET /v1/models, POST /v1/embeddings, POST /v1/audio/transcriptions (multipart; OGG/Opus, like a voice note, a
+// RIFF/WAVE file, or WebM, what a browser's MediaRecorder records: formats OpenAI's endpoint lists; the text is what a
+// test registered for that audio, by its SHA-256: the fake cannot hear). Errors use OpenAI's `{error: {message, type, code}}` envelope.
 // `usage.prompt_tokens` counts the messages and the tool schemas (characters / 4), as providers bill tools; with
 // `contextWindow` it is capped there, the silent cut of llama.cpp's server and Ollama's /v1 route. A model id with a
 // "#" (the gateway's caller suffix, which must never reach a provider) is OpenAI's 404 model_not_found.
@@ -169,8 +170,8 @@ export async function startOpenAiChatFake(options: OpenAiChatFakeOptions = {}): 
     if (!file || typeof file === 'string') return openAiError(res, 400, "you must provide a 'file'");
     if (typeof form.get('model') !== 'string') return openAiError(res, 400, "you must provide a 'model'");
     const audio = Buffer.from(await file.arrayBuffer());
-    if (!isOggOpus(audio) && !isWave(audio))
-      return openAiError(res, 400, 'Invalid file format. Supported formats: ogg, oga, mp3, wav');
+    if (!isOggOpus(audio) && !isWave(audio) && !isWebm(audio))
+      return openAiError(res, 400, 'Invalid file format. Supported formats: ogg, oga, mp3, wav, webm');
     sendJson(res, 200, { text: transcripts.get(createHash('sha256').update(audio).digest('hex')) ?? '' });
   }
 
@@ -472,6 +473,11 @@ function jsonStrings(content: string): string {
 }
 
 /** Whether the bytes are a RIFF/WAVE file (as doctor's half second of silence is). */
+/** A Matroska (EBML) stream whose DocType is webm. */
+export function isWebm(bytes: Buffer): boolean {
+  return bytes.subarray(0, 4).equals(Buffer.from([0x1a, 0x45, 0xdf, 0xa3])) && bytes.subarray(0, 64).includes('webm');
+}
+
 function isWave(bytes: Buffer): boolean {
   return bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WAVE';
 }

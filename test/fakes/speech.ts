@@ -5,13 +5,22 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
+/** espeak-ng saying `text` into the WAV file `wav` (e.g. for Chromium's fake microphone). */
+export function speakToWav(text: string, wav: string): void {
+  try {
+    execFileSync('espeak-ng', ['-w', wav, text], { stdio: 'ignore' });
+  } catch (error) {
+    throw new Error(`speech needs espeak-ng (apt-get install espeak-ng): ${(error as Error).message}`);
+  }
+}
+
 export function speak(text: string): Buffer {
   const dir = mkdtempSync(path.join(tmpdir(), 'speech-'));
   try {
     const wav = path.join(dir, 'speech.wav');
     const ogg = path.join(dir, 'speech.ogg');
     try {
-      execFileSync('espeak-ng', ['-w', wav, text], { stdio: 'ignore' });
+      speakToWav(text, wav);
       execFileSync('opusenc', ['--quiet', wav, ogg], { stdio: 'ignore' });
     } catch (error) {
       throw new Error(

@@ -7,7 +7,8 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export const hasChromium = (): boolean => existsSync(CHROMIUM);
 
-export function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more switches, e.g. Chromium's fake microphone for a test that records. */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -19,6 +20,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }
