@@ -179,21 +179,21 @@ async function busy(db: Pool, n8n: Pool, siteUrl: string, site: Awaited<ReturnTy
     timings['turn answered (POST /webhook/agent)'] = Date.now() - started;
   })();
 
-  // The agent's execution, copied at once (n8n deletes a successful one within a minute): the month's source.
+  // The agent's execution, copied while it runs: n8n deletes a successful one as it ends (deleteInFlightExecution;
+  // every workflow sets saveDataSuccessExecution none), so what it stores in flight (the workflow's JSON and the
+  // trigger's data) is the month's source. A failed execution, the kind n8n keeps, also holds each node's output.
   const execution = (async () => {
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
       const found = await n8n.query<{ id: string }>(
         `SELECT e.id FROM public.execution_entity e JOIN public.execution_data d ON d."executionId" = e.id
-          WHERE e."workflowId" = $1 AND e."stoppedAt" IS NOT NULL AND e."startedAt" >= $2
+          WHERE e."workflowId" = $1 AND e."createdAt" >= $2
           ORDER BY e.id DESC LIMIT 1`,
         [AGENT_WORKFLOW, new Date(started - 5000)],
       );
-      if (found.rows[0]) {
-        const [copy] = await copyExecutions(n8n, found.rows[0].id, 1, new Date());
-        return copy;
-      }
-      await sleep(200);
+      const [copy] = found.rows[0] ? await copyExecutions(n8n, found.rows[0].id, 1, new Date()) : [];
+      if (copy) return copy;
+      await sleep(50);
     }
     return null;
   })();
@@ -351,6 +351,12 @@ async function main(): Promise<void> {
     if (!load.executionId) throw new Error("the agent's execution was not found to copy");
     for (const [what, ms] of Object.entries(load.timings)) log(`  ${what}: ${(ms / 1000).toFixed(1)} s`);
 
+    const size = await n8n.query<{ stored: number; raw: number }>(
+      `SELECT pg_column_size("workflowData") + pg_column_size(data) AS stored,
+              octet_length("workflowData"::text) + octet_length(data) AS raw
+         FROM public.execution_data WHERE "executionId" = $1`,
+      [load.executionId],
+    );
     const fresh = await disk(db);
     log('a simulated month: rows written');
     const monthStarted = Date.now();
@@ -382,6 +388,7 @@ async function main(): Promise<void> {
       written,
       pruned,
       executionsKept: Number(kept.rows[0].n),
+      execution: { stored: Number(size.rows[0].stored), raw: Number(size.rows[0].raw) },
       images: images(),
       dockerDf: dockerDiskUsage(),
       code: duBytes(prefix),
@@ -403,6 +410,8 @@ interface Results {
   written: Record<string, number>;
   pruned: { marked: number; hardDeletedInMs: number };
   executionsKept: number;
+  /** one copied execution's data: bytes as Postgres stores them (compressed) and as text */
+  execution: { stored: number; raw: number };
   images: Array<{ image: string; bytes: number }>;
   dockerDf: Record<string, string>;
   code: number;
@@ -495,6 +504,10 @@ function render(results: Results): string {
       `${Math.round(results.pruned.hardDeletedInMs / 1000)} s; ${results.executionsKept.toLocaleString('en-US')} kept):`,
     '',
     table(['what', 'fresh', 'a month', 'a month, pruned'], ['---', '---:', '---:', '---:'], diskRows),
+    '',
+    `One execution copied: ${Math.round(results.execution.raw / 1024).toLocaleString('en-US')} KiB of text, ` +
+      `${Math.round(results.execution.stored / 1024).toLocaleString('en-US')} KiB as Postgres stores it ` +
+      "(the agent's execution as n8n holds it in flight: the workflow's JSON and the trigger's data).",
     '',
     'Images (the stand-ins this machine builds, `docker image inspect` size; shared layers counted in each):',
     '',
