@@ -88,7 +88,7 @@ describe('Assistant Slack Trigger', () => {
       expect(emitted[2]).toMatchObject({ text: 'yes', questionId: '77', replyTarget: 'D0TRIGGER1' });
       expect(errors).toEqual([]);
     } finally {
-      await response.closeFunction!();
+      await response?.closeFunction?.();
     }
     await until(() => slack.connections() === 0);
   });
