@@ -28,7 +28,13 @@ const targets = (workflow: Workflow, name: string) =>
 
 describe('the webhook entry routes a voice body through Voice to Text', () => {
   it('sends every accepted request through the voice operation Telegram uses, on the same credential', () => {
-    expect(targets(webhook, 'Agent Request')).toEqual([['Voice to Text']]);
+    // The gate (Admit Caller) comes first: a stranger's voice is never transcribed.
+    expect(targets(webhook, 'Agent Request')).toEqual([['Admit Caller']]);
+    expect(targets(webhook, 'Admit Caller')).toEqual([
+      ['Voice to Text'],
+      ['Answer the Stranger'],
+      ['Describe Gate Failure'],
+    ]);
     const voice = node(webhook, 'Voice to Text');
     const telegramVoice = node(telegram, 'Voice to Text');
     expect(voice.type).toBe(telegramVoice.type);
@@ -50,8 +56,9 @@ describe('the webhook entry routes a voice body through Voice to Text', () => {
   });
 
   it('reads the message, session and user after Voice to Text everywhere, never the raw request', () => {
+    const beforeVoice = ['Voice to Text', 'Admit Caller', 'Answer the Stranger', 'Describe Gate Failure'];
     const later = webhook.nodes.filter(
-      (candidate) => candidate.type !== 'n8n-nodes-base.stickyNote' && candidate.name !== 'Voice to Text',
+      (candidate) => candidate.type !== 'n8n-nodes-base.stickyNote' && !beforeVoice.includes(candidate.name),
     );
     const withoutVoiceCheck = (text: string) => text.replaceAll("$('Agent Request').first().json.voice ?", '');
     for (const candidate of later) {

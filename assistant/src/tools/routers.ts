@@ -49,7 +49,7 @@ export const TOOL_ROUTERS: Readonly<Record<ToolGroup, ToolRouter>> = {
   'settings and failures': {
     name: 'settings',
     workflow: { id: 'asstRouterSettng', file: 'assistant-tools-settings.json' },
-    intro: "The user's preferences, failures and spending.",
+    intro: "The user's preferences, failures and spending; pairing codes and the people on the install.",
   },
 };
 

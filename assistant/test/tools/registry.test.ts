@@ -133,6 +133,8 @@ describe('the tool registry', () => {
     const ownRules = TOOL_REGISTRY.filter((tool) => tool.approval !== DEFAULT_APPROVAL[tool.effect] || tool.asksItself);
     expect(ownRules.map((tool) => `${tool.name}: ${tool.approval}${tool.asksItself ? ' (asks itself)' : ''}`)).toEqual([
       'forget_everything: ask-user (asks itself)',
+      // A code that lets a person in: the user who asked says yes first (an injected order cannot hand one out).
+      'issue_pairing_code: ask-user',
       // Typing and choosing on a page do not ask by default (approval fatigue); a click asks when it sends a form.
       'browser_fill: never',
       'browser_select: never',
@@ -178,6 +180,8 @@ describe('the tool registry', () => {
       'forget_everything',
       'install_expert',
       'remove_expert',
+      'remove_person',
+      'set_dm_policy',
     ]);
     expect([...RESERVED_TOOL_NAMES].sort()).toEqual(TOOL_REGISTRY.map((tool) => tool.name).sort());
   });
