@@ -17,6 +17,8 @@ import {
 import { TelegramBotApiFakeControl } from '../../../test/fakes/telegram-bot-api';
 import { CallbackReceiverControl, startCallbackReceiver } from '../../../test/fakes/callback-receiver';
 import type { RunningServer } from '../../../test/fakes/http-util';
+import { startSlackFake, type SlackFake } from '../../../test/fakes/slack-api';
+import { visibleTextOfMrkdwn } from '../../src/channels/slack';
 import {
   composeEmail,
   startDovecot,
@@ -145,6 +147,11 @@ function channelContract(name: string, channel: ChannelUnderTest) {
       if (adapter.limits.formatting === 'telegram-html') {
         expect(joined).not.toMatch(/<script|<b onclick/);
         expect(visibleTextOfHtml(parts[0].text)).toContain('<script>alert(1)</script>');
+        expect(parts.length).toBeGreaterThan(1);
+      } else if (adapter.limits.formatting === 'slack-mrkdwn') {
+        // Slack's mrkdwn: &, < and > escaped (no <!channel>, <@user> or link injected), the model's http(s) links kept.
+        expect(joined).not.toMatch(/<script|<b onclick|<javascript/);
+        expect(visibleTextOfMrkdwn(parts[0].text)).toContain('<script>alert(1)</script>');
         expect(parts.length).toBeGreaterThan(1);
       } else {
         // Plain and Markdown go out verbatim (the caller or the console's renderer escapes them), split at word
@@ -336,4 +343,34 @@ channelContract('email', {
     return { externalId: address, userId: (await assistant.resolveIdentity(db.pool, 'email', address)).userId };
   },
   received: async (recipient) => smtp.textsTo(recipient.externalId),
+});
+
+// Slack against the loopback Slack (test/fakes/slack-api.ts): its event_callback payloads in, chat.postMessage out.
+const SLACK_BOT_TOKEN = 'xoxb-contract-test';
+let slackFake: SlackFake;
+beforeAll(async () => {
+  slackFake = await startSlackFake({ botToken: SLACK_BOT_TOKEN, appToken: 'xapp-contract-test', signingSecret: 's' });
+});
+afterAll(async () => slackFake?.close());
+
+channelContract('Slack', {
+  adapter: () => assistant.slackChannel({ apiUrl: slackFake.apiUrl, botToken: SLACK_BOT_TOKEN }),
+  textIn: async (user, text, replyTo) => slackFake.messageEvent(user, text, replyTo ? { threadTs: replyTo } : {}),
+  fileIn: async (user) =>
+    slackFake.messageEvent(user, '', {
+      files: [{ id: 'F0BILL0001', name: 'bill.pdf', mimetype: 'application/pdf', size: 9000 }],
+    }),
+  badIn: {
+    raw: {
+      type: 'event_callback',
+      event: { type: 'message', channel_type: 'im', channel: 'D0X1', ts: '1.1', text: 'hi' },
+    },
+    field: 'event.user',
+  },
+  newSender: () => `U0C${unique()}`,
+  async recipient() {
+    const user = `U0R${unique()}`;
+    return { externalId: user, userId: (await assistant.resolveIdentity(db.pool, 'slack', user)).userId };
+  },
+  received: async (recipient) => slackFake.posted(recipient.externalId).map((m) => visibleTextOfMrkdwn(m.text)),
 });
