@@ -55,6 +55,14 @@ function defaultSettings(): Record<string, string> {
     ASSISTANT_TELEGRAM_BOT_TOKEN: '',
     ASSISTANT_TELEGRAM_API_URL: 'https://api.telegram.org',
     ASSISTANT_TELEGRAM_OWNER_CHAT_ID: '',
+    // Optional Slack app (docs/ASSISTANT.md, Slack): its bot token (xoxb-), app-level token (xapp-, Socket Mode: no
+    // public URL needed), signing secret, and your Slack member ID (the only one it answers). Empty tokens: the Slack
+    // entry stays inactive.
+    ASSISTANT_SLACK_BOT_TOKEN: '',
+    ASSISTANT_SLACK_APP_TOKEN: '',
+    ASSISTANT_SLACK_SIGNING_SECRET: '',
+    ASSISTANT_SLACK_OWNER_USER_ID: '',
+    ASSISTANT_SLACK_API_URL: 'https://slack.com/api',
     // The API user_id you use over /webhook/agent (e.g. owner): linked with your Telegram chat as one user, so both
     // share memories, graph and tasks. Empty: not linked (or link later: tsx scripts/link-owner.ts --user-id …).
     ASSISTANT_OWNER_USER_ID: '',

@@ -10,6 +10,7 @@ import { startLocalN8n } from './local-n8n';
 import { LOCAL_DIR, loadLocalSettings, port, publicUrl, SUPERVISOR_STATE_FILE } from './local-settings';
 import { printSummary } from './local-summary';
 import { startupVerdict } from '../doctor/startup';
+import { switchSlackEntry } from './local-slack';
 import { switchTelegramEntry } from './local-telegram';
 import { reachableDataDir, startPostgres, type PostgresServer } from './postgres';
 import type { GatewayProcess } from './gateway';
@@ -84,6 +85,10 @@ async function startN8n(run: LocalRun, webhookBase: string | undefined): Promise
 
 async function switchTelegram(run: LocalRun, webhookBase: string | undefined): Promise<void> {
   run.telegramStatus = await switchTelegramEntry(run.stack!, run.settings, run.assistant!.ownerChatId, webhookBase);
+  // Slack (Socket Mode, no public URL needed): its own line, so a Slack problem never stops the start.
+  console.log(
+    `Slack: ${await switchSlackEntry(run.stack!, run.settings).catch((error: Error) => `NOT active: ${error.message}`)}`,
+  );
 }
 
 const exitOf = (child: ChildProcess): Promise<ProcessEnd> =>
