@@ -219,6 +219,30 @@ export const QUESTIONS: Question[] = [
     },
   },
   {
+    key: 'ASSISTANT_DM_POLICY_TELEGRAM',
+    when: (answers) => Boolean(answers.ASSISTANT_TELEGRAM_BOT_TOKEN),
+    prompt: () =>
+      'Who may talk to the bot: owner (only you), pairing (people you give a one-time code), allowlist (chat ids you list)',
+    defaultValue: () => 'owner',
+    check: async (value) => {
+      const policy = value.trim().toLowerCase() || 'owner';
+      if (!['owner', 'pairing', 'allowlist'].includes(policy)) throw new Error('one of owner, pairing, allowlist');
+      return policy;
+    },
+  },
+  {
+    key: 'ASSISTANT_DM_ALLOW_TELEGRAM',
+    when: (answers) => answers.ASSISTANT_DM_POLICY_TELEGRAM === 'allowlist',
+    prompt: () => 'The Telegram chat ids allowed besides yours, comma-separated',
+    check: async (value) => {
+      const ids = value.split(/[\s,]+/).filter(Boolean);
+      if (ids.length === 0) throw new Error('an allow list needs at least one chat id');
+      const bad = ids.find((id) => !/^-?\d{1,20}$/.test(id));
+      if (bad !== undefined) throw new Error(`"${bad}" is not a chat id (a number, e.g. 123456789)`);
+      return ids.join(',');
+    },
+  },
+  {
     key: 'ASSISTANT_OWNER_USER_ID',
     prompt: () => 'The user_id you will use over POST /webhook/agent (linked with your Telegram chat as one user)',
     defaultValue: () => 'owner',

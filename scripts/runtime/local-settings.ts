@@ -66,6 +66,10 @@ function defaultSettings(): Record<string, string> {
     // The API user_id you use over /webhook/agent (e.g. owner): linked with your Telegram chat as one user, so both
     // share memories, graph and tasks. Empty: not linked (or link later: tsx scripts/link-owner.ts --user-id …).
     ASSISTANT_OWNER_USER_ID: '',
+    // Who may talk to the bot (docs/ASSISTANT.md, Several people): owner (only you), pairing (people you give a
+    // one-time code), allowlist (the chat ids in ASSISTANT_DM_ALLOW_TELEGRAM). Empty: the stored policy stays.
+    ASSISTANT_DM_POLICY_TELEGRAM: '',
+    ASSISTANT_DM_ALLOW_TELEGRAM: '',
     N8N_PUBLIC_URL: '',
     // n8n's queue mode, the scale-out path: Redis (apt-get install redis-server) and one n8n worker. true or false.
     N8N_QUEUE_MODE: 'false',

@@ -101,6 +101,8 @@ describe('scripts/installer/main.ts', () => {
       `ASSISTANT_LLM_BASE_URL=${llm.url}/v1`,
       `ASSISTANT_TELEGRAM_OWNER_CHAT_ID=${CHAT}`,
       'ASSISTANT_OWNER_USER_ID=owner',
+      // Who may talk to the bot, not given: the owner only (today's behaviour).
+      'ASSISTANT_DM_POLICY_TELEGRAM=owner',
       'ASSISTANT_TIME_ZONE=Europe/Berlin',
       'ASSISTANT_LANGUAGE=german',
       'ASSISTANT_DOMAIN=',
@@ -244,6 +246,8 @@ for prompt, answer in ${JSON.stringify([
       ['Speech-to-text model', 'off'],
       ['bot token', TOKEN],
       ['chat id', ''],
+      ['Who may talk to the bot', 'anyone'],
+      ['one of owner, pairing, allowlist', 'pairing'],
       ['user_id', ''],
       ['Domain', ''],
       ['Time zone', 'Nowhere/Atlantis'],
@@ -296,6 +300,7 @@ sys.stdout.write(out.decode('utf-8', 'replace'))
     expect(stdout).not.toContain(KEY);
     const written = readFileSync(envFile, 'utf8');
     expect(written).toContain(`ASSISTANT_LLM_API_KEY=${KEY}\n`);
+    expect(written).toContain('ASSISTANT_DM_POLICY_TELEGRAM=pairing\n');
     expect(written).toContain(`ASSISTANT_TELEGRAM_OWNER_CHAT_ID=${CHAT}\n`);
     expect(written).toContain('ASSISTANT_TIME_ZONE=Europe/Vienna\n');
     // Japanese has no text-search configuration: the language falls back to simple.

@@ -8,6 +8,7 @@ import { applyJobCaps, type JobCap, jobCapsFromSettings } from '../budget/job-ca
 import { applyUserCaps, type UserCap, userCapsFromSettings } from '../budget/user-caps';
 import { AssistantInputError } from '../errors';
 import { linkOwnerIdentities } from '../identities/link-owner';
+import { dmPoliciesFromEnv, setDmPolicy } from '../people/dm-policy';
 import { updateInstanceSettings } from '../settings/settings';
 import { runMigrations, type MigrationResult } from '../storage/migrate';
 import { enableVectorIndexFromSettings, type VectorIndexResult } from '../storage/vector-index';
@@ -82,6 +83,8 @@ export async function prepareAssistantDatabase(
         throw new AssistantInputError(name, (error as Error).message.replace(/^\w+: /, ''));
       });
     }
+    // Who may talk on each channel (ASSISTANT_DM_POLICY_<CHANNEL>, ASSISTANT_DM_ALLOW_<CHANNEL>); unset: kept.
+    for (const policy of dmPoliciesFromEnv(settings)) await setDmPolicy(pool, policy);
     const namedJobCaps = jobCapsFromSettings(settings); // checked before any cap is written
     const namedUserCaps = userCapsFromSettings(settings);
     const instanceCaps = await applyInstanceCaps(pool, settings);

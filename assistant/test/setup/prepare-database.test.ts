@@ -5,6 +5,7 @@ import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../../../scripts/runtime/postgres';
 import { listCaps } from '../../src/budget/caps';
+import { getDmPolicy } from '../../src/people';
 import { ensureDatabase, prepareAssistantDatabase } from '../../src/setup';
 
 let server: PostgresServer;
@@ -54,6 +55,26 @@ describe('prepareAssistantDatabase', () => {
     expect(again.migration.applied).toEqual([]);
     // An empty answer leaves the stored setting as it is.
     expect(again.chatModel).toBe('gpt-4o-mini');
+  });
+
+  it('stores the DM policy setup asked for; a bad one names its variable; unset keeps the stored one', async () => {
+    await prepareAssistantDatabase(connection, {
+      ASSISTANT_DM_POLICY_TELEGRAM: 'allowlist',
+      ASSISTANT_DM_ALLOW_TELEGRAM: '5,6',
+    });
+    const pool = new Pool({ ...connection, max: 1 });
+    try {
+      expect(await getDmPolicy(pool, 'telegram')).toEqual({ policy: 'allowlist', allow: ['5', '6'] });
+      await prepareAssistantDatabase(connection, {});
+      expect((await getDmPolicy(pool, 'telegram')).policy).toBe('allowlist');
+      await expect(prepareAssistantDatabase(connection, { ASSISTANT_DM_POLICY_TELEGRAM: 'anyone' })).rejects.toThrow(
+        /^ASSISTANT_DM_POLICY_TELEGRAM: /,
+      );
+      await prepareAssistantDatabase(connection, { ASSISTANT_DM_POLICY_TELEGRAM: 'owner' });
+      expect(await getDmPolicy(pool, 'telegram')).toEqual({ policy: 'owner', allow: [] });
+    } finally {
+      await pool.end();
+    }
   });
 
   it("tries pgvector's index when embeddings are on with a size: without the extension it says so; off, nothing", async () => {
