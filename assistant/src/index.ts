@@ -453,3 +453,4 @@ export {
   type SmtpConfig,
   thirdPartyRecipients,
 } from './channels';
+export { EMAIL_STILL_WORKING, followTurnOnEmail, type FollowedEmailTurn } from './channels/email-turn';

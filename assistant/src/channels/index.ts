@@ -11,3 +11,4 @@ export * from './slack-turn';
 export * from './email';
 export * from './email-recipients';
 export * from './email-smtp';
+export * from './email-turn';

@@ -1,18 +1,49 @@
 // What sending needs from n8n: the Telegram bot credential (token and Bot API base URL), the Slack app credential
-// (bot token and Web API URL), the callback signing secret, and the one outbound guard (allow list and protected
-// endpoints from the environment n8n runs with).
+// (bot token and Web API URL), n8n's SMTP credential (email; the assistant's address from ASSISTANT_EMAIL_ADDRESS or
+// the SMTP login), the callback signing secret, and the one outbound guard (allow list and protected endpoints from
+// the environment n8n runs with).
 import type { IExecuteFunctions, INodeCredentialDescription } from 'n8n-workflow';
 import { type SendOptions, createOutboundGuard, outboundAllowList, protectedEndpointsFromEnv } from 'assistant-core';
 
 export const TELEGRAM_CREDENTIAL = 'telegramApi';
 export const CALLBACK_SIGNING_CREDENTIAL = 'assistantCallbackSigningApi';
 export const SLACK_APP_CREDENTIAL = 'assistantSlackAppApi';
+export const SMTP_CREDENTIAL = 'smtp';
 
 export const deliveryCredentials: INodeCredentialDescription[] = [
   { name: TELEGRAM_CREDENTIAL, required: false, displayOptions: { show: { operation: ['deliverDue'] } } },
   { name: CALLBACK_SIGNING_CREDENTIAL, required: false, displayOptions: { show: { operation: ['deliverDue'] } } },
   { name: SLACK_APP_CREDENTIAL, required: false, displayOptions: { show: { operation: ['deliverDue'] } } },
+  { name: SMTP_CREDENTIAL, required: false, displayOptions: { show: { operation: ['deliverDue'] } } },
 ];
+
+interface SmtpCredential {
+  user?: string;
+  password?: string;
+  host?: string;
+  port?: number | string;
+  secure?: boolean;
+  disableStartTls?: boolean;
+  hostName?: string;
+}
+
+/** The email channel's sending settings, or null when no SMTP host or no address is set (email rows then retry). */
+export function emailSendConfig(smtp: SmtpCredential | null, env: NodeJS.ProcessEnv): SendOptions['email'] {
+  const host = smtp?.host?.trim();
+  const address = (env.ASSISTANT_EMAIL_ADDRESS?.trim() || smtp?.user?.trim() || '').toLowerCase();
+  if (!smtp || !host || !/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(address)) return null;
+  return {
+    address,
+    smtp: {
+      host,
+      port: Number(smtp.port) || (smtp.secure ? 465 : 587),
+      secure: smtp.secure === true,
+      disableStartTls: smtp.disableStartTls === true,
+      ...(smtp.user ? { user: smtp.user, password: smtp.password ?? '' } : {}),
+      ...(smtp.hostName ? { hostName: smtp.hostName } : {}),
+    },
+  };
+}
 
 async function optionalCredential<T extends object>(context: IExecuteFunctions, name: string): Promise<T | null> {
   try {
@@ -26,6 +57,7 @@ export async function sendOptions(context: IExecuteFunctions): Promise<SendOptio
   const telegram = await optionalCredential<{ accessToken?: string; baseUrl?: string }>(context, TELEGRAM_CREDENTIAL);
   const signing = await optionalCredential<{ secret?: string }>(context, CALLBACK_SIGNING_CREDENTIAL);
   const slack = await optionalCredential<{ botToken?: string; apiUrl?: string }>(context, SLACK_APP_CREDENTIAL);
+  const smtp = await optionalCredential<SmtpCredential>(context, SMTP_CREDENTIAL);
   return {
     guard: createOutboundGuard({
       allow: outboundAllowList(process.env),
@@ -35,6 +67,7 @@ export async function sendOptions(context: IExecuteFunctions): Promise<SendOptio
       ? { token: telegram.accessToken, baseUrl: telegram.baseUrl || 'https://api.telegram.org' }
       : null,
     slack: slack?.botToken ? { botToken: slack.botToken, apiUrl: slack.apiUrl || 'https://slack.com/api' } : null,
+    email: emailSendConfig(smtp, process.env),
     signingSecret: signing?.secret || null,
   };
 }

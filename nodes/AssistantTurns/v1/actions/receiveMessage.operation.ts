@@ -32,6 +32,7 @@ const properties: INodeProperties[] = [
       { name: 'API', value: 'api', description: 'Only a message with Reply To answers a question' },
       { name: 'Telegram', value: 'telegram', description: 'Any message answers the oldest open question' },
       { name: 'Schedule', value: 'schedule', description: 'A recurring action, started by the minute tick' },
+      { name: 'Email', value: 'email', description: 'Only a reply to the email that asked answers a question' },
     ],
     default: 'api',
   },
