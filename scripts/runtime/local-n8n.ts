@@ -2,12 +2,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TELEGRAM_ENTRY_WORKFLOW_ID } from 'assistant-core';
+import { SLACK_ENTRY_WORKFLOW_ID } from './local-slack';
 import { ASSISTANT_DATABASE } from './local-assistant';
 import { API_KEY_FILE, LOCAL_DIR, port, PRIVATE_WEBHOOK_IDS_FILE, queueMode } from './local-settings';
 import type { PostgresServer } from './postgres';
 import { readWorkflowFiles, startStack, WORKFLOWS_DIR, type Stack } from './stack';
 
-/** Starts the stack with every triggered workflow but the Telegram entry activated, and keeps its API key. */
+/** Starts the stack with every triggered workflow but the Telegram and Slack entries activated; keeps its API key. */
 export async function startLocalN8n(
   settings: Record<string, string>,
   postgres: PostgresServer,
@@ -16,9 +17,13 @@ export async function startLocalN8n(
   gateway: { url: string; key: string },
 ): Promise<Stack> {
   // The Telegram entry registers its webhook with Telegram when activated: only with a bot, and on its own afterwards
-  // (switchTelegramEntry), so an unreachable Telegram cannot stop the rest from starting.
+  // (switchTelegramEntry), so an unreachable Telegram cannot stop the rest from starting. The Slack entry alike: only
+  // with the Slack app's tokens, on its own (switchSlackEntry).
   const activate = readWorkflowFiles([WORKFLOWS_DIR])
-    .filter((workflow) => workflow.triggered && workflow.id !== TELEGRAM_ENTRY_WORKFLOW_ID)
+    .filter(
+      (workflow) =>
+        workflow.triggered && workflow.id !== TELEGRAM_ENTRY_WORKFLOW_ID && workflow.id !== SLACK_ENTRY_WORKFLOW_ID,
+    )
     .map((workflow) => workflow.id);
   const stack = await startStack({
     userFolder: path.join(LOCAL_DIR, 'n8n'),

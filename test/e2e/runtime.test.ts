@@ -12,6 +12,7 @@ import { startPostgres } from '../../scripts/runtime/postgres';
 import { isAlive } from '../../scripts/runtime/process';
 import { NODES_PACKAGE_NAME, readWorkflowFiles, WORKFLOWS_DIR } from '../../scripts/runtime/stack';
 import { e2eStack } from './setup/harness';
+import { SLACK_ENTRY_WORKFLOW_ID } from '../../scripts/runtime/local-slack';
 
 const rootPackage = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
   n8n: { nodes: string[] };
@@ -69,7 +70,8 @@ describe('the e2e stack', () => {
     for (const file of files) {
       const workflow = await stack.api<{ id: string; name: string; active: boolean }>(`/workflows/${file.id}`);
       expect(workflow.name).toBe(file.name);
-      expect(workflow.active).toBe(file.triggered);
+      // The Slack entry is switched on only with the Slack app's tokens (its own e2e does, and switches it off).
+      expect(workflow.active).toBe(file.triggered && file.id !== SLACK_ENTRY_WORKFLOW_ID);
     }
   });
 

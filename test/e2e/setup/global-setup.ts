@@ -7,6 +7,8 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startStack, type Stack } from '../../../scripts/runtime/stack';
 import { REPO_ROOT } from '../../../scripts/runtime/n8n';
+import { SLACK_ENTRY_WORKFLOW_ID } from '../../../scripts/runtime/local-slack';
+import { readWorkflowFiles } from '../../../scripts/runtime/workflow-files';
 import { isAlive, sleep } from '../../../scripts/runtime/process';
 import { assertNoSecretsAtRest } from '../../../scripts/runtime/secret-scan';
 import { E2E_SECRETS_AT_REST } from './secrets';
@@ -55,7 +57,13 @@ export default async function setup(project: TestProject) {
       process.env[name] = started.url;
     }
 
+    // Every triggered workflow but the Slack entry: it connects to Slack only with the Slack app's tokens, and its
+    // e2e switches it on against the loopback Slack.
+    const activate = readWorkflowFiles([path.join(REPO_ROOT, 'workflows'), E2E_WORKFLOWS_DIR])
+      .filter((workflow) => workflow.triggered && workflow.id !== SLACK_ENTRY_WORKFLOW_ID)
+      .map((workflow) => workflow.id);
     stack = await startStack({
+      activate,
       extraWorkflowDirs: [E2E_WORKFLOWS_DIR],
       credentialEnv: fakeUrls,
       gatewayTestClock: true,
