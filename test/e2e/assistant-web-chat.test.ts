@@ -1,10 +1,12 @@
 // The web chat end to end in headless Chromium: a judge server started here with the operator's console, whose web
 // chat reaches the real n8n's assistant webhook with the assistant's key (the console's config, never the page's),
 // on the stack's Postgres, scripted model, browser service and login site. Signed out, every chat route is refused;
-// signed in, a message and its reply, a reminder arriving while the page is open (queued in the outbox as the tick
-// queues one, pulled through the outbox webhook), an approval answered with its button, the one-time code a site
-// asks for typed into the question's field, and a voice note sent through the console answered by its transcript
-// (the webhook's voice input, transcribed through the model gateway's transcription route).
+// signed in, a message and its reply, a voice note recorded by pressing the microphone (Chromium's fake microphone
+// playing espeak-ng's speech) answered by its transcript (the webhook's voice input, transcribed through the model
+// gateway's transcription route), a reminder arriving while the page is open (queued in the outbox as the tick
+// queues one, pulled through the outbox webhook) and its delivery receipt (delivered on web, through the receipts
+// webhook), an approval answered with its button, and the one-time code a site asks for typed into the question's
+// field.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,7 +20,8 @@ import { CHROMIUM, hasChromium, launchChromium } from '../../judge/tools/playgro
 import { totp } from '../../assistant/test/browser/login-site';
 import { E2E_SITE_PASSWORD, E2E_SITE_TOTP_SECRET, E2E_SITE_USERNAME } from '../fakes/assistant-e2e-fakes';
 import { OpenAiChatFakeControl, type ScriptStep } from '../fakes/openai-chat';
-import { speak } from '../fakes/speech';
+import { isWebm } from '../fakes/openai-chat';
+import { speakToWav } from '../fakes/speech';
 import { e2eStack, type E2EStack } from './setup/harness';
 import { configureAssistantCredentials } from './setup/assistant';
 import { E2E_ASSISTANT_API_KEY } from './setup/secrets';
@@ -28,6 +31,7 @@ const run = Math.random().toString(36).slice(2, 8);
 const PASSWORD = 'web chat e2e password';
 const LOGIN = 'bank';
 const REPLY_MS = 120_000;
+const SPOKEN = 'put oat milk on the list';
 
 if (!hasChromium()) throw new Error(`${CHROMIUM} is missing: the web chat e2e test needs Chromium`);
 
@@ -76,7 +80,14 @@ beforeAll(async () => {
     },
     log: () => undefined,
   });
-  browser = await launchChromium();
+  // The microphone: Chromium's fake capture device plays espeak-ng saying SPOKEN (looped), no permission prompt.
+  const wav = path.join(mkdtempSync(path.join(tmpdir(), 'web-chat-voice-')), 'spoken.wav');
+  speakToWav(SPOKEN, wav);
+  browser = await launchChromium([
+    '--use-fake-device-for-media-stream',
+    '--use-fake-ui-for-media-stream',
+    `--use-file-for-fake-audio-capture=${wav}`,
+  ]);
   page = await browser.newPage({ viewport: { width: 900, height: 900 } });
 });
 
@@ -134,46 +145,91 @@ describe('the web chat on the real assistant', () => {
     expect(JSON.stringify(sent.body.messages)).toContain(`Hi there ${marker}`);
   });
 
-  it('a voice note sent through the console is answered by its transcript, shown as what the operator said', async () => {
+  it('the microphone pressed, then stopped: the recording is answered by its transcript, shown as said', async () => {
     await setTranscription(true);
     const marker = `[web-voice-${run}]`;
     await llm.addScript(marker, [{ content: 'Heard you, **operator**.' }]);
-    const audio = speak('put oat milk on the list');
-    await llm.addTranscript(audio, `put oat milk on the list ${marker}`);
-    // The page's own session and origin: what its microphone button sends once MediaRecorder stops.
-    const answer = await page.evaluate(async (base64) => {
-      const session = (await (await fetch('/console/api/session')).json()) as { csrf_token: string };
-      const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
-      const response = await fetch('/console/api/chat/voice', {
-        method: 'POST',
-        headers: { 'x-csrf-token': session.csrf_token, 'content-type': 'audio/ogg' },
-        body: bytes,
-      });
-      return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
-    }, audio.toString('base64'));
-    expect(answer.status).toBe(200);
-    expect(answer.body.transcript).toBe(`put oat milk on the list ${marker}`);
-    expect(answer.body.reply.html).toBe('<p>Heard you, <strong>operator</strong>.</p>');
-    expect(JSON.stringify(answer.body)).not.toContain(E2E_ASSISTANT_API_KEY);
+    // The page's recording, as it leaves for the console: the transcription fake cannot hear, so the test tells it
+    // what this recording of SPOKEN says (by the recording's bytes), then lets it go on unchanged.
+    const recordings: Buffer[] = [];
+    await page.route('**/console/api/chat/voice*', async (route) => {
+      const audio = route.request().postDataBuffer() ?? Buffer.alloc(0);
+      recordings.push(audio);
+      if (isWebm(audio)) await llm.addTranscript(audio, `${SPOKEN} ${marker}`);
+      await route.continue();
+    });
+    const answered = page.waitForResponse((response) => response.url().includes('/console/api/chat/voice'), {
+      timeout: REPLY_MS,
+    });
+    await page.click('#record');
+    expect(await page.getAttribute('#record', 'aria-pressed')).toBe('true');
+    await page.waitForTimeout(2500);
+    await page.click('#record');
+    const response = await answered;
+    await page.unroute('**/console/api/chat/voice*');
+
+    expect(recordings).toHaveLength(1);
+    expect(isWebm(recordings[0])).toBe(true);
+    // 2.5 s of Opus from the fake microphone: more than a header, less than the console's 3 MB.
+    expect(recordings[0].length).toBeGreaterThan(4000);
+    expect(response.request().headers()['content-type']).toBe('audio/webm');
+    const answer = (await response.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(response.status()).toBe(200);
+    expect(answer.transcript).toBe(`${SPOKEN} ${marker}`);
+    expect(answer.reply.html).toBe('<p>Heard you, <strong>operator</strong>.</p>');
+    expect(JSON.stringify(answer)).not.toContain(E2E_ASSISTANT_API_KEY);
+    expect(await page.getAttribute('#record', 'aria-pressed')).toBe('false');
+
+    const said = page.locator('#messages li.user', { hasText: marker });
+    await said.waitFor();
+    expect(await said.locator('.label').textContent()).toBe('You (voice)');
+    expect(await said.locator('.body').textContent()).toBe(`${SPOKEN} ${marker}`);
+    await expect.poll(() => lastBubble().textContent(), { timeout: REPLY_MS }).toBe('Heard you, operator.');
     const sent = (await llm.requests(marker)).at(-1)!;
-    expect(JSON.stringify(sent.body.messages)).toContain(`put oat milk on the list ${marker}`);
+    expect(JSON.stringify(sent.body.messages)).toContain(`${SPOKEN} ${marker}`);
     const owner = await resolveIdentity(db, 'api', OPERATOR_API_USER_ID);
     const stored = await db.query(`SELECT content FROM assistant.turns WHERE user_id = $1 AND content = $2`, [
       owner.userId,
-      `put oat milk on the list ${marker}`,
+      `${SPOKEN} ${marker}`,
     ]);
     expect(stored.rows).toHaveLength(1);
-    // The page offers the microphone, since the console says voice is on.
-    expect(await page.isVisible('#record')).toBe(true);
   });
 
   it('a reminder arrives while the page is open', async () => {
     const owner = await resolveIdentity(db, 'api', OPERATOR_API_USER_ID);
     const text = `Reminder ${run}: call the **bank** before 5 pm`;
-    await queueMessage(db, owner.userId, { kind: 'reminder', text, dedupeKey: `web-chat-e2e:${run}` });
+    const { message } = await queueMessage(db, owner.userId, {
+      kind: 'reminder',
+      text,
+      dedupeKey: `web-chat-e2e:${run}`,
+    });
+    expect(message).toMatchObject({ channel: 'pull', status: 'stored' });
     const reminder = page.locator('#messages li.proactive .body', { hasText: `Reminder ${run}` });
     await expect.poll(() => reminder.count(), { timeout: 30_000 }).toBe(1);
     expect(await reminder.locator('strong').textContent()).toBe('bank');
+    // The page said it showed it: the receipt, where a client that pulls sees the others' (GET /webhook/agent/outbox).
+    const listed = async () => {
+      const response = await fetch(`${stack.webhookUrl}/agent/outbox?user_id=owner&after=${message.id - 1}&limit=1`, {
+        headers: { 'X-API-Key': E2E_ASSISTANT_API_KEY },
+      });
+      return ((await response.json()) as { messages: Array<Record<string, unknown>> }).messages[0];
+    };
+    await expect.poll(async () => (await listed())?.status, { timeout: 30_000 }).toBe('delivered');
+    expect(await listed()).toMatchObject({ id: message.id, channel: 'web', attempts: 1, last_error: null });
+    expect(await listed()).toMatchObject({ delivered_at: expect.any(String) });
+  });
+
+  it('the receipts webhook refuses a wrong key and names a bad field', async () => {
+    const post = (body: unknown, key = E2E_ASSISTANT_API_KEY) =>
+      fetch(`${stack.webhookUrl}/agent/outbox/receipts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-API-Key': key },
+        body: JSON.stringify(body),
+      });
+    expect((await post({ user_id: 'owner', channel: 'web', shown: [1] }, 'not-the-key')).status).toBe(403);
+    const bad = await post({ user_id: 'owner', channel: 'telegram', shown: [1] });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: { code: 'invalid_request', field: 'channel' } });
   });
 
   it('an approval answered with its button', async () => {

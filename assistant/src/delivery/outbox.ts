@@ -10,7 +10,7 @@ import { requireUserId } from '../validate';
 
 export const OUTBOX_KINDS = ['reminder', 'nudge', 'action', 'briefing', 'notice', 'check', 'reply'] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
-export type OutboxChannel = 'telegram' | 'webhook' | 'pull' | 'email' | 'slack';
+export type OutboxChannel = 'telegram' | 'webhook' | 'pull' | 'web' | 'slack' | 'email';
 export type OutboxStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'unknown' | 'stored';
 
 export interface OutboxMessage {

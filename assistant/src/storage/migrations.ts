@@ -918,4 +918,14 @@ ALTER TABLE assistant.outbox
   ADD CONSTRAINT outbox_channel_check CHECK (channel IN ('telegram', 'webhook', 'pull', 'email', 'slack'));
 `,
   },
+  {
+    version: 31,
+    name: "the web chat's delivery receipts: a pulled message the console's chat page has shown is delivered on 'web'",
+    sql: `
+-- A stored message (channel 'pull') becomes channel 'web', status 'delivered', once the web chat shows it.
+ALTER TABLE assistant.outbox DROP CONSTRAINT outbox_channel_check;
+ALTER TABLE assistant.outbox
+  ADD CONSTRAINT outbox_channel_check CHECK (channel IN ('telegram', 'webhook', 'pull', 'email', 'slack', 'web'));
+`,
+  },
 ];

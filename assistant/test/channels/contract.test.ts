@@ -1,12 +1,14 @@
 // The channel contract, one suite run per channel against its fake: Telegram against the loopback Bot API (its
 // Updates in, sendMessage and sendChatAction out), the webhook against its JSON body and a loopback callback
-// receiver, the web chat against the console's chat body and the outbox it pulls. Each channel: a message in (text,
-// reply-to, and voice or a file where the channel takes them), bad input refused naming the field, the same sender
-// always the same user, replies within its limits with hostile text kept harmless, a question's answers as buttons
-// or their fallback, delivery with its receipt in the outbox, and "typing…" where the channel has it.
+// receiver, the web chat against the console's chat body, the outbox it pulls and the receipt its page gives once
+// it has shown a message. Each channel: a message in (text, reply-to, and voice or a file where the channel takes
+// them), bad input refused naming the field, the same sender always the same user, replies within its limits with
+// hostile text kept harmless, a question's answers as buttons or their fallback, delivery with its receipt in the
+// outbox (delivered once), and "typing…" where the channel has it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as assistant from '../../src';
 import type { ChannelAdapter } from '../../src/channels';
+import type { OutboxMessage } from '../../src/delivery/outbox';
 import { identityKey } from '../../src/identities/identities';
 import { useAssistantDatabase } from '../database';
 import {
@@ -66,8 +68,10 @@ interface ChannelUnderTest {
   newSender(): string;
   /** A user reachable on the channel (their outbox messages go to it). */
   recipient(): Promise<Recipient>;
-  /** The texts the fake received for the recipient (push channels). */
-  received?(recipient: Recipient): Promise<string[]>;
+  /** What the recipient got: the texts the fake received (push), or the messages shown on the channel (pull). */
+  received(recipient: Recipient): Promise<string[]>;
+  /** Pull channels: what the client lists after an outbox id (GET /webhook/agent/outbox). */
+  pull?(recipient: Recipient, after: number): Promise<OutboxMessage[]>;
   /** The chat actions the fake saw for the recipient (chat-action channels). */
   typingSeen?(recipient: Recipient): Promise<string[]>;
 }
@@ -189,21 +193,33 @@ function channelContract(name: string, channel: ChannelUnderTest) {
       const recipient = await channel.recipient();
       const text = `Reminder ${unique()}: call the bank`;
       const { message } = await assistant.queueMessage(db.pool, recipient.userId, { kind: 'reminder', text });
-      if (adapter.limits.delivery === 'pull') {
-        expect(message.status).toBe('stored');
-        const listed = await assistant.listOutbox(db.pool, recipient.userId, { after: String(message.id - 1) });
-        expect(listed.map((row) => row.text)).toEqual([text]);
-        expect(await assistant.listOutbox(db.pool, recipient.userId, { after: String(message.id) })).toEqual([]);
-        return;
-      }
       const now = new Date(Date.now() + 1000);
-      const claimed = (await assistant.claimDueMessages(db.pool, now)).find((row) => row.id === message.id)!;
-      expect(claimed.channel).toBe(adapter.name);
-      const options = { now, maxAttempts: 3, retrySeconds: 30 };
-      const receipt = await assistant.deliverOnChannel(db.pool, adapter, claimed, options);
-      expect(receipt).toMatchObject({ status: 'delivered', attempts: 1, lastError: null });
-      expect(receipt.deliveredAt).not.toBeNull();
-      expect(await channel.received!(recipient)).toContain(text);
+      let receipt: OutboxMessage;
+      if (adapter.limits.delivery === 'pull') {
+        // Stored for the client, which pulls it (GET /webhook/agent/outbox), shows it, and says so (the receipt).
+        expect(message.status).toBe('stored');
+        const pulled = await channel.pull!(recipient, message.id - 1);
+        expect(pulled.map((row) => row.text)).toEqual([text]);
+        [receipt] = await assistant.recordShownOnChannel(db.pool, adapter, recipient.userId, [message.id], now);
+      } else {
+        const claimed = (await assistant.claimDueMessages(db.pool, now)).find((row) => row.id === message.id)!;
+        expect(claimed.channel).toBe(adapter.name);
+        receipt = await assistant.deliverOnChannel(db.pool, adapter, claimed, {
+          now,
+          maxAttempts: 3,
+          retrySeconds: 30,
+        });
+      }
+      expect(receipt).toMatchObject({ id: message.id, status: 'delivered', channel: adapter.name, attempts: 1 });
+      expect(receipt).toMatchObject({ lastError: null, deliveredAt: now.toISOString() });
+      expect(await channel.received(recipient)).toContain(text);
+      // Delivered once: never due again, and a second receipt (a page shown twice) changes nothing.
+      if (adapter.limits.delivery === 'pull') {
+        const later = new Date(now.getTime() + 60_000);
+        const [again] = await assistant.recordShownOnChannel(db.pool, adapter, recipient.userId, [message.id], later);
+        expect(again).toEqual(receipt);
+      }
+      expect(await assistant.getOutboxMessage(db.pool, message.id)).toEqual(receipt);
     });
 
     it('"typing…" where the channel shows it; none where it has none', async () => {
@@ -305,6 +321,11 @@ channelContract('the web chat', {
   async recipient() {
     const { userId } = await assistant.resolveIdentity(db.pool, 'api', assistant.OPERATOR_API_USER_ID);
     return { externalId: assistant.OPERATOR_API_USER_ID, userId };
+  },
+  pull: (recipient, after) => assistant.listOutbox(db.pool, recipient.userId, { after: String(after) }),
+  async received(recipient) {
+    const rows = await assistant.listOutbox(db.pool, recipient.userId, { limit: 500 });
+    return rows.filter((row) => row.channel === 'web' && row.status === 'delivered').map((row) => row.text);
   },
 });
 

@@ -1,9 +1,10 @@
 // The Assistant Outbox node's operations on a fresh Postgres 17: queue (once per key), the outbox as an HTTP answer
-// for pulling (404 for an unknown user), the callback URL stored, and delivery to a signed loopback callback.
+// for pulling (404 for an unknown user), the callback URL stored, delivery to a signed loopback callback, and the
+// receipts of the web chat (a stored message it showed becomes delivered on 'web'; bad fields named).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveIdentity, verifySignature } from 'assistant-core';
+import { queueMessage, resolveIdentity, verifySignature } from 'assistant-core';
 
 import { AssistantOutbox } from '../../../nodes/AssistantOutbox/AssistantOutbox.node';
 import { runNode, type Parameters } from '../helpers/executeFunctions';
@@ -86,5 +87,31 @@ describe('Assistant Outbox operations', () => {
       },
     );
     expect(String(bad.error)).toContain('data: must be a JSON object');
+  });
+
+  it("records the web chat's receipts as an HTTP answer: stored messages delivered on 'web', bad fields named", async () => {
+    const reader = (await resolveIdentity(db.pool, 'api', 'outbox-node-reader')).userId;
+    const { message } = await queueMessage(db.pool, reader, { kind: 'reminder', text: 'call the bank' });
+    expect(message).toMatchObject({ channel: 'pull', status: 'stored' });
+    const now = '2026-11-29T12:00:00.000Z';
+    const receipt = { user_id: 'outbox-node-reader', channel: 'web', shown: [message.id, message.id + 1000] };
+    const [recorded] = await run([{ operation: 'recordReceipts', receipt, now }]);
+    expect(recorded).toEqual({
+      statusCode: 200,
+      body: {
+        receipts: [{ id: message.id, channel: 'web', status: 'delivered', delivered_at: now }],
+        unknown_ids: [message.id + 1000],
+      },
+    });
+    const [listed] = await run([
+      { operation: 'listOutbox', externalId: 'outbox-node-reader', after: String(message.id - 1), limit: '10' },
+    ]);
+    expect(listed).toMatchObject({
+      body: { messages: [expect.objectContaining({ channel: 'web', status: 'delivered', delivered_at: now })] },
+    });
+    const [asText] = await run([{ operation: 'recordReceipts', receipt: JSON.stringify({ ...receipt, shown: [] }) }]);
+    expect(asText).toMatchObject({ statusCode: 400, body: { error: { field: 'shown' } } });
+    const [unknown] = await run([{ operation: 'recordReceipts', receipt: { ...receipt, user_id: 'nobody' }, now }]);
+    expect(unknown).toMatchObject({ statusCode: 404, body: { error: { code: 'unknown_user', field: 'user_id' } } });
   });
 });

@@ -58,6 +58,7 @@ export async function execute(
       text: m.text,
       created_at: m.createdAt,
       data: m.data,
+      channel: m.channel,
       status: m.status,
       attempts: m.attempts,
       last_error: m.lastError,

@@ -6,9 +6,16 @@ import { routeStorageOperation } from '../../../shared/helpers/storageRouter';
 import * as deliverDue from './deliverDue.operation';
 import * as listOutbox from './listOutbox.operation';
 import * as queueMessage from './queueMessage.operation';
+import * as recordReceipts from './recordReceipts.operation';
 import * as setCallbackUrl from './setCallbackUrl.operation';
 
-export const operations: Record<string, ItemOperation> = { deliverDue, listOutbox, queueMessage, setCallbackUrl };
+export const operations: Record<string, ItemOperation> = {
+  deliverDue,
+  listOutbox,
+  queueMessage,
+  recordReceipts,
+  setCallbackUrl,
+};
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
   return await routeStorageOperation(this, operations);

@@ -7,6 +7,7 @@ import { deliveryCredentials } from '../../transport/send';
 import * as deliverDue from './deliverDue.operation';
 import * as listOutbox from './listOutbox.operation';
 import * as queueMessage from './queueMessage.operation';
+import * as recordReceipts from './recordReceipts.operation';
 import * as setCallbackUrl from './setCallbackUrl.operation';
 
 export const versionDescription: VersionDescription = {
@@ -41,6 +42,12 @@ export const versionDescription: VersionDescription = {
           description: "Into the outbox for the user's channel (once per dedupe key)",
         },
         {
+          name: 'Record Receipts',
+          value: 'recordReceipts',
+          action: 'Record that a pulling client showed messages',
+          description: 'The web chat showed these messages: each stored one becomes delivered on it',
+        },
+        {
           name: 'Set Callback URL',
           value: 'setCallbackUrl',
           action: 'Store a webhook user s callback url',
@@ -52,6 +59,7 @@ export const versionDescription: VersionDescription = {
     ...queueMessage.description,
     ...deliverDue.description,
     ...listOutbox.description,
+    ...recordReceipts.description,
     ...setCallbackUrl.description,
   ],
 };
