@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The native install test (docs/RUNTIME.md, "The native install test"; step 6 of scripts/test.sh, after the Docker
-# install test): `setup.sh --native --no-systemd --caddy-dir DIR --non-interactive --answers FILE` in a throwaway
+# The native install test (docs/RUNTIME.md, "The native install test"; by hand, meant as step 6 of scripts/test.sh,
+# after the Docker install test, once it has passed): `setup.sh --native --no-systemd --caddy-dir DIR --non-interactive --answers FILE` in a throwaway
 # prefix, state and service user, Chromium installed by setup.sh as root, queue mode on (N8N_QUEUE_MODE=true in the
 # settings beforehand: Redis and an n8n worker); the unit it wrote checked with systemd-analyze verify (by setup.sh)
 # and its ExecStart run here as its User with its Environment (no systemd as PID 1 needed); then a webhook message
