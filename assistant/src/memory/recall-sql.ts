@@ -16,23 +16,53 @@ export type SemanticMode = 'none' | 'cosine' | 'pgvector';
 export interface RecallPlan {
   withText: boolean;
   withKind: boolean;
-  terms: Pick<SearchTerms, 'lexemes' | 'rare' | 'common' | 'names'> & Partial<Pick<SearchTerms, 'commonNames'>>;
+  terms: Pick<SearchTerms, 'lexemes' | 'rare' | 'common' | 'names'> &
+    Partial<Pick<SearchTerms, 'commonNames' | 'fuzzyNames' | 'dated' | 'datedCommon'>>;
   semantic: SemanticMode;
   /** Also recall facts captured from outside content that the user has not confirmed (default: not). */
   withUnconfirmed?: boolean;
 }
 
 /**
- * The ranked recall query, in two stages so that its cost stays bounded when a common word matches many rows.
- * Candidates: every match of the rare words and names (tsvector and trigram GIN), the newest COMMON_CANDIDATES
- * matches of the common words, of all common words together and of the common names; cut to the RECALL_CANDIDATES that
- * match the most query words (a rare word counts double) or a name (newest first among equals). With embeddings,
- * up to SEMANTIC_CANDIDATES more: the nearest of any age, by pgvector, or else by the sign bits of every embedding of the user. Only the
- * candidates get the full score: ts_rank_cd, the best name similarity, importance, cosine similarity, and a recency
- * decay (half-life $4 days, never below 0.7). A memory found only by its embedding needs a similarity of at least the minimum.
- * Parameters: $1 user id, $2 name words, $3 limit, $4 half-life, then the OR tsquery, the rare-word tsquery, the
- * common-word OR and AND tsqueries (each when present), the kind (when filtered), one tsquery per lexeme, each
- * name word again, and with embeddings the query vector, the model and the minimum similarity.
+ * The weeks the rare words are looked up in, newest first, as offsets from this week (newest, oldest; both included):
+ * this week (and the next, for a clock a little behind), then 2, 4, 8, 16 and 32 weeks, then every older week.
+ */
+const DATED_WEEKS: [number, number | null][] = [
+  [-1, 0],
+  [1, 2],
+  [3, 6],
+  [7, 14],
+  [15, 30],
+  [31, 62],
+  [63, null],
+];
+
+/** The pairs of lexemes with at least one rare one, as a tsquery text: a memory matching one of them has two words. */
+export function pairsQuery(terms: Pick<SearchTerms, 'lexemes' | 'rare'>): string | null {
+  const pairs: string[] = [];
+  terms.lexemes.forEach((a, i) =>
+    terms.lexemes.slice(i + 1).forEach((b) => {
+      if (terms.rare.includes(a) || terms.rare.includes(b)) pairs.push(`(${lexemeQuery(a)} & ${lexemeQuery(b)})`);
+    }),
+  );
+  return pairs.length > 0 ? pairs.join(' | ') : null;
+}
+
+/**
+ * The ranked recall query, in two stages so that its cost stays bounded however many memories match a word.
+ * Candidates: every match of the rare words with few matches and of the fuzzy names (one tsvector and trigram GIN
+ * bitmap); the newest COMMON_CANDIDATES matches, of any age, of the rare words with many matches and of the common
+ * words below DATED_COMMON_BELOW (each set by the dated-words index, migration 32, week by week), of the pairs of query
+ * words with a rare one, of the other common words and of all common words together; cut to the RECALL_CANDIDATES
+ * that match the most query words (a rare word counts double) or a name (newest first among equals). With
+ * embeddings, up to SEMANTIC_CANDIDATES more: the nearest of any age, by pgvector, or else by the sign bits of every
+ * embedding of the user. Only the candidates get the full score: ts_rank_cd, the best name similarity, importance,
+ * cosine similarity, and a recency decay (half-life $4 days, never below 0.7). A memory found only by its embedding
+ * needs a similarity of at least the minimum.
+ * Parameters: $1 user id, $2 name words, $3 limit, $4 half-life, then (each when present) the OR tsquery, the
+ * tsquery of the rare words with few matches, the rare lexemes with many, the pairs tsquery, the common lexemes read
+ * week by week, the OR and AND tsqueries of the common words; the kind (when filtered), one tsquery per lexeme, each
+ * fuzzy name word, and with embeddings the query vector, the model and the minimum similarity.
  */
 export function recallSql(plan: RecallPlan): string {
   const { withText, withKind, terms, semantic } = plan;
@@ -41,21 +71,24 @@ export function recallSql(plan: RecallPlan): string {
   let next = 5;
   const param = () => `$${next++}`;
   const tsq = withText ? `${param()}::tsquery` : '';
-  const rareQuery = withText && terms.rare.length > 0 ? `${param()}::tsquery` : '';
-  const commonQuery = withText && terms.common.length > 0 ? `${param()}::tsquery` : '';
+  const dated = terms.dated ?? [];
+  const fewRare = terms.rare.filter((lexeme) => !dated.includes(lexeme));
+  const rareQuery = withText && fewRare.length > 0 ? `${param()}::tsquery` : '';
+  const datedLexemes = withText && dated.length > 0 ? `${param()}::text[]` : '';
+  const pairs = withText && pairsQuery(terms) !== null ? `${param()}::tsquery` : '';
+  const datedCommon = terms.datedCommon ?? [];
+  const walkedCommon = terms.common.filter((lexeme) => !datedCommon.includes(lexeme));
+  const datedCommonLexemes = withText && datedCommon.length > 0 ? `${param()}::text[]` : '';
+  const commonQuery = withText && walkedCommon.length > 0 ? `${param()}::tsquery` : '';
   const commonAllQuery = withText && terms.common.length > 1 ? `${param()}::tsquery` : '';
   const kindFilter = withKind ? `AND m.kind = ${param()}` : '';
   // A rare word counts twice as much as a common one when picking candidates (it says more about the memory).
   const lexemeHits = (withText ? terms.lexemes : []).map(
     (lexeme) => `(m.search_vector @@ ${param()}::tsquery)::int${terms.common.includes(lexeme) ? '' : ' * 2'}`,
   );
-  // One clause per name word, so that each is a GIN trigram index scan (OR-ed as a bitmap).
-  const nameClauses = terms.names.map((name) => ({ name, sql: `m.names %> ${param()}` }));
-  const nameMatches = nameClauses.map((clause) => clause.sql);
+  // One clause per fuzzy name word, so that each is a GIN trigram index scan (OR-ed as a bitmap).
+  const nameMatches = (terms.fuzzyNames ?? terms.names).map(() => `m.names %> ${param()}`);
   const nameMatch = nameMatches.length > 0 ? `(${nameMatches.join(' OR ')})` : 'false';
-  const isCommonName = (name: string) => terms.commonNames?.includes(name) ?? false;
-  const rareNameMatches = nameClauses.filter((clause) => !isCommonName(clause.name)).map((clause) => clause.sql);
-  const commonNameMatches = nameClauses.filter((clause) => isCommonName(clause.name)).map((clause) => clause.sql);
   const vector = semantic !== 'none' ? `${param()}::real[]` : '';
   const model = semantic !== 'none' ? param() : '';
   const minSimilarity = semantic !== 'none' ? `${param()}::float8` : '';
@@ -67,19 +100,39 @@ export function recallSql(plan: RecallPlan): string {
   // like a query word (trigram similarity is costly per row, so it is only computed for those).
   const wordHits = lexemeHits.length > 0 ? `(${lexemeHits.join(' + ')})` : '0';
   const hits = `CASE WHEN ${wordHits} > 0 THEN ${wordHits} WHEN m.names <> '' AND ${nameMatch} THEN 1 ELSE 0 END AS hits`;
+  const memoriesWhere = (where: string) =>
+    `FROM assistant.memories m WHERE m.user_id = $1 AND ${where} ${current} ${kindFilter}`;
   const arm = (where: string, newestFirst = false) =>
-    `(SELECT m.id, m.created_at, ${hits} FROM assistant.memories m WHERE m.user_id = $1 AND ${where} ${current} ${kindFilter}` +
+    `(SELECT m.id, m.created_at, ${hits} ${memoriesWhere(where)}` +
     (newestFirst ? ` ORDER BY m.created_at DESC LIMIT ${COMMON_CANDIDATES})` : ')');
-  // Each arm is planned on its own. Rare words and rare names: every match, one arm, a BitmapOr of the tsvector and
-  // trigram GIN indexes, so a row found by both (a name is also a word of the memory) is fetched once. Common words
-  // (and all of them together) and names whose word is common: newest first, capped, by the covering
-  // (user_id, created_at) index until enough match, or by GIN and a sort when that is cheaper. A first name in
-  // thousands of memories thus costs no more than a common word; an old memory is still found by that name together
-  // with a rare word, or with all the common words. UNION removes rows found twice (their hits agree).
-  const exact = [rareQuery ? `m.search_vector @@ ${rareQuery}` : '', ...rareNameMatches].filter(Boolean);
+  // Words in many memories: newest first at any age, week by week through the dated-words GIN index (one lookup per
+  // range of weeks in DATED_WEEKS, its matches sorted by time); the outer LIMIT stops once enough have matched, so
+  // only the rows of the weeks needed are read, not every match. The nested loop keeps the ranges in order.
+  const weekRanges = DATED_WEEKS.map(
+    ([newest, oldest], i) =>
+      `(${i}, w.this_week - ${newest}, ${oldest === null ? 'w.first_week' : `w.this_week - ${oldest}`})`,
+  );
+  const datedArm = (lexemes: string) =>
+    `(SELECT dated.id, dated.created_at, dated.hits FROM (SELECT assistant.recall_week(now()) AS this_week,` +
+    ` (SELECT assistant.recall_week(min(f.created_at)) FROM assistant.memories f WHERE f.user_id = $1) AS first_week) w` +
+    ` CROSS JOIN LATERAL (VALUES ${weekRanges.join(', ')}) AS weeks(i, newest, oldest)` +
+    ` CROSS JOIN LATERAL (SELECT m.id, m.created_at, ${hits} ${memoriesWhere(
+      `assistant.dated_lexemes(m.search_vector, m.created_at) && assistant.dated_keys(${lexemes}, weeks.newest, weeks.oldest)`,
+    )} ORDER BY m.created_at DESC) dated LIMIT ${COMMON_CANDIDATES})`;
+  // Each arm is planned on its own. Rare words with few matches and fuzzy names: every match, one BitmapOr of the
+  // tsvector and trigram GIN indexes. Rare words with many matches, and common words below DATED_COMMON_BELOW (in
+  // their own arm, so they cannot crowd out the rare ones): the dated arm. Memories with two query words, one of them
+  // rare, come from the pairs arm (a GIN intersection, few rows), so an old memory with two rare words is found
+  // behind many newer ones with one. Other common words (and all common words together): newest first, by the
+  // covering (user_id, created_at) index until enough match, or by GIN and a sort when that is cheaper. A name whose
+  // word is frequent is found by that word like any other; a misspelt or rare one (fuzzyNames) also by trigram
+  // similarity. UNION removes rows found twice (their hits agree).
+  const exact = [rareQuery ? `m.search_vector @@ ${rareQuery}` : '', ...nameMatches].filter(Boolean);
   const arms = [
     exact.length > 0 ? arm(`(${exact.join(' OR ')})`) : '',
-    commonNameMatches.length > 0 ? arm(`m.names <> '' AND (${commonNameMatches.join(' OR ')})`, true) : '',
+    datedLexemes ? datedArm(datedLexemes) : '',
+    datedCommonLexemes ? datedArm(datedCommonLexemes) : '',
+    pairs ? arm(`m.search_vector @@ ${pairs}`, true) : '',
     commonQuery ? arm(`m.search_vector @@ ${commonQuery}`, true) : '',
     commonAllQuery ? arm(`m.search_vector @@ ${commonAllQuery}`, true) : '',
   ].filter(Boolean);
@@ -150,13 +203,21 @@ export function recallParameters(
   const values: unknown[] = [userId, terms.names, limit, halfLifeDays];
   if (terms.tsquery) {
     values.push(terms.tsquery);
-    if (terms.rare.length > 0) values.push(terms.rare.map(lexemeQuery).join(' | '));
-    if (terms.common.length > 0) values.push(terms.common.map(lexemeQuery).join(' | '));
+    const dated = terms.dated ?? [];
+    const fewRare = terms.rare.filter((lexeme) => !dated.includes(lexeme));
+    if (fewRare.length > 0) values.push(fewRare.map(lexemeQuery).join(' | '));
+    if (dated.length > 0) values.push(dated);
+    const pairs = pairsQuery(terms);
+    if (pairs !== null) values.push(pairs);
+    const datedCommon = terms.datedCommon ?? [];
+    const walkedCommon = terms.common.filter((lexeme) => !datedCommon.includes(lexeme));
+    if (datedCommon.length > 0) values.push(datedCommon);
+    if (walkedCommon.length > 0) values.push(walkedCommon.map(lexemeQuery).join(' | '));
     if (terms.common.length > 1) values.push(terms.common.map(lexemeQuery).join(' & '));
   }
   if (kind) values.push(kind);
   if (terms.tsquery) values.push(...terms.lexemes.map(lexemeQuery));
-  values.push(...terms.names);
+  values.push(...(terms.fuzzyNames ?? terms.names));
   if (semantic) values.push(semantic.vector, semantic.model, semantic.minSimilarity);
   return values;
 }

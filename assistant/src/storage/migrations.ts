@@ -928,4 +928,27 @@ ALTER TABLE assistant.outbox
   ADD CONSTRAINT outbox_channel_check CHECK (channel IN ('telegram', 'webhook', 'pull', 'email', 'slack', 'web'));
 `,
   },
+  {
+    version: 32,
+    name: "recall's rare words newest first at any age: each word of a current memory keyed by the week it was made",
+    sql: `
+-- Recall takes the newest matches of words in many memories. A tsvector GIN index returns every match (thousands at
+-- a million memories), each a table row to read before the newest can be picked; this index keys each word of a
+-- current memory by its week (UTC, weeks since 1970), so recall asks for the words of this week, then of the two
+-- before, then four, … and reads only the rows of the weeks it needed.
+CREATE FUNCTION assistant.recall_week(at timestamptz) RETURNS integer
+  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+  RETURN floor(date_part('epoch', at AT TIME ZONE 'UTC') / 604800)::integer;
+CREATE FUNCTION assistant.dated_lexemes(vector tsvector, at timestamptz) RETURNS text[]
+  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+  RETURN ARRAY(SELECT assistant.recall_week(at) || ' ' || lexeme FROM unnest(tsvector_to_array(vector)) AS lexeme);
+-- The keys of some words over a range of weeks (oldest to newest, both included), as dated_lexemes writes them.
+CREATE FUNCTION assistant.dated_keys(lexemes text[], newest integer, oldest integer) RETURNS text[]
+  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+  RETURN ARRAY(SELECT week || ' ' || lexeme FROM unnest(lexemes) AS lexeme, generate_series(oldest, newest) AS week);
+CREATE INDEX memories_dated_lexemes_idx ON assistant.memories
+  USING gin (assistant.dated_lexemes(search_vector, created_at)) WITH (fastupdate = off)
+  WHERE superseded_at IS NULL AND folded_at IS NULL;
+`,
+  },
 ];
