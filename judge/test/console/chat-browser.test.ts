@@ -2,7 +2,9 @@
 // asks for the console password; signed in, a message and its reply (hostile Markdown shown as text, a link with
 // rel=noopener), an approval answered with its button, a code typed in its field, a reminder arriving while the
 // page is open and its receipt (delivered on web) in the assistant's outbox, not shown again as news when the page
-// is reloaded; signing out stops it. WEB_CHAT_SCREENSHOT=1 writes docs/images/web-chat.png.
+// is reloaded; a voice note recorded with the microphone button (Chromium's fake microphone playing espeak-ng's
+// speech) shown as its transcript and answered; signing out stops it. WEB_CHAT_SCREENSHOT=1 writes
+// docs/images/web-chat.png.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +15,7 @@ import { CHROMIUM, hasChromium, launchChromium } from '../../tools/playground/br
 import { startAssistantWebhookFake, type AssistantWebhookFake } from '../fakes/assistant-webhook';
 import { uniformBackend } from '../helpers/exact-backend';
 import { repoRoot } from '../helpers/repo';
+import { speakToWav } from '../../../test/fakes/speech';
 
 const PASSWORD = 'web chat browser password';
 const available = hasChromium();
@@ -32,12 +35,18 @@ beforeAll(async () => {
     keys: { store: { kind: 'file', file: path.join(mkdtempSync(path.join(tmpdir(), 'chat-')), 'keys.json') } },
     console: {
       password: PASSWORD,
-      assistant: { url: assistant.url, key: 'chat-browser-key', keyHeader: 'X-API-Key' },
+      assistant: { url: assistant.url, key: 'chat-browser-key', keyHeader: 'X-API-Key', voice: true },
       webChat: { pollEveryMs: 100, eventsWaitMs: 2000 },
     },
     log: () => undefined,
   });
-  browser = await launchChromium();
+  const wav = path.join(mkdtempSync(path.join(tmpdir(), 'chat-voice-')), 'spoken.wav');
+  speakToWav('put oat milk on the list', wav);
+  browser = await launchChromium([
+    '--use-fake-device-for-media-stream',
+    '--use-fake-ui-for-media-stream',
+    `--use-file-for-fake-audio-capture=${wav}`,
+  ]);
   page = await browser.newPage({ viewport: { width: 900, height: 820 } });
 });
 afterAll(async () => {
@@ -122,6 +131,34 @@ describe.skipIf(!available)('the web chat in Chromium', () => {
     expect(await notice.getAttribute('class')).toBe('message proactive');
     const row = () => assistant.outbox().find((message) => message.text === 'Notice: the backup check failed');
     await expect.poll(() => row()?.channel, { timeout: 10_000 }).toBe('web');
+  });
+
+  it('the microphone pressed and stopped: the recording sent, its transcript shown as said, then the answer', async () => {
+    // The webhook's copy cannot hear either: it is told what this recording says once the page sends it.
+    const recordings: Buffer[] = [];
+    await page.route('**/console/api/chat/voice*', async (route) => {
+      const audio = route.request().postDataBuffer() ?? Buffer.alloc(0);
+      recordings.push(audio);
+      assistant.hear(audio, 'put oat milk on the list');
+      await route.continue();
+    });
+    await page.click('#record');
+    await expect.poll(() => page.textContent('#record')).toBe('■ Stop');
+    await page.waitForTimeout(1500);
+    await page.click('#record');
+    const said = page.locator('#messages li.user', { hasText: 'put oat milk on the list' });
+    await said.waitFor();
+    await page.unroute('**/console/api/chat/voice*');
+    expect(await said.locator('.label').textContent()).toBe('You (voice)');
+    await expect.poll(async () => (await bubbles()).at(-1)).toBe('You said: put oat milk on the list');
+    expect(recordings).toHaveLength(1);
+    // WebM (EBML) with Opus, as Chromium's MediaRecorder records, carrying the speech: 1.5 s of it is ~24 kB, while
+    // 2.5 s of silence is under 1 kB.
+    expect(recordings[0].subarray(0, 4)).toEqual(Buffer.from([0x1a, 0x45, 0xdf, 0xa3]));
+    expect(recordings[0].length).toBeGreaterThan(8000);
+    const forwarded = assistant.calls.find((call) => (call.body as { voice?: unknown } | null)?.voice);
+    expect(forwarded?.body).toMatchObject({ voice: { mime_type: 'audio/webm' }, user_id: 'owner' });
+    expect(await page.textContent('#record')).toBe('🎤 Voice');
   });
 
   it('signing out shows the sign-in again, and the session is gone', async () => {
