@@ -80,7 +80,9 @@ describe('several people on one install (Telegram)', () => {
       { content: 'Code: {{last_tool_result}}' },
     ]);
     const [question] = await say(OWNER_CHAT, `${marker} Give me a pairing code for my sister Ana`);
-    expect(question.text).toMatch(/^May I issue a one-time pairing code: a new person \(owner\) or another channel of yours \(person_name: Ana\)\?/);
+    expect(question.text).toMatch(
+      /^May I issue a one-time pairing code: a new person \(owner\) or another channel of yours \(person_name: Ana\)\?/,
+    );
     const answered = await say(OWNER_CHAT, 'yes', 2, question.message_id);
     const reply = answered.find((message) => message.text.startsWith('Code:'));
     const found = reply?.text.match(/Pairing code ([A-Z2-9]{4}-[A-Z2-9]{4}) \(lets Ana in as a new person\)/);
