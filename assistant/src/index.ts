@@ -27,6 +27,26 @@ export {
   resolveIdentity,
 } from './identities';
 export {
+  admit,
+  type AdmitInput,
+  type Admission,
+  DM_POLICIES,
+  type DmPolicy,
+  type DmPolicyName,
+  dmPoliciesFromEnv,
+  getDmPolicies,
+  getDmPolicy,
+  type IssuedCode,
+  issuePairingCode,
+  listPeople,
+  ownerUserId,
+  type Person,
+  removePerson,
+  requireOwner,
+  type RemovedPerson,
+  setDmPolicy,
+} from './people';
+export {
   getInstanceSettings,
   getUserPreferences,
   getUserSettings,
