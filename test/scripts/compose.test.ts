@@ -273,7 +273,13 @@ describe('docker-compose.yml', () => {
       ...Object.values(INSTANCE_CAP_SETTINGS).flatMap((names) => [names.usd, names.tokens]),
       JOB_CAPS_SETTING,
     ];
-    for (const name of [...SETTINGS_FROM_ENV.map(([setting]) => setting), ...caps, 'ASSISTANT_OWNER_USER_ID']) {
+    for (const name of [
+      ...SETTINGS_FROM_ENV.map(([setting]) => setting),
+      ...caps,
+      'ASSISTANT_OWNER_USER_ID',
+      'ASSISTANT_DM_POLICY_TELEGRAM',
+      'ASSISTANT_DM_ALLOW_TELEGRAM',
+    ]) {
       expect(env[name], name).toBe(`\${${name}:-}`);
     }
   });
