@@ -119,9 +119,11 @@ describe.skipIf(!available)('the web chat in Chromium', () => {
     }
   });
 
-  it('reloaded, the page shows what it showed as earlier, and what came meanwhile as news', async () => {
+  it('opened again, the page shows what it showed as earlier, and what came meanwhile as news', async () => {
+    // Queued while no page is open (an open one would show it at once).
+    await page.goto('about:blank');
     assistant.queue('Notice: the backup check failed', 'notice');
-    await page.reload();
+    await page.goto(`${server.url}/console/chat`);
     await page.waitForSelector('#chat:not([hidden])');
     const reminder = page.locator('#messages li.proactive', { hasText: 'call the bank' });
     const notice = page.locator('#messages li.proactive', { hasText: 'the backup check failed' });

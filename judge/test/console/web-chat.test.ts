@@ -264,7 +264,7 @@ describe("the web chat's receipts", () => {
     const chat = new WebChat({ entry: { url: assistant.url, key: 'not-the-key', keyHeader: 'X-API-Key' } });
     await expect(chat.receipt({ shown: [1] })).rejects.toMatchObject({
       status: 502,
-      message: "The assistant's receipts answered HTTP 403: no receipts",
+      message: "The assistant's receipts answered HTTP 403: Invalid API key",
     });
   });
 });

@@ -11,8 +11,7 @@
 //   GET  /webhook/agent/outbox  ?user_id&after&limit: {messages: [{id, kind, text, created_at, channel, status,
 //                               …}], next_after}; 404 unknown_user before the user's first message. A message is
 //                               stored (channel pull) until a receipt names it
-//   POST /webhook/agent/outbox/receipts  {user_id, channel: "web", shown: [ids]} behind n8n's Webhook node header
-//                               auth (missing or wrong key: 403 "Authorization data is wrong!" as text): each stored
+//   POST /webhook/agent/outbox/receipts  {user_id, channel: "web", shown: [ids]} (the key as above): each stored
 //                               message named becomes delivered on web; {receipts: [{id, channel, status,
 //                               delivered_at}], unknown_ids} as the Record Receipts operation answers
 // Control: queue(text, kind) adds an outbox message as the tick does; hear(audio, text) what a recording says;
@@ -156,18 +155,12 @@ export async function startAssistantWebhookFake(key: string, header = 'x-api-key
       const body = text ? (JSON.parse(text) as Record<string, unknown>) : null;
       calls.push({ method: req.method ?? '', path: url.pathname + url.search, headers: req.headers, body });
       const given = req.headers[header];
-      if (req.method === 'POST' && url.pathname === '/webhook/agent/outbox/receipts') {
-        if (given !== key) {
-          res.writeHead(403, { 'www-authenticate': 'Basic realm="Webhook"' });
-          return void res.end('Authorization data is wrong!');
-        }
-        return receipts(res, body);
-      }
       if (given === undefined)
         return fail(res, 401, 'unauthenticated', 'Missing API key: send it in the X-API-Key header');
       if (given !== key) return fail(res, 403, 'forbidden', 'Invalid API key');
       if (req.method === 'POST' && url.pathname === '/webhook/agent') return void agent(req, res, body ?? {});
       if (req.method === 'GET' && url.pathname === '/webhook/agent/outbox') return listOutbox(res, url.searchParams);
+      if (req.method === 'POST' && url.pathname === '/webhook/agent/outbox/receipts') return receipts(res, body);
       fail(res, 404, 'not_found', 'The requested webhook is not registered.');
     });
   });

@@ -10,7 +10,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { createOutboundGuard, outboundAllowList, protectedEndpointsFromEnv } from 'assistant-core';
 
-import { admit, admitOutbox, admitTurn, isHttpResult, refusedCallbackUrl } from './helpers/request';
+import { admit, admitOutbox, admitReceipts, admitTurn, isHttpResult, refusedCallbackUrl } from './helpers/request';
 
 /** n8n's own Header Auth credential: the header name and the key callers must send. */
 export const HEADER_AUTH_CREDENTIAL = 'httpHeaderAuth';
@@ -29,7 +29,7 @@ export class AssistantTriggerV1 implements INodeType {
       webhooks: [
         {
           name: 'default',
-          httpMethod: '={{ $parameter["endpoint"] === "message" ? "POST" : "GET" }}',
+          httpMethod: '={{ ["message", "receipts"].includes($parameter["endpoint"]) ? "POST" : "GET" }}',
           responseMode: 'responseNode',
           path: '={{ $parameter["path"] }}',
           isFullPath: true,
@@ -50,6 +50,11 @@ export class AssistantTriggerV1 implements INodeType {
               name: 'Outbox (GET)',
               value: 'outbox',
               description: "GET ?user_id=…&after=…&limit=…: the user's proactive messages, for clients that pull",
+            },
+            {
+              name: 'Receipts (POST)',
+              value: 'receipts',
+              description: 'POST {user_id, channel: "web", shown: [IDs]}: a client that pulls showed these messages',
             },
             {
               name: 'Turn State (GET)',
@@ -96,6 +101,11 @@ export class AssistantTriggerV1 implements INodeType {
       const admittedQuery = query({ headers, query: request.query }, key);
       if (isHttpResult(admittedQuery)) return refuse(admittedQuery);
       return { workflowData: [[{ json: admittedQuery as unknown as IDataObject }]] };
+    }
+    if (endpoint === 'receipts') {
+      const receipt = admitReceipts({ headers, body: this.getBodyData() }, key);
+      if ('statusCode' in receipt) return refuse(receipt);
+      return { workflowData: [[{ json: receipt as unknown as IDataObject }]] };
     }
     const admitted = admit({ headers, body: this.getBodyData() }, key);
     if (isHttpResult(admitted)) return refuse(admitted);

@@ -1,12 +1,14 @@
 // The Assistant Trigger decides before any execution exists: the key (401 missing, 403 wrong), the size (413), the
 // body (400 naming the field); accepted calls carry the request's fields and never the headers. The outbox endpoint
-// and the turn endpoint (GET) check the key and the query; a callback_url the outbound guard refuses is a 400 naming it.
+// and the turn endpoint (GET) check the key and the query; the receipts endpoint (POST) the key, the size and the body;
+// a callback_url the outbound guard refuses is a 400 naming it.
 import { describe, expect, it } from 'vitest';
 
 import { AssistantTrigger } from '../../../nodes/AssistantTrigger/AssistantTrigger.node';
 import {
   admit,
   admitOutbox,
+  admitReceipts,
   admitTurn,
   MAX_BODY_BYTES,
   refusedCallbackUrl,
@@ -22,7 +24,7 @@ describe('Assistant Trigger', () => {
     expect(description.inputs).toEqual([]);
     expect(description.webhooks).toEqual([
       expect.objectContaining({
-        httpMethod: '={{ $parameter["endpoint"] === "message" ? "POST" : "GET" }}',
+        httpMethod: '={{ ["message", "receipts"].includes($parameter["endpoint"]) ? "POST" : "GET" }}',
         responseMode: 'responseNode',
         isFullPath: true,
       }),
@@ -108,5 +110,26 @@ describe('Assistant Trigger', () => {
     });
     expect(await refusedCallbackUrl('https://example.com/hook', async () => ({ allowed: true }))).toBeNull();
     expect(await refusedCallbackUrl(undefined, refuse)).toBeNull();
+  });
+
+  it('the receipts endpoint: key first, then the size, then the body naming its bad field; never the headers', () => {
+    const receipt = { user_id: 'owner', channel: 'web', shown: [7, 8] };
+    expect(admitReceipts({ headers: {}, body: receipt }, credential)).toMatchObject({ statusCode: 401 });
+    expect(admitReceipts({ headers: { 'x-api-key': 'nope' }, body: receipt }, credential)).toMatchObject({
+      statusCode: 403,
+    });
+    const headers = { 'x-api-key': 'k3y' };
+    expect(admitReceipts({ headers, body: receipt }, credential)).toEqual({
+      externalId: 'owner',
+      channel: 'web',
+      ids: [7, 8],
+    });
+    expect(
+      admitReceipts({ headers: { ...headers, 'content-length': '64001' }, body: receipt }, credential),
+    ).toMatchObject({ statusCode: 413 });
+    expect(admitReceipts({ headers, body: { ...receipt, channel: 'telegram' } }, credential)).toMatchObject({
+      statusCode: 400,
+      body: { error: { field: 'channel' } },
+    });
   });
 });

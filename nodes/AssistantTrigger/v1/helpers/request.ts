@@ -5,15 +5,19 @@ import {
   isHttpResult,
   parseAgentRequest,
   parseOutboxRequest,
+  parseReceiptsRequest,
   parseTurnRequest,
   type AgentRequest,
   type OutboxRequest,
+  type ReceiptsRequest,
   type TurnRequest,
   type HttpResult,
 } from 'assistant-core';
 
 /** A message of up to 1,000,000 characters (4 bytes each at most) and 100 kB of metadata, with room for JSON. */
 export const MAX_BODY_BYTES = 4_200_000;
+/** A receipt: at most 500 ids and a user_id, with room for JSON. */
+export const MAX_RECEIPTS_BYTES = 64_000;
 
 export interface IncomingCall {
   headers: Record<string, unknown>;
@@ -37,6 +41,20 @@ export function admitOutbox(
   credential: { name: string; value: string },
 ): OutboxRequest | HttpResult {
   return checkApiKey(call.headers, credential) ?? parseOutboxRequest(call.query);
+}
+
+/** POST receipts (a pulling client showed these messages): the key, the size, then the body. */
+export function admitReceipts(
+  call: IncomingCall,
+  credential: { name: string; value: string },
+): ReceiptsRequest | HttpResult {
+  const refused = checkApiKey(call.headers, credential);
+  if (refused) return refused;
+  const declared = Number(call.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_RECEIPTS_BYTES) {
+    return httpError(413, 'body_too_large', `body: must be at most ${MAX_RECEIPTS_BYTES} bytes`, 'body');
+  }
+  return parseReceiptsRequest(call.body);
 }
 
 /** GET turn: the key, then the query. */
