@@ -52,6 +52,9 @@ const FROM_ANSWERS = [
   'ASSISTANT_OWNER_USER_ID',
   'ASSISTANT_DM_POLICY_TELEGRAM',
   'ASSISTANT_DM_ALLOW_TELEGRAM',
+  'ASSISTANT_SLACK_BOT_TOKEN',
+  'ASSISTANT_SLACK_APP_TOKEN',
+  'ASSISTANT_SLACK_OWNER_USER_ID',
   'ASSISTANT_DOMAIN',
   'ASSISTANT_TIME_ZONE',
   'ASSISTANT_NAME',
@@ -185,6 +188,8 @@ if (require.main === module) {
     const changed = Object.keys(next).filter((name) => unquote(current[name] ?? '') !== next[name]);
     const secrets = new Set([...Object.keys(GENERATED), 'OWNER_PASSWORD_HASH', 'ASSISTANT_LLM_API_KEY', 'N8N_API_KEY']);
     secrets.add('ASSISTANT_TELEGRAM_BOT_TOKEN');
+    secrets.add('ASSISTANT_SLACK_BOT_TOKEN');
+    secrets.add('ASSISTANT_SLACK_APP_TOKEN');
     secrets.add('JUDGE_OPENAI_API_KEY');
     secrets.add('ASSISTANT_EMBEDDINGS_API_KEY');
     secrets.add('ASSISTANT_TRANSCRIPTION_API_KEY');

@@ -243,6 +243,41 @@ export const QUESTIONS: Question[] = [
     },
   },
   {
+    key: 'ASSISTANT_SLACK_BOT_TOKEN',
+    prompt: () => 'Slack bot token (xoxb-…, from your Slack app: docs/ASSISTANT.md, Slack; empty: no Slack)',
+    defaultValue: () => '',
+    secret: true,
+    check: async (value) => {
+      const token = value.trim();
+      if (token === '') return '';
+      if (!/^xoxb-[A-Za-z0-9-]{10,}$/.test(token))
+        throw new Error('a bot token looks like xoxb-… (OAuth & Permissions)');
+      return token;
+    },
+  },
+  {
+    key: 'ASSISTANT_SLACK_APP_TOKEN',
+    when: (answers) => Boolean(answers.ASSISTANT_SLACK_BOT_TOKEN),
+    prompt: () => 'Slack app-level token with connections:write (xapp-…, for Socket Mode: no public URL needed)',
+    secret: true,
+    check: async (value) => {
+      const token = value.trim();
+      if (!/^xapp-[A-Za-z0-9-]{10,}$/.test(token))
+        throw new Error('an app-level token looks like xapp-… (Basic Information)');
+      return token;
+    },
+  },
+  {
+    key: 'ASSISTANT_SLACK_OWNER_USER_ID',
+    when: (answers) => Boolean(answers.ASSISTANT_SLACK_BOT_TOKEN),
+    prompt: () => 'Your Slack member ID (profile → ⋯ → Copy member ID): the only one the app answers',
+    check: async (value) => {
+      const id = value.trim().toUpperCase();
+      if (!/^[UW][A-Z0-9]{2,30}$/.test(id)) throw new Error('a member ID looks like U012AB3CD');
+      return id;
+    },
+  },
+  {
     key: 'ASSISTANT_OWNER_USER_ID',
     prompt: () => 'The user_id you will use over POST /webhook/agent (linked with your Telegram chat as one user)',
     defaultValue: () => 'owner',

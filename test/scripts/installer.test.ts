@@ -248,6 +248,7 @@ for prompt, answer in ${JSON.stringify([
       ['chat id', ''],
       ['Who may talk to the bot', 'anyone'],
       ['one of owner, pairing, allowlist', 'pairing'],
+      ['Slack bot token', ''],
       ['user_id', ''],
       ['Domain', ''],
       ['Time zone', 'Nowhere/Atlantis'],
