@@ -377,7 +377,12 @@ export {
   urlExpression,
   validateToolSpec,
 } from './built-tools';
-export { N8N_API_CREDENTIAL_ID, prepareAssistantDatabase, TELEGRAM_ENTRY_WORKFLOW_ID } from './setup';
+export {
+  EMAIL_ENTRY_WORKFLOW_ID,
+  N8N_API_CREDENTIAL_ID,
+  prepareAssistantDatabase,
+  TELEGRAM_ENTRY_WORKFLOW_ID,
+} from './setup';
 export {
   GatewayError,
   type GatewayOptions,

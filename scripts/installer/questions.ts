@@ -122,6 +122,58 @@ export interface Question {
   check: (value: string, answers: Answers, checks: InstallerChecks) => Promise<string>;
 }
 
+const EMAIL_ADDRESS = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+
+/** The email channel's IMAP or SMTP server (n8n's credentials of those types): host, port, login, password. */
+function emailServerQuestions(kind: 'IMAP' | 'SMTP', port: number): Question[] {
+  const key = (name: string) => `ASSISTANT_EMAIL_${kind}_${name}`;
+  const when = (answers: Answers) => Boolean(answers.ASSISTANT_EMAIL_ADDRESS);
+  return [
+    {
+      key: key('HOST'),
+      when,
+      prompt: () => `${kind} server (host name; ${kind === 'IMAP' ? 'TLS on connect' : 'STARTTLS'})`,
+      check: async (value) => {
+        const host = value.trim().toLowerCase();
+        if (!/^[a-z0-9.-]{1,253}$/.test(host)) throw new Error('a host name like mail.example.org');
+        return host;
+      },
+    },
+    {
+      key: key('PORT'),
+      when,
+      prompt: () => `${kind} port`,
+      defaultValue: () => String(port),
+      check: async (value) => {
+        const number = Number(value.trim() || port);
+        if (!Number.isInteger(number) || number < 1 || number > 65535) throw new Error('a port from 1 to 65535');
+        return String(number);
+      },
+    },
+    {
+      key: key('USER'),
+      when,
+      prompt: () => `${kind} login`,
+      defaultValue: (answers) => answers.ASSISTANT_EMAIL_IMAP_USER || answers.ASSISTANT_EMAIL_ADDRESS,
+      check: async (value) => {
+        if (value.trim() === '') throw new Error('the login is needed');
+        return value.trim();
+      },
+    },
+    {
+      key: key('PASSWORD'),
+      when,
+      prompt: () => `${kind} password (an app password where the provider has them)`,
+      defaultValue: (answers) => (kind === 'SMTP' ? answers.ASSISTANT_EMAIL_IMAP_PASSWORD : undefined),
+      secret: true,
+      check: async (value) => {
+        if (value === '') throw new Error('the password is needed');
+        return value;
+      },
+    },
+  ];
+}
+
 const provider = (answers: Answers): AiProvider => providerById(answers.ASSISTANT_PROVIDER ?? '') ?? AI_PROVIDERS[0];
 
 /** The instance's daily or monthly cap in US dollars on model calls (docs/MODELS.md): an amount, or off for none. */
@@ -275,6 +327,46 @@ export const QUESTIONS: Question[] = [
       const id = value.trim().toUpperCase();
       if (!/^[UW][A-Z0-9]{2,30}$/.test(id)) throw new Error('a member ID looks like U012AB3CD');
       return id;
+    },
+  },
+  {
+    key: 'ASSISTANT_EMAIL_ADDRESS',
+    prompt: () => "The assistant's own email address, read by IMAP and sent from by SMTP (empty: no email)",
+    defaultValue: () => '',
+    check: async (value) => {
+      const address = value.trim().toLowerCase();
+      if (address !== '' && !EMAIL_ADDRESS.test(address))
+        throw new Error('an address looks like assistant@example.org');
+      return address;
+    },
+  },
+  ...emailServerQuestions('IMAP', 993),
+  ...emailServerQuestions('SMTP', 587),
+  {
+    key: 'ASSISTANT_DM_POLICY_EMAIL',
+    when: (answers) => Boolean(answers.ASSISTANT_EMAIL_ADDRESS),
+    prompt: () =>
+      'Who may email the assistant: allowlist (addresses you list), pairing (people you give a code), owner',
+    defaultValue: () => 'allowlist',
+    check: async (value) => {
+      const policy = value.trim().toLowerCase() || 'allowlist';
+      if (!['owner', 'pairing', 'allowlist'].includes(policy)) throw new Error('one of allowlist, pairing, owner');
+      return policy;
+    },
+  },
+  {
+    key: 'ASSISTANT_DM_ALLOW_EMAIL',
+    when: (answers) => answers.ASSISTANT_DM_POLICY_EMAIL === 'allowlist',
+    prompt: () => 'The addresses allowed to email the assistant (yours first), comma-separated',
+    check: async (value) => {
+      const addresses = value
+        .split(/[\s,;]+/)
+        .filter(Boolean)
+        .map((address) => address.toLowerCase());
+      if (addresses.length === 0) throw new Error('an allow list needs at least one address');
+      const bad = addresses.find((address) => !EMAIL_ADDRESS.test(address));
+      if (bad !== undefined) throw new Error(`"${bad}" is not an email address`);
+      return addresses.join(',');
     },
   },
   {

@@ -40,6 +40,8 @@ export async function startLocalN8n(
     // The outbound guard keeps the judge out of reach of every fetch the assistant makes.
     env: {
       ASSISTANT_JUDGE_URL: `http://127.0.0.1:${settings.JUDGE_PORT}`,
+      // The email channel's own address (the From of its emails; its own mail never answered).
+      ...(settings.ASSISTANT_EMAIL_ADDRESS ? { ASSISTANT_EMAIL_ADDRESS: settings.ASSISTANT_EMAIL_ADDRESS } : {}),
       ...(webhookBase ? { WEBHOOK_URL: webhookBase } : {}),
     },
     apiKey:

@@ -11,6 +11,7 @@ import { LOCAL_DIR, loadLocalSettings, port, publicUrl, SUPERVISOR_STATE_FILE } 
 import { printSummary } from './local-summary';
 import { startupVerdict } from '../doctor/startup';
 import { switchSlackEntry } from './local-slack';
+import { switchEmailEntry } from './local-email';
 import { switchTelegramEntry } from './local-telegram';
 import { reachableDataDir, startPostgres, type PostgresServer } from './postgres';
 import type { GatewayProcess } from './gateway';
@@ -85,6 +86,10 @@ async function startN8n(run: LocalRun, webhookBase: string | undefined): Promise
 
 async function switchTelegram(run: LocalRun, webhookBase: string | undefined): Promise<void> {
   run.telegramStatus = await switchTelegramEntry(run.stack!, run.settings, run.assistant!.ownerChatId, webhookBase);
+  // Email (IMAP in, SMTP out): its own line, so a mail server problem never stops the start.
+  console.log(
+    `Email: ${await switchEmailEntry(run.stack!, run.settings).catch((error: Error) => `NOT active: ${error.message}`)}`,
+  );
   // Slack (Socket Mode, no public URL needed): its own line, so a Slack problem never stops the start.
   console.log(
     `Slack: ${await switchSlackEntry(run.stack!, run.settings).catch((error: Error) => `NOT active: ${error.message}`)}`,

@@ -249,6 +249,7 @@ for prompt, answer in ${JSON.stringify([
       ['Who may talk to the bot', 'anyone'],
       ['one of owner, pairing, allowlist', 'pairing'],
       ['Slack bot token', ''],
+      ['own email address', ''],
       ['user_id', ''],
       ['Domain', ''],
       ['Time zone', 'Nowhere/Atlantis'],

@@ -9,6 +9,8 @@ import { ownerApiKey } from '../n8n/owner-api-key';
 /** The "n8n API" credential the workflows use (experts, tool building, forgetting a user's executions). */
 export const N8N_API_CREDENTIAL_ID = 'asstN8nApi000001';
 export const TELEGRAM_ENTRY_WORKFLOW_ID = 'assistantTelegrm';
+/** The email entry (workflows/assistant-email.json): its IMAP trigger is switched on only with a mailbox set up. */
+export const EMAIL_ENTRY_WORKFLOW_ID = 'assistantEmail01';
 
 export interface FinishN8nOptions {
   /** n8n as this process reaches it, e.g. http://n8n:5678. */
@@ -31,12 +33,15 @@ export interface FinishN8nOptions {
     /** The self-signed certificate (PEM file) to upload, without a domain. */
     certificateFile?: string;
   };
+  /** The email channel is set up (ASSISTANT_EMAIL_IMAP_HOST and _SMTP_HOST): its entry is switched on. */
+  email?: { configured: boolean };
 }
 
 export interface FinishN8nResult {
   apiKey: 'reused' | 'created';
   activated: number;
   telegram: string;
+  email: string;
 }
 
 export async function finishN8nSetup(options: FinishN8nOptions): Promise<FinishN8nResult> {
@@ -93,5 +98,11 @@ export async function finishN8nSetup(options: FinishN8nOptions): Promise<FinishN
       telegram += `, self-signed certificate uploaded (${certificateFile})`;
     }
   }
-  return { apiKey: apiKey === previous ? 'reused' : 'created', activated, telegram };
+  let email = 'off (no ASSISTANT_EMAIL_IMAP_HOST and ASSISTANT_EMAIL_SMTP_HOST)';
+  if (options.email?.configured) {
+    const entry = await api<{ active: boolean }>(`/workflows/${EMAIL_ENTRY_WORKFLOW_ID}`);
+    if (!entry.active) await api(`/workflows/${EMAIL_ENTRY_WORKFLOW_ID}/activate`, { method: 'POST' });
+    email = 'active';
+  }
+  return { apiKey: apiKey === previous ? 'reused' : 'created', activated, telegram, email };
 }

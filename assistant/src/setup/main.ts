@@ -55,9 +55,14 @@ async function n8n(): Promise<void> {
       webhookBaseUrl: publicUrl || undefined,
       certificateFile: process.env.ASSISTANT_WEBHOOK_CERTIFICATE?.trim() || undefined,
     },
+    email: {
+      configured: Boolean(
+        process.env.ASSISTANT_EMAIL_IMAP_HOST?.trim() && process.env.ASSISTANT_EMAIL_SMTP_HOST?.trim(),
+      ),
+    },
   });
   console.log(
-    `n8n API key: ${result.apiKey}; workflows switched on: ${result.activated}; Telegram: ${result.telegram}`,
+    `n8n API key: ${result.apiKey}; workflows switched on: ${result.activated}; Telegram: ${result.telegram}; email: ${result.email}`,
   );
 }
 
