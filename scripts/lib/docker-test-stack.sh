@@ -8,6 +8,7 @@
 # calls, in order: stack_prerequisites, stack_begin, stack_dockerd, stack_images, stack_fakes, stack_settings; then
 # runs "${setup[@]}" "${install_args[@]}" and uses compose() and the variables below.
 #   repo work project prefix state settings server_ip llm_port telegram_port llm_key bot_token
+# shellcheck disable=SC2154 # stack_name, stack_keep and repo are the caller's
 
 stack_started=$SECONDS
 log() { echo "[$stack_name +$((SECONDS - stack_started))s] $*"; }
@@ -105,14 +106,14 @@ stack_images() {
   export N8N_MODULES
 }
 
-# The fakes on this host (chat model, Telegram Bot API); extra environment for them as arguments (NAME=value).
+# The fakes on this host (chat model, Telegram Bot API).
 stack_fakes() {
   log "the fakes on this host (chat model, Telegram Bot API)"
   npx esbuild docker/test/fakes-main.ts --bundle --platform=node --target=node20 --outfile="$work/fakes.js" \
     --log-level=warning
   llm_key=install-test-llm-key
   bot_token=7000000001:install-test-token-0123456789abcdefghij
-  env FAKE_LLM_API_KEY=$llm_key FAKE_TELEGRAM_TOKEN=$bot_token "$@" node "$work/fakes.js" "$work/fakes.json" \
+  FAKE_LLM_API_KEY=$llm_key FAKE_TELEGRAM_TOKEN=$bot_token node "$work/fakes.js" "$work/fakes.json" \
     >"$work/fakes.log" 2>&1 &
   fakes_pid=$!
   for _ in $(seq 30); do [ -s "$work/fakes.json" ] && break; sleep 0.5; done
@@ -151,7 +152,9 @@ HTTP_PORT=18080
 HTTPS_PORT=18443
 N8N_PORT=15678
 SETTINGS
+  # shellcheck disable=SC2034 # the caller's
   setup=(./setup.sh --prefix "$prefix" --state "$state" --project "$project")
+  # shellcheck disable=SC2034 # the caller's
   install_args=(--non-interactive --answers "$work/answers.env" --compose-override "$repo/docker-compose.test.yml"
     --provider-base-url "http://127.0.0.1:$llm_port/v1")
 }
