@@ -15,7 +15,7 @@ import { CHROMIUM, hasChromium, launchChromium } from '../../tools/playground/br
 import { startAssistantWebhookFake, type AssistantWebhookFake } from '../fakes/assistant-webhook';
 import { uniformBackend } from '../helpers/exact-backend';
 import { repoRoot } from '../helpers/repo';
-import { speakToWav } from '../../../test/fakes/speech';
+import { speakToWav } from '../helpers/speech';
 
 const PASSWORD = 'web chat browser password';
 const available = hasChromium();
