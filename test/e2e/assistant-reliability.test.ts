@@ -214,6 +214,10 @@ describe('every run has a deadline', () => {
         'Assistant: memory consolidation': 1260,
         // The longest reply deadline (900 s) and half a minute.
         'Assistant: webhook entry': 930,
+        // The email and Slack entries follow the turn up to the same 900 s reply deadline, then send what they have;
+        // Slack's adds time to post the question's buttons and the reply in parts.
+        'Assistant: email entry': 930,
+        'Assistant Slack entry': 1000,
         'Assistant: run a check': 300,
         'Assistant: outbox endpoint': 60,
         'Assistant: turn state endpoint': 60,
