@@ -28,7 +28,9 @@ describe('identities', () => {
     await expectFieldError(() => assistant.resolveIdentity(db.pool, 'telegram', 'abc'), 'externalId');
     await expectFieldError(() => assistant.resolveIdentity(db.pool, 'api', '   '), 'externalId');
     await expectFieldError(() => assistant.resolveIdentity(db.pool, 'api', 'a\u0000b'), 'externalId');
-    await expectFieldError(() => assistant.resolveIdentity(db.pool, 'email', 'x@y'), 'channel');
+    await expectFieldError(() => assistant.resolveIdentity(db.pool, 'fax', '12345'), 'channel');
+    await expectFieldError(() => assistant.resolveIdentity(db.pool, 'email', 'not an address'), 'externalId');
+    await expectFieldError(() => assistant.resolveIdentity(db.pool, 'slack', 'x@y'), 'externalId');
   });
 
   it('links a second identity to a user, and refuses to steal one', async () => {
