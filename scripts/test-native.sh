@@ -172,11 +172,12 @@ read -r -a command <<<"$exec_start"
     ASSISTANT_OUTBOUND_ALLOW="127.0.0.1:$web_port" "${command[@]}") \
   >"$work/stack.log" 2>&1 &
 stack_pid=$!
-api_key=$(sed -n 's/^ASSISTANT_API_KEY=//p' "$state/local.env")
 ask() { # message: answered when the reply names it (the chat-model fake echoes); retried while the stack starts
   local answer=
   for _ in $(seq "$2"); do
     kill -0 "$stack_pid" 2>/dev/null || { tail -n 40 "$work/stack.log"; fail "the stack exited"; }
+    # Read each time: the first start writes the generated key into local.env (empty before it).
+    api_key=$(sed -n 's/^ASSISTANT_API_KEY=//p' "$state/local.env")
     answer=$(curl -s -m 60 -X POST "http://127.0.0.1:25678/webhook/agent" -H "x-api-key: $api_key" \
       -H 'content-type: application/json' -d "{\"message\":\"$1\",\"user_id\":\"owner\"}" || true)
     case "$answer" in *"$1"*) echo "ok: \"$1\" is answered: $(cut -c1-160 <<<"$answer")"; return ;; esac
@@ -231,7 +232,8 @@ echo "ok: answered through Redis and the worker after Redis' restart"
 log "stopping the stack (SIGTERM, as systemd stops the unit), then setup.sh --uninstall --purge"
 stop_stack || fail "the stack did not stop within 60 s of SIGTERM"
 stack_pid=
-left=$(pgrep -u "$service_user" -a || true)
+# A zombie (state Z) has ended: it waits for PID 1 to reap it (systemd does; this machine's init may be slow to).
+left=$(ps -u "$service_user" -o pid=,stat=,args= 2>/dev/null | awk '$2 !~ /^Z/' || true)
 [ -z "$left" ] || fail "processes of $service_user left after the stack stopped: $left"
 echo "ok: SIGTERM stopped the stack and every process it started"
 ./setup.sh --native --no-systemd --caddy-dir "$caddy_dir" --user "$service_user" --prefix "$prefix" --state "$state" \
