@@ -3,20 +3,11 @@
 // login when it is an address. Read per execution; the password never leaves this module except to the SMTP server.
 import type { IExecuteFunctions, INodeCredentialDescription } from 'n8n-workflow';
 import { AssistantInputError, type EmailChannelConfig } from 'assistant-core';
+import { SMTP_CREDENTIAL, smtpServer, type N8nSmtpCredential } from '../../shared/transport/smtp';
 
-export const SMTP_CREDENTIAL = 'smtp';
+export { SMTP_CREDENTIAL };
 
 export const smtpCredentials: INodeCredentialDescription[] = [{ name: SMTP_CREDENTIAL, required: true }];
-
-interface SmtpCredential {
-  user?: string;
-  password?: string;
-  host?: string;
-  port?: number;
-  secure?: boolean;
-  disableStartTls?: boolean;
-  hostName?: string;
-}
 
 const ADDRESS = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
 
@@ -42,19 +33,12 @@ export function assistantAddress(parameter: unknown, env: NodeJS.ProcessEnv, smt
 }
 
 export async function emailConfig(context: IExecuteFunctions, itemIndex: number): Promise<EmailChannelConfig> {
-  const smtp = await context.getCredentials<SmtpCredential>(SMTP_CREDENTIAL, itemIndex);
+  const smtp = await context.getCredentials<N8nSmtpCredential>(SMTP_CREDENTIAL, itemIndex);
   const host = (smtp.host ?? '').trim();
   if (!host) throw new AssistantInputError('host', 'the SMTP credential names no host');
   const address = assistantAddress(context.getNodeParameter('assistantAddress', itemIndex, ''), process.env, smtp.user);
   return {
     address,
-    smtp: {
-      host,
-      port: Number(smtp.port) || (smtp.secure ? 465 : 587),
-      secure: smtp.secure === true,
-      disableStartTls: smtp.disableStartTls === true,
-      ...(smtp.user ? { user: smtp.user, password: smtp.password ?? '' } : {}),
-      ...(smtp.hostName ? { hostName: smtp.hostName } : {}),
-    },
+    smtp: smtpServer(smtp, host),
   };
 }

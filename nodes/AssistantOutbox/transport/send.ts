@@ -4,11 +4,12 @@
 // the environment n8n runs with).
 import type { IExecuteFunctions, INodeCredentialDescription } from 'n8n-workflow';
 import { type SendOptions, createOutboundGuard, outboundAllowList, protectedEndpointsFromEnv } from 'assistant-core';
+import { SMTP_CREDENTIAL, smtpServer, type N8nSmtpCredential } from '../../shared/transport/smtp';
 
 export const TELEGRAM_CREDENTIAL = 'telegramApi';
 export const CALLBACK_SIGNING_CREDENTIAL = 'assistantCallbackSigningApi';
 export const SLACK_APP_CREDENTIAL = 'assistantSlackAppApi';
-export const SMTP_CREDENTIAL = 'smtp';
+export { SMTP_CREDENTIAL };
 
 export const deliveryCredentials: INodeCredentialDescription[] = [
   { name: TELEGRAM_CREDENTIAL, required: false, displayOptions: { show: { operation: ['deliverDue'] } } },
@@ -17,31 +18,14 @@ export const deliveryCredentials: INodeCredentialDescription[] = [
   { name: SMTP_CREDENTIAL, required: false, displayOptions: { show: { operation: ['deliverDue'] } } },
 ];
 
-interface SmtpCredential {
-  user?: string;
-  password?: string;
-  host?: string;
-  port?: number | string;
-  secure?: boolean;
-  disableStartTls?: boolean;
-  hostName?: string;
-}
-
 /** The email channel's sending settings, or null when no SMTP host or no address is set (email rows then retry). */
-export function emailSendConfig(smtp: SmtpCredential | null, env: NodeJS.ProcessEnv): SendOptions['email'] {
+export function emailSendConfig(smtp: N8nSmtpCredential | null, env: NodeJS.ProcessEnv): SendOptions['email'] {
   const host = smtp?.host?.trim();
   const address = (env.ASSISTANT_EMAIL_ADDRESS?.trim() || smtp?.user?.trim() || '').toLowerCase();
   if (!smtp || !host || !/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(address)) return null;
   return {
     address,
-    smtp: {
-      host,
-      port: Number(smtp.port) || (smtp.secure ? 465 : 587),
-      secure: smtp.secure === true,
-      disableStartTls: smtp.disableStartTls === true,
-      ...(smtp.user ? { user: smtp.user, password: smtp.password ?? '' } : {}),
-      ...(smtp.hostName ? { hostName: smtp.hostName } : {}),
-    },
+    smtp: smtpServer(smtp, host),
   };
 }
 
@@ -57,7 +41,7 @@ export async function sendOptions(context: IExecuteFunctions): Promise<SendOptio
   const telegram = await optionalCredential<{ accessToken?: string; baseUrl?: string }>(context, TELEGRAM_CREDENTIAL);
   const signing = await optionalCredential<{ secret?: string }>(context, CALLBACK_SIGNING_CREDENTIAL);
   const slack = await optionalCredential<{ botToken?: string; apiUrl?: string }>(context, SLACK_APP_CREDENTIAL);
-  const smtp = await optionalCredential<SmtpCredential>(context, SMTP_CREDENTIAL);
+  const smtp = await optionalCredential<N8nSmtpCredential>(context, SMTP_CREDENTIAL);
   return {
     guard: createOutboundGuard({
       allow: outboundAllowList(process.env),
